@@ -1,0 +1,158 @@
+import type { Budget } from "../tools/budget.js";
+import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
+
+/** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string | Record<string, unknown> | undefined;
+}
+
+/** Why a call failed, in a form code can branch on. */
+export type FailureKind =
+  | "unknown_tool"
+  | "invalid_arguments"
+  | "denied"
+  | "timeout"
+  | "error"
+  | "cancelled"
+  | "budget"
+  | "limit";
+
+/** The failure part of a result. */
+export interface CallFailure {
+  kind: FailureKind;
+  /** The message without the "Tool error:" prefix. */
+  message: string;
+  /** A hint for the model, from {@link ToolError}. */
+  hint?: string;
+}
+
+/** The outcome of one call. Results come in completion order: pair them with calls by `callId`. */
+export interface ToolResult {
+  callId: string;
+  /** The tool's registered name (after name repair), or the name as sent when it was unknown. */
+  name: string;
+  ok: boolean;
+  /** The string the model reads: rendered and truncated, or the error text. */
+  output: string;
+  /** The raw value `run` returned, when the call succeeded and its output was not truncated. */
+  value?: unknown;
+  /** Set when `ok` is false. */
+  error?: CallFailure;
+  /** How many attempts ran (0 when the call never ran). */
+  attempts: number;
+  /** Whether the output was cut to the output cap. */
+  truncated: boolean;
+  durationMs: number;
+  /** The call that made this one, for calls made from code. */
+  parentCallId?: string;
+}
+
+/** A decision on a gated call: `true` allows it; `false` or a reason string denies it. */
+export type ApprovalDecision = boolean | { allow: false; reason?: string };
+
+/** The answer of an approval handler. `"ask"` defers to the stream consumer or the approvals channel. */
+export type ApprovalAnswer = boolean | "allow" | "deny" | "ask";
+
+/** Decides gated calls when the stream consumer did not. */
+export type ApprovalHandler = (request: {
+  call: ToolCall;
+  toolName: string;
+  args: unknown;
+  ctx: RunContext;
+}) => ApprovalAnswer | Promise<ApprovalAnswer>;
+
+interface EventBase {
+  callId: string;
+  /** The tool's registered name (the name as sent while it is unknown). */
+  name: string;
+  /** The run_code call that made this call, for calls made from code. */
+  parentCallId?: string;
+}
+
+/** Everything a dispatch reports, in the order it happens; events of concurrent calls interleave. */
+export type DispatchEvent =
+  | (EventBase & { type: "requested"; arguments: unknown })
+  | (EventBase & {
+      type: "approval_required";
+      args: unknown;
+      /** Allow the call. */
+      approve(): void;
+      /** Deny the call, with a reason the model will read. */
+      reject(reason?: string): void;
+    })
+  | (EventBase & { type: "approval_decided"; approved: boolean; by: "consumer" | "handler" | "default"; reason?: string })
+  | (EventBase & { type: "started"; attempt: number })
+  | (EventBase & { type: "retrying"; attempt: number; delayMs: number; error: CallFailure })
+  | (EventBase & {
+      type: "completed";
+      value: unknown;
+      output: string;
+      attempts: number;
+      durationMs: number;
+      truncated: boolean;
+    })
+  | (EventBase & { type: "failed"; error: CallFailure; output: string; attempts: number; durationMs: number });
+
+/** The out-of-band approval channel of a dispatch, for decisions from a web endpoint or a bot. */
+export interface Approvals {
+  /** Allow a call that is waiting for a decision. Returns false when no such call is waiting. */
+  approve(callId: string): boolean;
+  /** Deny a call that is waiting for a decision. Returns false when no such call is waiting. */
+  reject(callId: string, reason?: string): boolean;
+  /** Decide every call still waiting, now and later in this dispatch (`false` denies them all). */
+  release(decision: boolean): void;
+  /** The ids of the calls waiting for a decision now. */
+  pending(): string[];
+}
+
+/** A running dispatch: iterate it for events, await `results()` for the outcomes. */
+export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
+  /** Every call's result, in completion order. Rejects with RunCancelled or BudgetExceeded when the turn ended early. */
+  results(): Promise<ToolResult[]>;
+  readonly approvals: Approvals;
+  /** The id given to the dispatch (`RunContext.runId`). */
+  readonly runId: string;
+}
+
+/** Options of {@link Dispatcher}; per-tool options override the matching defaults. */
+export interface DispatcherOptions<Deps = unknown> {
+  /** Output cap in characters when a tool sets none. Default {@link DEFAULT_MAX_OUTPUT_CHARS}. */
+  maxOutputChars?: number;
+  /** How many calls of one dispatch run at once. Default: no limit. */
+  maxConcurrency?: number;
+  /** Default retries for tools that set none. Default 0. */
+  retries?: number;
+  /** Default per-attempt timeout in ms for tools that set none. Default: none. */
+  timeout?: number;
+  /** First backoff delay between attempts, doubled each retry and capped at {@link MAX_RETRY_DELAY_MS}. */
+  retryDelay?: number;
+  /** Decides gated calls the stream consumer did not decide. */
+  approvalHandler?: ApprovalHandler;
+  /** Renders successful values for tools without their own renderer. */
+  render?: ToolRenderer;
+  /** Policies wrapped around every tool's own policies (outermost first). */
+  policies?: readonly ToolPolicy[];
+  /** The user's dependencies, as `ctx.deps`. */
+  deps?: Deps;
+}
+
+/** Options of one dispatch. */
+export interface DispatchOptions<Deps = unknown> {
+  /** Aborting it cancels the dispatch. */
+  signal?: AbortSignal;
+  /** The session the calls belong to: a session id, or a session object to share state. */
+  session?: string | Session;
+  /** Overrides the dispatcher's deps for this dispatch. */
+  deps?: Deps;
+  /** The run's budget; the dispatcher charges `toolCalls` for each call it executes. */
+  budget?: Budget;
+  /** An id for the dispatch; generated when absent. */
+  runId?: string;
+  /**
+   * The context of the call that makes these calls (a run_code call): the calls become its children,
+   * share its turn's events, approvals, budget and cancellation, and carry its id as `parentCallId`.
+   */
+  parent?: RunContext;
+}

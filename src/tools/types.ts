@@ -1,0 +1,107 @@
+import type { Budget } from "./budget.js";
+
+/** A JSON Schema object, as sent to a model provider. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** The session a call belongs to: an id and a state map that lives as long as the caller keeps it. */
+export interface Session {
+  id: string;
+  state: Map<string, unknown>;
+}
+
+/**
+ * The live context of one tool call, passed as `run`'s second argument. It never appears in the schema
+ * the model sees.
+ */
+export interface RunContext<Deps = unknown> {
+  /** The id of the dispatch (one model turn, or one code run) this call belongs to. */
+  readonly runId: string;
+  /** The provider's id for this call. */
+  readonly callId: string;
+  /** The name of the tool being called. */
+  readonly toolName: string;
+  /** Fires when the call is cancelled, times out, or its run ends. Pass it on to fetch, timers, etc. */
+  readonly signal: AbortSignal;
+  /** The user's dependencies, given to the dispatcher or to `dispatch`. */
+  readonly deps: Deps;
+  /** The session the call belongs to, when the caller named one. */
+  readonly session: Session | undefined;
+  /** The run's budget and what has been spent of it. */
+  readonly budget: Budget;
+  /** The id of the call that made this one (a `run_code` call, for calls made from code). */
+  readonly parentCallId: string | undefined;
+  /** 1 for the first attempt, 2 for the first retry, and so on. */
+  readonly attempt: number;
+}
+
+/** The next step of a policy chain: call it to go on with (possibly changed) arguments. */
+export type ToolInvoke = (args: unknown, ctx: RunContext) => Promise<unknown>;
+
+/**
+ * Behaviour around one attempt of a call: caching, redaction, rate limiting, custom checks. It receives
+ * the next step, the RAW arguments (not validated yet) and the context; it may change the arguments,
+ * short-circuit, loop or transform the result. The first policy of a list is the outermost.
+ */
+export type ToolPolicy = (invoke: ToolInvoke, args: unknown, ctx: RunContext) => unknown | Promise<unknown>;
+
+/** Turns a tool's successful value into the string the model reads. */
+export type ToolRenderer = (value: unknown, ctx: RunContext) => string;
+
+/** Whether a call needs a human decision: a fixed answer or a predicate over the validated arguments. */
+export type NeedsApproval<Args = unknown> =
+  | boolean
+  | ((args: Args, ctx: RunContext) => boolean | Promise<boolean>);
+
+/** The knobs of a tool that the dispatcher reads; unset ones fall back to the dispatcher's defaults. */
+export interface ToolOptions<Args = unknown> {
+  /** The schema the model sees is made OpenAI-strict (see {@link tool}). */
+  strict?: boolean;
+  /** `false` makes the tool a barrier: it runs alone, after every call already running has finished. */
+  parallel?: boolean;
+  /** Attempts after the first one when a call fails (not for invalid arguments, cancellation, budget). */
+  retries?: number;
+  /** Milliseconds one attempt may take; on expiry the attempt's signal aborts. */
+  timeout?: number;
+  /** Cap on the rendered output, in characters. */
+  maxOutputChars?: number;
+  /** A human must allow the call first. */
+  needsApproval?: NeedsApproval<Args>;
+  /** Behaviour wrapped around each attempt; the first is the outermost. */
+  policies?: readonly ToolPolicy[];
+  /** Turns a successful value into the model's string. */
+  render?: ToolRenderer;
+  /** The tool changes nothing outside the session. Informational; used by read-only listings. */
+  readOnly?: boolean;
+}
+
+/** The outcome of checking arguments against a tool's input schema. */
+export type ValidationResult<Args> =
+  | { ok: true; value: Args }
+  | { ok: false; issues: { path: string; message: string }[] };
+
+/**
+ * A tool: a plain object. {@link tool} builds one from a schema and a function; factories may build
+ * one directly.
+ */
+export interface Tool<Args = unknown, Result = unknown> {
+  readonly name: string;
+  /** What the model reads to decide when and how to call the tool. */
+  readonly description: string;
+  /** JSON Schema of the arguments as the model should send them (an object schema). */
+  readonly parameters: JsonSchema;
+  /** JSON Schema of the value `run` returns, when known. */
+  readonly outputSchema: JsonSchema | undefined;
+  /**
+   * Checks and coerces raw arguments (an object already parsed from JSON): numeric and boolean strings
+   * are converted where the schema wants numbers or booleans, and (in strict mode) nulls sent for
+   * optional fields are removed. Must not throw.
+   */
+  validate(args: unknown): ValidationResult<Args> | Promise<ValidationResult<Args>>;
+  /** Runs the tool on arguments that `validate` accepted. */
+  run(args: Args, ctx: RunContext): Result | Promise<Result>;
+  readonly options: ToolOptions<Args>;
+}
+
+/** A tool of any argument and result type, as collections hold them. */
+// biome-ignore lint/suspicious/noExplicitAny: a collection must accept tools of every argument type.
+export type AnyTool = Tool<any, unknown>;
