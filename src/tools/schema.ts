@@ -1,0 +1,261 @@
+/**
+ * Turns a tool's `input` (a zod 4 schema, a Standard JSON Schema, or a plain JSON Schema object) into the
+ * JSON Schema the model sees and a `validate` function that coerces and checks raw arguments.
+ */
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
+import { Ajv, type Options as AjvOptions, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { z } from "zod";
+import { type ArgumentIssue, messageOf, UserError } from "../errors.js";
+import { prepareArguments } from "./coerce.js";
+import { fromAjvErrors, fromStandardIssues, fromZodIssues } from "./issues.js";
+import { inlineRefs, isObject, normalizeSchema, toStrictSchema, typesOf } from "./json-schema.js";
+import type { JsonSchema, ValidationResult } from "./types.js";
+
+/** What a tool's `input` or `output` may be. */
+export type SchemaInput = StandardSchemaV1 | StandardJSONSchemaV1 | JsonSchema;
+
+/** A tool's input schema, ready for use: what the model sees and how arguments are checked. */
+export interface CompiledInput<Args> {
+  /** JSON Schema of the arguments for the model (refs inlined, strict when asked). */
+  readonly parameters: JsonSchema;
+  /** Coerces, (in strict mode) strips optional nulls, and validates against the original schema. */
+  validate(args: unknown): ValidationResult<Args> | Promise<ValidationResult<Args>>;
+}
+
+const TARGET = "draft-2020-12";
+
+const HOW_TO_PASS =
+  "Pass a zod 4 schema, a Standard JSON Schema (a schema whose ~standard has jsonSchema), or a plain JSON Schema object.";
+
+type Source =
+  | { kind: "zod"; schema: z.core.$ZodType; json: JsonSchema }
+  | { kind: "standard"; schema: StandardSchemaV1; json: JsonSchema }
+  | { kind: "json"; json: JsonSchema; original: JsonSchema };
+
+function isZod(value: object): value is z.core.$ZodType {
+  return "_zod" in value && isObject((value as { _zod: unknown })._zod);
+}
+
+function standardProps(value: object): Record<string, unknown> | undefined {
+  const props = (value as { "~standard"?: unknown })["~standard"];
+  return isObject(props) ? props : undefined;
+}
+
+/** Reads `input` (or `output`) into a JSON Schema plus whatever validates it. */
+function readSource(value: unknown, toolName: string, what: "input" | "output"): Source {
+  if (!isObject(value) && typeof value !== "function") {
+    throw new UserError(
+      `Tool "${toolName}": ${what} must be a schema, got ${describe(value)}. ${HOW_TO_PASS}`,
+    );
+  }
+  const io = what;
+  if (isZod(value)) {
+    const json = attempt(toolName, what, () =>
+      z.toJSONSchema(value, { io, unrepresentable: "any", target: TARGET }),
+    );
+    return { kind: "zod", schema: value, json };
+  }
+  const props = standardProps(value);
+  if (props !== undefined) {
+    const converter = props.jsonSchema as Partial<StandardJSONSchemaV1.Converter> | undefined;
+    if (!isObject(converter) || typeof converter[io] !== "function") {
+      const zod3 = "_def" in value ? " It looks like a zod 3 schema: upgrade to zod 4." : "";
+      throw new UserError(
+        `Tool "${toolName}": the ${what} schema (from ${String(props.vendor)}) cannot produce JSON Schema.${zod3} ${HOW_TO_PASS}`,
+      );
+    }
+    const json = attempt(toolName, what, () => converter[io]?.({ target: TARGET }) ?? {});
+    if (typeof props.validate === "function")
+      return { kind: "standard", schema: value as unknown as StandardSchemaV1, json };
+    // A Standard JSON Schema that cannot validate: its own JSON Schema is checked with Ajv.
+    return {
+      kind: "json",
+      json,
+      original: { $schema: "https://json-schema.org/draft/2020-12/schema", ...json },
+    };
+  }
+  if (typeof value === "function") {
+    throw new UserError(`Tool "${toolName}": ${what} must be a schema, got a function. ${HOW_TO_PASS}`);
+  }
+  return { kind: "json", json: value, original: value };
+}
+
+function attempt(toolName: string, what: string, derive: () => unknown): JsonSchema {
+  let json: unknown;
+  try {
+    json = derive();
+  } catch (error) {
+    throw new UserError(
+      `Tool "${toolName}": could not derive JSON Schema from the ${what}: ${messageOf(error)}`,
+    );
+  }
+  if (!isObject(json))
+    throw new UserError(`Tool "${toolName}": the ${what} schema did not produce a JSON Schema object.`);
+  return json;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
+
+/**
+ * Derives the JSON Schema of a tool's output (for `outputSchema` and type declarations). It is never used
+ * to validate results.
+ */
+export function deriveOutputSchema(output: unknown, toolName: string): JsonSchema {
+  const { $schema: _s, ...schema } = inlineRefs(readSource(output, toolName, "output").json, toolName);
+  return schema;
+}
+
+/**
+ * Compiles a tool's `input` once, at definition. Throws `UserError` when the input is not a usable schema,
+ * when its root is not an object, or (with `strict`) when it contains something strict mode cannot express.
+ */
+export function compileInput<Args>(
+  input: unknown,
+  options: { toolName: string; strict?: boolean },
+): CompiledInput<Args> {
+  const { toolName, strict = false } = options;
+  const source = readSource(input, toolName, "input");
+  const base = normalizeSchema(inlineRefs(source.json, toolName));
+  const types = typesOf(base);
+  if (types.length !== 1 || types[0] !== "object") {
+    throw new UserError(
+      `Tool "${toolName}": the input schema must describe an object (type "object"), got ${
+        types.length > 0 ? `type ${types.join(" | ")}` : "a schema without a type"
+      }. Wrap the arguments in an object schema, e.g. z.object({ value: ... }).`,
+    );
+  }
+  const parameters = strict ? toStrictSchema(base, toolName) : base;
+  const check = checker<Args>(source, toolName);
+  const prepareOptions = { stripOptionalNulls: strict };
+
+  return {
+    parameters,
+    validate(args: unknown) {
+      try {
+        const result = check(prepareArguments(args, base, prepareOptions));
+        return result instanceof Promise ? result.catch(failure<Args>) : result;
+      } catch (error) {
+        return failure<Args>(error);
+      }
+    },
+  };
+}
+
+function failure<Args>(error: unknown): ValidationResult<Args> {
+  return { ok: false, issues: [{ path: "", message: `could not be validated: ${messageOf(error)}` }] };
+}
+
+type Check<Args> = (data: unknown) => ValidationResult<Args> | Promise<ValidationResult<Args>>;
+
+function checker<Args>(source: Source, toolName: string): Check<Args> {
+  switch (source.kind) {
+    case "zod":
+      return zodChecker<Args>(source.schema);
+    case "standard":
+      return standardChecker<Args>(source.schema);
+    case "json":
+      return ajvChecker<Args>(source.original, toolName);
+  }
+}
+
+function zodChecker<Args>(schema: z.core.$ZodType): Check<Args> {
+  const settle = (data: unknown, result: z.ZodSafeParseResult<unknown>): ValidationResult<Args> =>
+    result.success
+      ? { ok: true, value: result.data as Args }
+      : { ok: false, issues: nonEmpty(fromZodIssues(result.error.issues, data)) };
+  return (data) => {
+    try {
+      return settle(data, z.safeParse(schema, data, { reportInput: true }));
+    } catch (error) {
+      // The schema has async refinements or transforms: parse asynchronously instead.
+      if (!(error instanceof z.core.$ZodAsyncError)) throw error;
+      return z.safeParseAsync(schema, data, { reportInput: true }).then((result) => settle(data, result));
+    }
+  };
+}
+
+function standardChecker<Args>(schema: StandardSchemaV1): Check<Args> {
+  const settle = (result: StandardSchemaV1.Result<unknown>): ValidationResult<Args> =>
+    result.issues === undefined
+      ? { ok: true, value: result.value as Args }
+      : { ok: false, issues: nonEmpty(fromStandardIssues(result.issues)) };
+  return (data) => {
+    const result = schema["~standard"].validate(data);
+    return result instanceof Promise ? result.then(settle) : settle(result);
+  };
+}
+
+function ajvChecker<Args>(original: JsonSchema, toolName: string): Check<Args> {
+  const validateFn = compileWithAjv(original, toolName);
+  return (data) => {
+    // Ajv writes defaults into the data it validates: give it a copy, never the caller's object.
+    const copy = structuredClone(data);
+    if (validateFn(copy)) return { ok: true, value: copy as Args };
+    return { ok: false, issues: nonEmpty(fromAjvErrors((validateFn.errors ?? []) as ErrorObject[])) };
+  };
+}
+
+const AJV_OPTIONS: AjvOptions = {
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+  verbose: true,
+  // Unknown formats are not checked; Ajv would otherwise print a warning for each one.
+  logger: { log: () => {}, warn: () => {}, error: (...args: unknown[]) => console.error(...args) },
+};
+
+/** Simple, conservative checks for the formats models are most often asked for. */
+const FORMATS: Record<string, RegExp> = {
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  time: /^\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})?$/,
+  "date-time": /^\d{4}-\d{2}-\d{2}[tT ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})$/,
+  email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
+  uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+  uri: /^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]*$/,
+  ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
+};
+
+// One Ajv per dialect, created on first use: a new instance costs ~10 ms, a compile well under 1 ms.
+const ajvInstances = new Map<"2020-12" | "draft-07", Ajv | Ajv2020>();
+
+function ajvFor(dialect: "2020-12" | "draft-07"): Ajv | Ajv2020 {
+  let ajv = ajvInstances.get(dialect);
+  if (ajv === undefined) {
+    ajv = dialect === "2020-12" ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+    for (const [name, pattern] of Object.entries(FORMATS)) ajv.addFormat(name, pattern);
+    ajvInstances.set(dialect, ajv);
+  }
+  return ajv;
+}
+
+function compileWithAjv(original: JsonSchema, toolName: string): ValidateFunction {
+  const declared = typeof original.$schema === "string" ? original.$schema : "";
+  const is2020 = declared.includes("2020-12");
+  const ajv = ajvFor(is2020 ? "2020-12" : "draft-07");
+  // Plain Ajv knows draft-07 (and older drafts through it); any other declared dialect is read as draft-07.
+  const schema =
+    is2020 || declared === "" || declared.includes("draft-07") ? original : withoutDialect(original);
+  try {
+    return ajv.compile(schema);
+  } catch (error) {
+    throw new UserError(`Tool "${toolName}": the input JSON Schema is invalid: ${messageOf(error)}`);
+  } finally {
+    // The compiled function stands alone. Forgetting the schema keeps the shared instance from growing
+    // with every tool ever defined, and lets two tools use the same $id.
+    ajv.removeSchema(schema);
+  }
+}
+
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _s, ...rest } = schema;
+  return rest;
+}
+
+function nonEmpty(issues: ArgumentIssue[]): ArgumentIssue[] {
+  return issues.length > 0 ? issues : [{ path: "", message: "the arguments are invalid" }];
+}
