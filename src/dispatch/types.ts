@@ -82,7 +82,12 @@ export type DispatchEvent =
       /** Deny the call, with a reason the model will read. */
       reject(reason?: string): void;
     })
-  | (EventBase & { type: "approval_decided"; approved: boolean; by: "consumer" | "handler" | "default"; reason?: string })
+  | (EventBase & {
+      type: "approval_decided";
+      approved: boolean;
+      by: "consumer" | "handler" | "default";
+      reason?: string;
+    })
   | (EventBase & { type: "started"; attempt: number })
   | (EventBase & { type: "retrying"; attempt: number; delayMs: number; error: CallFailure })
   | (EventBase & {
@@ -93,7 +98,13 @@ export type DispatchEvent =
       durationMs: number;
       truncated: boolean;
     })
-  | (EventBase & { type: "failed"; error: CallFailure; output: string; attempts: number; durationMs: number });
+  | (EventBase & {
+      type: "failed";
+      error: CallFailure;
+      output: string;
+      attempts: number;
+      durationMs: number;
+    });
 
 /** The out-of-band approval channel of a dispatch, for decisions from a web endpoint or a bot. */
 export interface Approvals {

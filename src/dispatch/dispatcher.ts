@@ -1,0 +1,192 @@
+import { randomUUID } from "node:crypto";
+import { UserError } from "../errors.js";
+import { Budget } from "../tools/budget.js";
+import type { Toolset } from "../tools/toolset.js";
+import type { Session } from "../tools/types.js";
+import { runBatch } from "./batch.js";
+import { EventStream } from "./event-stream.js";
+import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
+import { CallScope, type Settings } from "./scope.js";
+import { DEFAULT_MAX_OUTPUT_CHARS } from "./truncate.js";
+import { Turn, turnOf } from "./turn.js";
+import type {
+  Approvals,
+  DispatchEvent,
+  DispatcherOptions,
+  DispatchHandle,
+  DispatchOptions,
+  ToolCall,
+  ToolResult,
+} from "./types.js";
+
+/** How many sessions (by id) a dispatcher keeps state for; the least recently used is dropped first. */
+export const MAX_REMEMBERED_SESSIONS = 1_000;
+
+/**
+ * The one pipeline every tool call goes through: name repair, argument parsing and validation, budget,
+ * approval, policies, timeout, retries, rendering, truncation and events. Calls made from code (by
+ * `run_code`) go through it too, as children of the run_code call.
+ */
+export class Dispatcher<Deps = unknown> {
+  readonly toolset: Toolset;
+  readonly #settings: Settings;
+  readonly #deps: Deps | undefined;
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(toolset: Toolset, options: DispatcherOptions<Deps> = {}) {
+    if (!toolset || typeof toolset.get !== "function" || typeof toolset.names !== "function") {
+      throw new UserError("new Dispatcher(toolset) needs a Toolset: new Dispatcher(new Toolset([myTool])).");
+    }
+    this.toolset = toolset;
+    this.#deps = options.deps;
+    this.#settings = {
+      maxOutputChars: positive(options.maxOutputChars, "maxOutputChars") ?? DEFAULT_MAX_OUTPUT_CHARS,
+      maxConcurrency: positive(options.maxConcurrency, "maxConcurrency") ?? Number.POSITIVE_INFINITY,
+      retries: nonNegative(options.retries, "retries") ?? 0,
+      timeout: positive(options.timeout, "timeout"),
+      retryDelay: nonNegative(options.retryDelay, "retryDelay") ?? DEFAULT_RETRY_DELAY_MS,
+      approvalHandler: options.approvalHandler,
+      render: options.render,
+      policies: options.policies ?? [],
+    };
+  }
+
+  /**
+   * Dispatches the calls of one model turn. The returned handle is an async iterable of events (read
+   * it to answer approvals) and has `results()`. Work starts when the handle is first read or awaited,
+   * or on the next turn of the event loop.
+   */
+  dispatch(calls: readonly ToolCall[], options: DispatchOptions<Deps> = {}): DispatchHandle {
+    if (!Array.isArray(calls)) {
+      throw new UserError("dispatch(calls) takes an array of { id, name, arguments } objects.");
+    }
+    const checked = calls.map(checkCall);
+    const parentTurn = options.parent ? turnOf(options.parent) : undefined;
+    if (options.parent && parentTurn) return this.#dispatchNested(checked, options, parentTurn);
+
+    let begin: () => void = () => {};
+    const turn = new Turn({
+      runId: options.runId ?? options.parent?.runId ?? randomUUID(),
+      budget: options.budget ?? options.parent?.budget ?? new Budget(),
+      session: this.#session(options.session) ?? options.parent?.session,
+      deps: options.deps ?? options.parent?.deps ?? this.#deps,
+      signal: options.signal ?? options.parent?.signal,
+      onFirstRead: () => begin(),
+    });
+    const scope = new CallScope({
+      turn,
+      toolset: this.toolset,
+      settings: this.#settings,
+      parentCallId: options.parent?.callId,
+      signal: turn.signal,
+    });
+    let done: Promise<ToolResult[]> | undefined;
+    const start = () => {
+      if (!done) {
+        done = finish(runBatch(checked, scope), turn);
+        // Nobody may ever await results(); a stopped turn must not become an unhandled rejection.
+        done.catch(() => {});
+      }
+      return done;
+    };
+    begin = start;
+    setImmediate(start);
+    return makeHandle(turn.runId, turn.stream, turn.board, start);
+  }
+
+  #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {
+    const own = new EventStream<DispatchEvent>();
+    const parent = options.parent!;
+    const scope = new CallScope({
+      turn,
+      toolset: this.toolset,
+      settings: this.#settings,
+      parentCallId: parent.callId,
+      signal: options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal,
+      ownEvents: (event) => own.push(event),
+    });
+    const done = runBatch(calls, scope).then(
+      (results) => {
+        own.end();
+        return results;
+      },
+      (error: unknown) => {
+        own.end(error);
+        throw error;
+      },
+    );
+    done.catch(() => {});
+    return makeHandle(turn.runId, own, turn.board, () => done);
+  }
+
+  #session(session: DispatchOptions["session"]): Session | undefined {
+    if (session === undefined) return undefined;
+    if (typeof session !== "string") return session;
+    let known = this.#sessions.get(session);
+    if (known) {
+      this.#sessions.delete(session);
+    } else {
+      known = { id: session, state: new Map() };
+      if (this.#sessions.size >= MAX_REMEMBERED_SESSIONS) {
+        this.#sessions.delete(this.#sessions.keys().next().value!);
+      }
+    }
+    this.#sessions.set(session, known);
+    return known;
+  }
+}
+
+async function finish(batch: Promise<ToolResult[]>, turn: Turn): Promise<ToolResult[]> {
+  try {
+    const results = await batch;
+    const stop = turn.stopReason;
+    if (stop) throw stop;
+    turn.stream.end();
+    return results;
+  } catch (error) {
+    turn.stream.end(error);
+    throw error;
+  }
+}
+
+function makeHandle(
+  runId: string,
+  stream: EventStream<DispatchEvent>,
+  approvals: Approvals,
+  start: () => Promise<ToolResult[]>,
+): DispatchHandle {
+  return {
+    runId,
+    approvals,
+    results: start,
+    [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
+  };
+}
+
+function checkCall(call: ToolCall, index: number): ToolCall {
+  if (call === null || typeof call !== "object") {
+    throw new UserError(
+      `dispatch(calls): call ${index} is not an object; each call is { id, name, arguments }.`,
+    );
+  }
+  if (typeof call.id !== "string" || call.id === "") {
+    throw new UserError(
+      `dispatch(calls): call ${index} has no id; pass the provider's tool call id as a string.`,
+    );
+  }
+  return call;
+}
+
+function positive(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(value > 0))
+    throw new UserError(`Dispatcher option ${name} must be a number > 0, got ${String(value)}.`);
+  return value;
+}
+
+function nonNegative(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!(value >= 0))
+    throw new UserError(`Dispatcher option ${name} must be a number >= 0, got ${String(value)}.`);
+  return value;
+}

@@ -1,0 +1,210 @@
+import { InvalidToolArguments, messageOf, RunCancelled } from "../errors.js";
+import type { AnyTool, RunContext, ToolInvoke } from "../tools/types.js";
+import { untilAborted } from "./abort.js";
+import { AttemptTimedOut, failureFrom, failureOutput, formatDuration, isRetryable } from "./failures.js";
+import type { PreparedCall } from "./preflight.js";
+import { renderValue } from "./render.js";
+import { backoffDelay, sleep } from "./retry.js";
+import type { CallScope } from "./scope.js";
+import { truncateOutput } from "./truncate.js";
+import type { CallFailure, ToolResult } from "./types.js";
+
+type AttemptOutcome = { ok: true; value: unknown; ctx: RunContext } | { ok: false; error: unknown };
+
+/** Runs a call that passed preflight: attempts with timeout and retries, then rendering and truncation. */
+export async function execute(prepared: PreparedCall, scope: CallScope): Promise<ToolResult> {
+  const { call, tool } = prepared;
+  const started = performance.now();
+  const maxAttempts = 1 + (tool.options.retries ?? scope.settings.retries);
+  const base = { callId: call.id, name: tool.name, ...scope.parentField };
+  for (let attempt = 1; ; attempt++) {
+    scope.emit({ type: "started", ...base, attempt });
+    const outcome = await runAttempt(prepared, scope, attempt);
+    if (outcome.ok) return succeed(prepared, scope, outcome.value, outcome.ctx, attempt, started);
+
+    const failure = classify(outcome.error, tool, scope);
+    if (!isRetryable(failure) || attempt >= maxAttempts || scope.turn.stopReason) {
+      return fail(prepared, scope, failure, attempt, started);
+    }
+    const delayMs = backoffDelay(attempt, scope.settings.retryDelay);
+    scope.emit({ type: "retrying", ...base, attempt: attempt + 1, delayMs, error: failure });
+    try {
+      await sleep(delayMs, scope.signal);
+    } catch (error) {
+      return fail(prepared, scope, classify(error, tool, scope), attempt, started);
+    }
+  }
+}
+
+/** Maps what an attempt threw to a failure, and stops the turn when the error says so. */
+function classify(error: unknown, tool: AnyTool, scope: CallScope): CallFailure {
+  if (error instanceof RunCancelled) {
+    scope.turn.stop(error);
+    return failureFrom(error, tool.name);
+  }
+  if (scope.turn.ownsBudgetError(error)) scope.turn.stop(error);
+  if (scope.signal.aborted && !(error instanceof AttemptTimedOut)) {
+    const reason = scope.signal.reason;
+    return failureFrom(reason instanceof RunCancelled ? reason : new RunCancelled(), tool.name);
+  }
+  return failureFrom(error, tool.name);
+}
+
+async function runAttempt(
+  prepared: PreparedCall,
+  scope: CallScope,
+  attempt: number,
+): Promise<AttemptOutcome> {
+  const { call, tool } = prepared;
+  const timeout = tool.options.timeout ?? scope.settings.timeout;
+  // Without a timeout the attempt can only end early through the turn, so it shares the turn's signal;
+  // an AbortController per call is the single largest cost of a trivial dispatched call.
+  const controller = timeout === undefined ? undefined : new AbortController();
+  const onAbort = () => controller?.abort(scope.signal.reason);
+  if (controller) {
+    if (scope.signal.aborted) onAbort();
+    else scope.signal.addEventListener("abort", onAbort, { once: true });
+  }
+  const signal = controller?.signal ?? scope.signal;
+  const ctx = scope.context(call.id, tool.name, attempt, signal);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const work = invokeChain(prepared, scope)(prepared.rawArgs, ctx);
+    // A tool still running after a timeout or cancellation must not raise an unhandled rejection later.
+    work.catch(() => {});
+    if (controller && timeout !== undefined) {
+      timer = setTimeout(() => {
+        controller.abort(new AttemptTimedOut(`${tool.name} timed out after ${formatDuration(timeout)}.`));
+      }, timeout);
+    }
+    return { ok: true, value: await untilAborted(work, signal), ctx };
+  } catch (error) {
+    return { ok: false, error };
+  } finally {
+    clearTimeout(timer);
+    if (controller) {
+      scope.signal.removeEventListener("abort", onAbort);
+      // The attempt is over: whatever the tool left running sees its signal fire.
+      if (!controller.signal.aborted) controller.abort(new Error("The call has finished."));
+    }
+  }
+}
+
+const chains = new WeakMap<AnyTool, WeakMap<CallScope["settings"], ToolInvoke>>();
+
+/**
+ * The policy chain of a tool (dispatcher policies outermost, then the tool's own, first = outermost),
+ * with validation innermost at the function boundary. Without policies the arguments reaching `run`
+ * are exactly the ones preflight validated, so they are not validated twice.
+ */
+function invokeChain(prepared: PreparedCall, scope: CallScope): ToolInvoke {
+  const { tool } = prepared;
+  const policies = [...scope.settings.policies, ...(tool.options.policies ?? [])];
+  if (policies.length === 0) {
+    return async (_args, ctx) => tool.run(prepared.args, ctx);
+  }
+  let byTool = chains.get(tool);
+  if (!byTool) {
+    byTool = new WeakMap();
+    chains.set(tool, byTool);
+  }
+  const cached = byTool.get(scope.settings);
+  if (cached) return cached;
+  let next: ToolInvoke = async (args, ctx) => {
+    const checked = await tool.validate(args);
+    if (!checked.ok) throw new InvalidToolArguments(tool.name, checked.issues);
+    return tool.run(checked.value, ctx);
+  };
+  for (let i = policies.length - 1; i >= 0; i--) {
+    const policy = policies[i]!;
+    const inner = next;
+    next = async (args, ctx) => policy(inner, args, ctx);
+  }
+  byTool.set(scope.settings, next);
+  return next;
+}
+
+function succeed(
+  prepared: PreparedCall,
+  scope: CallScope,
+  value: unknown,
+  ctx: RunContext,
+  attempts: number,
+  started: number,
+): ToolResult {
+  const { call, tool } = prepared;
+  let rendered: string;
+  try {
+    const render = tool.options.render ?? scope.settings.render;
+    const out = render ? render(value, ctx) : renderValue(value);
+    rendered = typeof out === "string" ? out : renderValue(out);
+  } catch (error) {
+    const failure: CallFailure = {
+      kind: "error",
+      message: `rendering the result of ${tool.name} failed: ${messageOf(error)}`,
+    };
+    return fail(prepared, scope, failure, attempts, started);
+  }
+  const max = tool.options.maxOutputChars ?? scope.settings.maxOutputChars;
+  const { text, truncated } = truncateOutput(rendered, max);
+  const durationMs = performance.now() - started;
+  scope.emit({
+    type: "completed",
+    callId: call.id,
+    name: tool.name,
+    ...scope.parentField,
+    value,
+    output: text,
+    attempts,
+    durationMs,
+    truncated,
+  });
+  const result: ToolResult = {
+    callId: call.id,
+    name: tool.name,
+    ok: true,
+    output: text,
+    attempts,
+    truncated,
+    durationMs,
+  };
+  if (!truncated) result.value = value;
+  if (scope.parentCallId !== undefined) result.parentCallId = scope.parentCallId;
+  return result;
+}
+
+/** The result (and `failed` event) of a call that did not succeed. */
+export function fail(
+  prepared: { call: { id: string }; tool: { name: string; options: { maxOutputChars?: number } } },
+  scope: CallScope,
+  failure: CallFailure,
+  attempts: number,
+  started: number,
+): ToolResult {
+  const max = prepared.tool.options.maxOutputChars ?? scope.settings.maxOutputChars;
+  const { text, truncated } = truncateOutput(failureOutput(failure), max);
+  const durationMs = performance.now() - started;
+  const name = prepared.tool.name;
+  scope.emit({
+    type: "failed",
+    callId: prepared.call.id,
+    name,
+    ...scope.parentField,
+    error: failure,
+    output: text,
+    attempts,
+    durationMs,
+  });
+  const result: ToolResult = {
+    callId: prepared.call.id,
+    name,
+    ok: false,
+    output: text,
+    error: failure,
+    attempts,
+    truncated,
+    durationMs,
+  };
+  if (scope.parentCallId !== undefined) result.parentCallId = scope.parentCallId;
+  return result;
+}

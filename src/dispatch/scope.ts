@@ -1,0 +1,71 @@
+import type { Toolset } from "../tools/toolset.js";
+import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import { linkContext, type Turn } from "./turn.js";
+import type { ApprovalHandler, DispatchEvent } from "./types.js";
+
+/** The dispatcher's options with their defaults applied. */
+export interface Settings {
+  maxOutputChars: number;
+  maxConcurrency: number;
+  retries: number;
+  timeout: number | undefined;
+  retryDelay: number;
+  approvalHandler: ApprovalHandler | undefined;
+  render: ToolRenderer | undefined;
+  policies: readonly ToolPolicy[];
+}
+
+/**
+ * Everything the calls of one `dispatch` share: the turn, the tools, the settings, the parent call (for
+ * calls made from code) and the signal that cancels them.
+ */
+export class CallScope {
+  readonly turn: Turn;
+  readonly toolset: Toolset;
+  readonly settings: Settings;
+  readonly parentCallId: string | undefined;
+  /** `{ parentCallId }` for nested calls, `{}` otherwise: spread into events. */
+  readonly parentField: { parentCallId?: string };
+  readonly signal: AbortSignal;
+  readonly #ownEvents: ((event: DispatchEvent) => void) | undefined;
+
+  constructor(init: {
+    turn: Turn;
+    toolset: Toolset;
+    settings: Settings;
+    parentCallId: string | undefined;
+    signal: AbortSignal;
+    ownEvents?: (event: DispatchEvent) => void;
+  }) {
+    this.turn = init.turn;
+    this.toolset = init.toolset;
+    this.settings = init.settings;
+    this.parentCallId = init.parentCallId;
+    this.parentField = init.parentCallId === undefined ? {} : { parentCallId: init.parentCallId };
+    this.signal = init.signal;
+    this.#ownEvents = init.ownEvents;
+  }
+
+  /** Reports an event on the turn's stream (and the nested dispatch's own); returns its sequence number. */
+  emit(event: DispatchEvent): number {
+    this.#ownEvents?.(event);
+    return this.turn.stream.push(event);
+  }
+
+  /** A RunContext for one attempt of a call (attempt 0 for approval checks). */
+  context(callId: string, toolName: string, attempt: number, signal: AbortSignal): RunContext {
+    const ctx: RunContext = {
+      runId: this.turn.runId,
+      callId,
+      toolName,
+      signal,
+      deps: this.turn.deps,
+      session: this.turn.session,
+      budget: this.turn.budget,
+      parentCallId: this.parentCallId,
+      attempt,
+    };
+    linkContext(ctx, this.turn);
+    return ctx;
+  }
+}

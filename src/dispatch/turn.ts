@@ -1,0 +1,94 @@
+import { setMaxListeners } from "node:events";
+import { BudgetExceeded, RunCancelled } from "../errors.js";
+import type { Budget } from "../tools/budget.js";
+import type { RunContext, Session } from "../tools/types.js";
+import { ApprovalBoard } from "./approvals.js";
+import { EventStream } from "./event-stream.js";
+import type { DispatchEvent } from "./types.js";
+
+/** Why a turn stopped before all its calls ran. */
+export type StopReason = RunCancelled | BudgetExceeded;
+
+/**
+ * What the calls of one root dispatch share, nested calls from code included: the event stream the
+ * consumer reads, the approval board, the budget, the session, and cancellation.
+ */
+export class Turn {
+  readonly runId: string;
+  readonly stream: EventStream<DispatchEvent>;
+  readonly board = new ApprovalBoard();
+  readonly budget: Budget;
+  readonly session: Session | undefined;
+  readonly deps: unknown;
+  readonly #controller = new AbortController();
+  #stopReason: StopReason | undefined;
+
+  constructor(init: {
+    runId: string;
+    budget: Budget;
+    session: Session | undefined;
+    deps: unknown;
+    signal: AbortSignal | undefined;
+    onFirstRead: () => void;
+  }) {
+    this.runId = init.runId;
+    this.budget = init.budget;
+    this.session = init.session;
+    this.deps = init.deps;
+    this.stream = new EventStream(init.onFirstRead);
+    // Every call in flight listens for cancellation; a turn of hundreds of calls is not a leak.
+    setMaxListeners(0, this.#controller.signal);
+    const signal = init.signal;
+    if (signal) {
+      const onAbort = () => this.stop(new RunCancelled(cancelMessage(signal.reason)));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+    }
+  }
+
+  /** Aborts when the turn is cancelled. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Set once the turn has been told to stop. */
+  get stopReason(): StopReason | undefined {
+    return this.#stopReason;
+  }
+
+  /**
+   * Stops the turn: no further call starts. Cancellation also aborts every call in flight; an
+   * exhausted budget lets them finish (the next safe point is the end of the calls already running).
+   */
+  stop(reason: StopReason): void {
+    if (this.#stopReason instanceof RunCancelled) return;
+    this.#stopReason = reason;
+    if (reason instanceof RunCancelled) this.#controller.abort(reason);
+  }
+
+  /** Whether an error from a tool is this turn's own budget running out. */
+  ownsBudgetError(error: unknown): error is BudgetExceeded {
+    return error instanceof BudgetExceeded && error.budget === this.budget;
+  }
+}
+
+function cancelMessage(reason: unknown): string {
+  if (reason instanceof RunCancelled) return reason.message;
+  if (reason instanceof Error && reason.name !== "AbortError")
+    return `The run was cancelled: ${reason.message}`;
+  if (typeof reason === "string") return `The run was cancelled: ${reason}`;
+  return "The run was cancelled.";
+}
+
+/** Links a RunContext to the turn and the call it belongs to, so code can dispatch nested calls. */
+const turnsByContext = new WeakMap<RunContext, Turn>();
+
+/** Records which turn a context belongs to. */
+export function linkContext(ctx: RunContext, turn: Turn): void {
+  turnsByContext.set(ctx, turn);
+}
+
+/** The turn a context belongs to, when the dispatcher made it. */
+export function turnOf(ctx: RunContext): Turn | undefined {
+  return turnsByContext.get(ctx);
+}

@@ -1,0 +1,57 @@
+// The public surface of cordon. Everything a user imports comes from here, and only from here.
+
+export { Dispatcher } from "./dispatch/dispatcher.js";
+export { renderValue } from "./dispatch/render.js";
+export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";
+export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput } from "./dispatch/truncate.js";
+export type {
+  ApprovalAnswer,
+  ApprovalHandler,
+  Approvals,
+  CallFailure,
+  DispatchEvent,
+  DispatcherOptions,
+  DispatchHandle,
+  DispatchOptions,
+  FailureKind,
+  ToolCall,
+  ToolResult,
+} from "./dispatch/types.js";
+export {
+  type ArgumentIssue,
+  BudgetExceeded,
+  InvalidToolArguments,
+  RunCancelled,
+  ToolError,
+  UserError,
+} from "./errors.js";
+export {
+  MAX_ARGUMENT_CHARS,
+  MAX_ARGUMENT_DEPTH,
+  type ParsedArguments,
+  parseArguments,
+} from "./tools/arguments.js";
+export { Budget, type BudgetLimits } from "./tools/budget.js";
+export type { SchemaInput } from "./tools/schema.js";
+export {
+  defineTool,
+  type InferArgs,
+  isTool,
+  TOOL_NAME_PATTERN,
+  type ToolConfig,
+  tool,
+} from "./tools/tool.js";
+export { type AnthropicTool, type OpenAITool, type ToolDefinition, Toolset } from "./tools/toolset.js";
+export type {
+  AnyTool,
+  JsonSchema,
+  NeedsApproval,
+  RunContext,
+  Session,
+  Tool,
+  ToolInvoke,
+  ToolOptions,
+  ToolPolicy,
+  ToolRenderer,
+  ValidationResult,
+} from "./tools/types.js";
