@@ -1,0 +1,45 @@
+# The two commands of README.md: `make demo` runs the main job, `make test` runs every check.
+# Both start from a fresh clone: they install what the project needs first.
+
+NODE := node --no-node-snapshot
+TSX := $(NODE) --import tsx
+
+.PHONY: setup build demo demo-dispatch test lint typecheck unit bench clean
+
+## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
+setup: node_modules/.cordon-setup
+
+node_modules/.cordon-setup: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+## build: compile src/, sandbox/ and environments/ to dist/
+build: setup
+	npm run build
+
+## demo: the main job, a model's code calling several tools in one run (code mode on isolated-vm)
+demo: setup
+	$(TSX) examples/dispatch-turn.ts
+
+## demo-dispatch: one model turn of direct tool calls through the dispatcher, events printed
+demo-dispatch: setup
+	$(TSX) examples/dispatch-turn.ts
+
+## test: lint, type-check, build, then every test suite
+test: setup lint typecheck build unit
+
+lint: setup
+	npm run lint
+
+typecheck: setup
+	npm run typecheck
+
+unit: setup
+	npm test
+
+## bench: benchmarks (figures and ratios, not pass/fail)
+bench: setup
+	$(TSX) bench/dispatch.ts
+
+clean:
+	rm -rf dist node_modules
