@@ -15,6 +15,11 @@ export interface SandboxLimits {
   maxLogChars: number;
   /** Characters of the JSON-encoded result value. */
   maxResultChars: number;
+  /**
+   * Tool calls the sandbox lets the code start in one run; later calls are refused inside the sandbox,
+   * so a flood never reaches the host. Optional: environments use a generous default (10,000) without it.
+   */
+  maxToolCalls?: number;
 }
 
 /** What the model's code did on the way: one console line. */
@@ -29,6 +34,9 @@ export interface SandboxError {
   message: string;
   /** The stack as the sandbox saw it (positions are in the transpiled JavaScript). */
   stack?: string;
+  /** Where the error was thrown in `ExecutionRequest.code` (1-based line and column), when known. */
+  line?: number;
+  column?: number;
   /** Set when the error came from a failed `tools.*` call. */
   tool?: string;
   kind?: string;

@@ -1,0 +1,102 @@
+/**
+ * The messages and error records of the isolate environment: limits, syntax errors, and the position of
+ * an error in the model's code.
+ */
+
+import { USER_CODE_FILENAME } from "../../sandbox/prelude.js";
+import type { SandboxError } from "../../src/codemode/environment.js";
+
+/** The message for `import` statements, which have no meaning inside `run_code`. */
+const IMPORT_MESSAGE =
+  "import is not available in run_code: there are no modules here. Call tools.<name>(args) instead.";
+
+/** The messages for each way a run can be stopped by the host. */
+export const limitMessages = {
+  timeout: (ms: number) =>
+    `The code did not finish within ${ms} ms (timeoutMs) and was stopped; the sandbox was reset. ` +
+    "Do less in one run, or make sure every promise settles.",
+  lingering: (ms: number) =>
+    `The code returned, but work it left running (a loop in a callback or a promise chain) kept the sandbox busy past ${ms} ms (timeoutMs); it was stopped and the sandbox was reset.`,
+  cpu: (ms: number) =>
+    `The code used more than ${ms} ms of CPU time (cpuTimeMs) and was stopped; the sandbox was reset. ` +
+    "Avoid long synchronous loops and expensive regular expressions.",
+  memory: (mb: number) =>
+    `The code ran out of memory: the sandbox's heap is limited to ${mb} MB (memoryMb). It was stopped ` +
+    "and the sandbox was reset. Work on smaller pieces of data.",
+  cancelled: () => "The run was cancelled before the code finished; the sandbox was reset.",
+  disposed: () => "The sandbox was closed while the code was running.",
+  crashed: (detail: string) => `The sandbox stopped unexpectedly (${detail}); it was reset.`,
+};
+
+/** A `{ name, message }` record for a limit or a stop, without a stack. */
+export function stopError(name: string, message: string): SandboxError {
+  return { name, message };
+}
+
+/**
+ * Converts a compile error from isolated-vm (whose message ends with `[run_code.js:LINE:COLUMN]`) into
+ * a SandboxError whose stack has one frame at that position in the model's code.
+ */
+export function compileError(error: unknown): SandboxError {
+  const raw = readMessage(error);
+  const at = new RegExp(` \\[${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)\\]$`).exec(raw);
+  let message = at ? raw.slice(0, at.index) : raw;
+  const name = readName(error, "SyntaxError");
+  if (/^Cannot use import statement outside a module$/.test(message)) message = IMPORT_MESSAGE;
+  const frame = at ? `\n    at ${USER_CODE_FILENAME}:${at[1]}:${at[2]}` : "";
+  return { name, message, stack: `${name}: ${message}${frame}` };
+}
+
+/**
+ * Converts an error that isolated-vm copied out of the isolate (code that threw while the script itself
+ * ran, outside the prelude) into a SandboxError with only the frames of the model's code.
+ */
+export function thrownError(error: unknown): SandboxError {
+  const name = readName(error, "Error");
+  const message = readMessage(error);
+  const stack =
+    typeof (error as { stack?: unknown })?.stack === "string" ? (error as { stack: string }).stack : "";
+  const frames = stack
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line) && line.includes(`${USER_CODE_FILENAME}:`));
+  return { name, message, stack: [`${name}: ${message}`, ...frames].join("\n") };
+}
+
+/**
+ * isolated-vm rejects `import()` with a bare "Not supported" error; when the code used `import(`, the
+ * error is given the same explanation as an import statement.
+ */
+export function explainDynamicImport(error: SandboxError, code: string): SandboxError {
+  if (error.name !== "Error" || error.message !== "Not supported" || !/\bimport\s*\(/.test(code))
+    return error;
+  const message =
+    "import() is not available in run_code: there are no modules here. Call tools.<name>(args) instead.";
+  const frames = (error.stack ?? "").split("\n").slice(1);
+  return { ...error, message, stack: [`Error: ${message}`, ...frames].join("\n") };
+}
+
+/**
+ * The line and column (1-based) of the first stack frame in the model's code, or undefined when the
+ * stack has none. Lines are those of `ExecutionRequest.code`.
+ */
+export function userCodePosition(
+  error: Pick<SandboxError, "stack">,
+): { line: number; column: number } | undefined {
+  if (!error.stack) return undefined;
+  const frame = new RegExp(`${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)`).exec(error.stack);
+  return frame ? { line: Number(frame[1]), column: Number(frame[2]) } : undefined;
+}
+
+function readMessage(error: unknown): string {
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === "string" ? message : String(error);
+}
+
+function readName(error: unknown, fallback: string): string {
+  const name = (error as { name?: unknown })?.name;
+  return typeof name === "string" && name !== "" ? name : fallback;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

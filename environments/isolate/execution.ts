@@ -1,0 +1,339 @@
+/**
+ * One execution of the model's code in an isolate: compiles it, starts it through the prelude, carries
+ * tool calls and console lines between the guest and the bridge, enforces the wall-clock, CPU and
+ * memory limits and cancellation, and decides how the run ended.
+ *
+ * The run ends when the guest has reported `done` AND no call into the isolate is still running (so
+ * work the code left behind cannot keep the isolate busy after `execute` resolved), or when the host
+ * stops it (timeout, CPU, memory, cancellation), in which case the isolate is killed.
+ */
+
+import type ivm from "isolated-vm";
+import type { GuestDoneReport, GuestEntry, GuestRunConfig } from "../../sandbox/prelude.js";
+import { USER_CODE_FILENAME } from "../../sandbox/prelude.js";
+import type {
+  BridgeCallOutcome,
+  ExecutionOutcome,
+  ExecutionRequest,
+  LogEntry,
+  SandboxBridge,
+  SandboxError,
+} from "../../src/codemode/environment.js";
+import {
+  compileError,
+  explainDynamicImport,
+  limitMessages,
+  stopError,
+  thrownError,
+  userCodePosition,
+} from "./errors.js";
+import { wrapCode } from "./wrap.js";
+
+/** Tool calls one run may start when the limits do not say otherwise. */
+export const DEFAULT_MAX_TOOL_CALLS = 10_000;
+
+/** What an execution needs from the sandbox that owns the isolate. */
+export interface ExecutionDeps {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  entry: ivm.Reference<GuestEntry>;
+  memoryMb: number;
+  runId: number;
+  /** Kills the isolate (the sandbox is dead afterwards). Called at most once, before the run resolves. */
+  kill(): void;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
+
+/** One run of code in an isolate. Create it, call {@link Execution.start} once. */
+export class Execution {
+  readonly #deps: ExecutionDeps;
+  readonly #request: ExecutionRequest;
+  readonly #bridge: SandboxBridge;
+  readonly #signal: AbortSignal;
+  readonly #allowedTools: ReadonlySet<string>;
+  readonly #maxToolCalls: number;
+  #ended = false;
+  #report: GuestDoneReport | undefined;
+  #inFlight = 0;
+  #toolCalls = 0;
+  #startCpu = 0n;
+  #wallTimer: NodeJS.Timeout | undefined;
+  #cpuTimer: NodeJS.Timeout | undefined;
+  #resolve: (outcome: ExecutionOutcome) => void = () => {};
+  readonly #onAbort = () => this.#stop("cancelled", stopError("Cancelled", limitMessages.cancelled()));
+
+  constructor(deps: ExecutionDeps, request: ExecutionRequest, bridge: SandboxBridge, signal: AbortSignal) {
+    this.#deps = deps;
+    this.#request = request;
+    this.#bridge = bridge;
+    this.#signal = signal;
+    this.#allowedTools = new Set(Object.values(request.toolNames));
+    this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+  }
+
+  /** Runs the code; resolves with how it ended. Never rejects. */
+  start(): Promise<ExecutionOutcome> {
+    const outcome = new Promise<ExecutionOutcome>((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.#armLimits();
+    this.#launch().catch((error: unknown) => {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.#stop("error", stopError("SandboxCrashed", limitMessages.crashed(detail)));
+    });
+    return outcome;
+  }
+
+  /** Stops the run from outside (the sandbox is being disposed); the isolate is killed. */
+  abandon(): void {
+    this.#stop("cancelled", stopError("Disposed", limitMessages.disposed()));
+  }
+
+  /** A message from the guest (already checked to belong to this run's id). Never throws. */
+  receive(type: unknown, id: unknown, a: unknown, b: unknown): void {
+    if (this.#ended || this.#report) return;
+    try {
+      if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
+        this.#call(id, a, b);
+      } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
+        this.#log({ level: a as LogEntry["level"], text: b });
+      } else if (type === "done" && typeof b === "string") {
+        this.#done(b);
+      }
+    } catch {
+      // A malformed message is ignored; the limits still end the run.
+    }
+  }
+
+  async #launch(): Promise<void> {
+    const { isolate, context, entry, runId } = this.#deps;
+    const wrapped = wrapCode(this.#request.code);
+    let script: ivm.Script;
+    try {
+      script = await this.#track(
+        isolate.compileScript(wrapped.source, {
+          filename: USER_CODE_FILENAME,
+          lineOffset: wrapped.lineOffset,
+        }),
+      );
+    } catch (error) {
+      if (!this.#noticeDeath(error)) this.#finish({ status: "error", error: compileError(error) });
+      return;
+    }
+    let main: ivm.Reference<unknown>;
+    try {
+      main = await this.#track(script.run(context, { reference: true }) as Promise<ivm.Reference<unknown>>);
+    } catch (error) {
+      if (!this.#noticeDeath(error)) this.#finish({ status: "error", error: thrownError(error) });
+      return;
+    } finally {
+      release(script);
+    }
+    if (this.#ended) {
+      release(main);
+      return;
+    }
+    const config: GuestRunConfig = {
+      toolNames: { ...this.#request.toolNames },
+      maxLogChars: this.#request.limits.maxLogChars,
+      maxResultChars: this.#request.limits.maxResultChars,
+      maxToolCalls: this.#maxToolCalls,
+    };
+    try {
+      await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
+    } catch (error) {
+      // The guest reports its own outcome; an error here is an unhandled rejection in the code (which the
+      // isolate raises from the call that caused it) or the isolate's death.
+      this.#noticeDeath(error);
+    } finally {
+      release(main);
+    }
+  }
+
+  #call(callId: number, name: string, argsJson: string): void {
+    this.#toolCalls++;
+    let outcome: Promise<BridgeCallOutcome>;
+    if (!this.#allowedTools.has(name)) {
+      outcome = Promise.resolve(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
+    } else if (this.#toolCalls > this.#maxToolCalls) {
+      outcome = Promise.resolve(
+        failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
+      );
+    } else {
+      outcome = Promise.resolve()
+        .then(() => this.#bridge.callTool(name, argsJson))
+        .catch((error: unknown) =>
+          failure(
+            name,
+            "error",
+            `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+    }
+    void outcome.then((result) => this.#settle(callId, result));
+  }
+
+  #settle(callId: number, outcome: BridgeCallOutcome): void {
+    // Late outcomes (after the run ended or the guest finished) are dropped: nothing reaches the isolate.
+    if (this.#ended || this.#report) return;
+    const { entry, runId } = this.#deps;
+    const json = JSON.stringify(
+      outcome.ok
+        ? { ok: true, valueJson: typeof outcome.valueJson === "string" ? outcome.valueJson : undefined }
+        : { ok: false, error: outcome.error },
+    );
+    this.#track(entry.apply(undefined, ["settle", runId, callId, json])).catch((error: unknown) =>
+      this.#noticeDeath(error),
+    );
+  }
+
+  #log(entry: LogEntry): void {
+    try {
+      this.#bridge.log(entry);
+    } catch {
+      // A failing log sink must not end the run.
+    }
+  }
+
+  #done(reportJson: string): void {
+    const report = parseReport(reportJson);
+    this.#report = report ?? {
+      status: "error",
+      error: { name: "Error", message: "The sandbox reported an unreadable result." },
+    };
+    this.#settleIfIdle();
+  }
+
+  /** Counts a call into the isolate while it runs, so the run only ends once the isolate is idle. */
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#inFlight++;
+    const done = () => {
+      this.#inFlight--;
+      this.#settleIfIdle();
+    };
+    promise.then(done, done);
+    return promise;
+  }
+
+  #settleIfIdle(): void {
+    if (this.#ended || !this.#report || this.#inFlight > 0) return;
+    const { status, valueJson, error } = this.#report;
+    const outcome: ExecutionOutcome = { status };
+    if (valueJson !== undefined) outcome.valueJson = valueJson;
+    if (error) outcome.error = explainDynamicImport(error, this.#request.code);
+    this.#finish(outcome);
+  }
+
+  #armLimits(): void {
+    const { timeoutMs, cpuTimeMs } = this.#request.limits;
+    // setTimeout treats delays above 2^31-1 ms (about 24 days) as 1 ms.
+    const wallMs = Math.min(Math.max(1, timeoutMs), MAX_TIMER_MS);
+    const { isolate } = this.#deps;
+    this.#wallTimer = setTimeout(() => {
+      const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
+      this.#stop("timeout", stopError("Timeout", message));
+    }, wallMs);
+    try {
+      this.#startCpu = isolate.cpuTime;
+    } catch {
+      this.#startCpu = 0n;
+    }
+    const cpuLimitNs =
+      BigInt(Math.max(1, Math.round(Math.min(cpuTimeMs, Number.MAX_SAFE_INTEGER)))) * 1_000_000n;
+    const pollMs = Math.min(50, Math.max(5, Math.floor(cpuTimeMs / 10)));
+    this.#cpuTimer = setInterval(() => {
+      if (isolate.isDisposed) {
+        this.#noticeDeath(undefined);
+        return;
+      }
+      let used: bigint;
+      try {
+        used = isolate.cpuTime - this.#startCpu;
+      } catch {
+        return;
+      }
+      if (used > cpuLimitNs) this.#stop("limit", stopError("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
+    }, pollMs);
+    if (this.#signal.aborted) this.#onAbort();
+    else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  /**
+   * When the isolate died without the host stopping it, ends the run with the reason (isolated-vm
+   * disposes an isolate that exceeds its memory limit). Returns whether the run is over.
+   */
+  #noticeDeath(error: unknown): boolean {
+    if (this.#ended) return true;
+    if (!this.#deps.isolate.isDisposed) return false;
+    const message = error instanceof Error ? error.message : "";
+    if (/memory limit/i.test(message) || error === undefined) {
+      this.#stop("limit", stopError("MemoryLimit", limitMessages.memory(this.#deps.memoryMb)));
+    } else {
+      this.#stop("error", stopError("SandboxCrashed", limitMessages.crashed(message || "isolate disposed")));
+    }
+    return true;
+  }
+
+  /** Ends the run from the host's side and kills the isolate. */
+  #stop(status: ExecutionOutcome["status"], error: SandboxError): void {
+    if (this.#ended) return;
+    this.#deps.kill();
+    this.#finish({ status, error });
+  }
+
+  #finish(outcome: ExecutionOutcome): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const position = outcome.error ? userCodePosition(outcome.error) : undefined;
+    if (outcome.error && position) outcome.error = { ...outcome.error, ...position };
+    clearTimeout(this.#wallTimer);
+    clearInterval(this.#cpuTimer);
+    this.#signal.removeEventListener("abort", this.#onAbort);
+    this.#resolve(outcome);
+  }
+}
+
+/** Releases an isolated-vm handle; a handle of a disposed isolate is already gone. */
+function release(handle: { release(): void }): void {
+  try {
+    handle.release();
+  } catch {
+    // Released with the isolate.
+  }
+}
+
+function failure(tool: string, kind: string, message: string): BridgeCallOutcome {
+  return { ok: false, error: { tool, kind, message } };
+}
+
+/** Reads the guest's `done` report, keeping only well-formed string fields. */
+function parseReport(json: string): GuestDoneReport | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const record = raw as Record<string, unknown>;
+  const status = record.status;
+  if (status !== "ok" && status !== "error" && status !== "limit") return undefined;
+  const report: GuestDoneReport = { status };
+  if (typeof record.valueJson === "string") report.valueJson = record.valueJson;
+  const error = record.error;
+  if (typeof error === "object" && error !== null) {
+    const fields = error as Record<string, unknown>;
+    const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+    report.error = { name: text(fields.name) ?? "Error", message: text(fields.message) ?? "" };
+    for (const key of ["stack", "tool", "kind"] as const) {
+      const value = text(fields[key]);
+      if (value !== undefined) report.error[key] = value;
+    }
+  } else if (status !== "ok") {
+    report.error = { name: "Error", message: "The code failed." };
+  }
+  return report;
+}

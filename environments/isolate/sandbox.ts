@@ -1,0 +1,171 @@
+/**
+ * One isolated-vm isolate with the prelude installed: a {@link Sandbox} that runs executions one at a
+ * time and dies (is disposed) when a run is stopped by a limit or a cancellation.
+ */
+
+import type ivm from "isolated-vm";
+import { type GuestEntry, preludeSource } from "../../sandbox/prelude.js";
+import type {
+  ExecutionOutcome,
+  ExecutionRequest,
+  Sandbox,
+  SandboxBridge,
+  SandboxLimits,
+} from "../../src/codemode/environment.js";
+import { Execution } from "./execution.js";
+import type { IsolatedVm } from "./load.js";
+
+/** The smallest heap isolated-vm accepts, in MB. */
+const MIN_MEMORY_MB = 8;
+
+/** Callbacks an owner (the environment) can pass to {@link IsolateSandbox.open}. */
+export interface IsolateSandboxHooks {
+  /** Called once when the sandbox dies: disposed, or killed by a limit, a cancellation or a crash. */
+  onDead?(sandbox: IsolateSandbox): void;
+}
+
+/** A sandbox backed by one V8 isolate in this process. Create it with {@link IsolateSandbox.open}. */
+export class IsolateSandbox implements Sandbox {
+  readonly #isolate: ivm.Isolate;
+  readonly #memoryMb: number;
+  readonly #hooks: IsolateSandboxHooks;
+  #context: ivm.Context | undefined;
+  #entry: ivm.Reference<GuestEntry> | undefined;
+  #current: { runId: number; execution: Execution } | undefined;
+  #runIds = 0;
+  #dead = false;
+
+  private constructor(isolate: ivm.Isolate, memoryMb: number, hooks: IsolateSandboxHooks) {
+    this.#isolate = isolate;
+    this.#memoryMb = memoryMb;
+    this.#hooks = hooks;
+  }
+
+  /**
+   * Creates an isolate with the memory limit, a context, and the prelude: its `send` function is an
+   * isolated-vm Callback handed to the prelude as a closure argument, so no global ever holds it.
+   */
+  static async open(
+    ivmModule: IsolatedVm,
+    limits: SandboxLimits,
+    hooks: IsolateSandboxHooks = {},
+  ): Promise<IsolateSandbox> {
+    const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
+    let sandbox: IsolateSandbox | undefined;
+    const isolate = new ivmModule.Isolate({
+      memoryLimit: memoryMb,
+      onCatastrophicError: () => {
+        if (sandbox) sandbox.#kill();
+      },
+    });
+    sandbox = new IsolateSandbox(isolate, memoryMb, hooks);
+    try {
+      const context = await isolate.createContext();
+      sandbox.#context = context;
+      const opened = sandbox;
+      const send = new ivmModule.Callback(
+        (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown) =>
+          opened.#receive(type, runId, id, a, b),
+        { ignored: true },
+      );
+      sandbox.#entry = (await context.evalClosure(`"use strict"; return (${preludeSource()})($0);`, [send], {
+        filename: "cordon-prelude.js",
+        timeout: 10_000,
+        result: { reference: true },
+      })) as ivm.Reference<GuestEntry>;
+      return sandbox;
+    } catch (error) {
+      sandbox.#kill();
+      throw new Error(
+        `Could not start an isolate sandbox: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** False once the sandbox was disposed or killed by a limit, a cancellation or a crash. */
+  get alive(): boolean {
+    return !this.#dead && !this.#isolate.isDisposed;
+  }
+
+  /**
+   * Runs one piece of code. Throws (rejects) when the sandbox is no longer alive or is already running
+   * code; every outcome of the code itself, including limits, is an {@link ExecutionOutcome}.
+   */
+  async execute(
+    request: ExecutionRequest,
+    bridge: SandboxBridge,
+    signal: AbortSignal,
+  ): Promise<ExecutionOutcome> {
+    if (!this.alive || !this.#context || !this.#entry) {
+      throw new Error(
+        "This isolate sandbox is no longer alive (it was disposed, or a timeout, a limit or a cancellation " +
+          "ended it); open a new sandbox.",
+      );
+    }
+    if (this.#current) {
+      throw new Error(
+        "This isolate sandbox is already running code; a sandbox runs one execution at a time.",
+      );
+    }
+    if (signal.aborted) {
+      return {
+        status: "cancelled",
+        error: { name: "Cancelled", message: "The run was cancelled before it started." },
+      };
+    }
+    const runId = ++this.#runIds;
+    const execution = new Execution(
+      {
+        isolate: this.#isolate,
+        context: this.#context,
+        entry: this.#entry,
+        memoryMb: this.#memoryMb,
+        runId,
+        kill: () => this.#kill(),
+      },
+      request,
+      bridge,
+      signal,
+    );
+    this.#current = { runId, execution };
+    try {
+      return await execution.start();
+    } finally {
+      this.#current = undefined;
+    }
+  }
+
+  /** Stops a running execution (as cancelled), disposes the isolate and releases its handles. */
+  async dispose(): Promise<void> {
+    this.#current?.execution.abandon();
+    this.#kill();
+  }
+
+  /** Routes a guest message to the execution it belongs to; messages of finished runs are dropped. */
+  #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown): void {
+    const current = this.#current;
+    if (!current || runId !== current.runId) return;
+    current.execution.receive(type, id, a, b);
+  }
+
+  #kill(): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    for (const release of [() => this.#entry?.release(), () => this.#context?.release()]) {
+      try {
+        release();
+      } catch {
+        // Already released together with the isolate.
+      }
+    }
+    this.#entry = undefined;
+    this.#context = undefined;
+    try {
+      if (!this.#isolate.isDisposed) this.#isolate.dispose();
+    } catch {
+      // Disposed concurrently (memory limit): nothing left to free.
+    }
+    this.#hooks.onDead?.(this);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Wraps the body of the model's code into a script the isolate compiles, without moving any of its
+ * lines: the wrapper takes a line of its own before the code (compiled with `lineOffset: -1`), so line N
+ * of the code is line N in every stack trace and syntax error.
+ */
+
+import type { Pattern, Statement } from "acorn";
+import { parse } from "acorn";
+import { PERSIST_PARAMETER } from "../../sandbox/prelude.js";
+
+/** The snapshot function's own variable (a name no model would declare). */
+const VALUES = "__cordon_values__";
+
+/** A script ready for `compileScript`, and the origin that keeps the code's own line numbers. */
+export interface WrappedCode {
+  source: string;
+  lineOffset: number;
+}
+
+/**
+ * Wraps `code` (the body of an async function) as an async function expression. When the code parses,
+ * its top-level declarations are registered with the prelude (through the `__cordon_persist__`
+ * parameter) so that a session copies them onto `globalThis` when the run ends, and top-level `var`s
+ * start from the value an earlier run left.
+ */
+export function wrapCode(code: string): WrappedCode {
+  const declared = topLevelDeclarations(code);
+  let header = `(async function (${PERSIST_PARAMETER}) {`;
+  if (declared) {
+    if (declared.strict) header += ' "use strict";';
+    const names = [...declared.lets, ...declared.vars, ...declared.functions].filter(isPlainName);
+    const restored = declared.vars.filter((name) => isPlainName(name) && !declared.functions.includes(name));
+    if (restored.length > 0) {
+      header += ` var ${restored.map((name) => `${name} = globalThis[${JSON.stringify(name)}]`).join(", ")};`;
+    }
+    if (names.length > 0) {
+      const reads = [...new Set(names)]
+        .map((name) => `try { ${VALUES}[${JSON.stringify(name)}] = ${name}; } catch {}`)
+        .join(" ");
+      header += ` ${PERSIST_PARAMETER}(function () { var ${VALUES} = {}; ${reads} return ${VALUES}; });`;
+    }
+  }
+  return { source: `${header}\n${code}\n})`, lineOffset: -1 };
+}
+
+/** Names declared at the top level of a function body, by kind; undefined when acorn cannot parse it. */
+interface Declarations {
+  vars: string[];
+  lets: string[];
+  functions: string[];
+  strict: boolean;
+}
+
+function topLevelDeclarations(code: string): Declarations | undefined {
+  let body: Statement[];
+  try {
+    const program = parse(code, {
+      ecmaVersion: "latest",
+      sourceType: "script",
+      allowReturnOutsideFunction: true,
+      allowAwaitOutsideFunction: true,
+    });
+    body = program.body as Statement[];
+  } catch {
+    return undefined;
+  }
+  const result: Declarations = { vars: [], lets: [], functions: [], strict: false };
+  const first = body[0];
+  result.strict =
+    first?.type === "ExpressionStatement" && "directive" in first && first.directive === "use strict";
+  for (const statement of body) {
+    if (statement.type === "VariableDeclaration") {
+      const into = statement.kind === "var" ? result.vars : result.lets;
+      for (const declarator of statement.declarations) collectNames(declarator.id, into);
+    } else if (statement.type === "FunctionDeclaration") {
+      result.functions.push(statement.id.name);
+    } else if (statement.type === "ClassDeclaration") {
+      result.lets.push(statement.id.name);
+    }
+  }
+  return result;
+}
+
+function collectNames(pattern: Pattern, into: string[]): void {
+  switch (pattern.type) {
+    case "Identifier":
+      into.push(pattern.name);
+      return;
+    case "ObjectPattern":
+      for (const property of pattern.properties) {
+        collectNames(property.type === "RestElement" ? property.argument : property.value, into);
+      }
+      return;
+    case "ArrayPattern":
+      for (const element of pattern.elements) if (element) collectNames(element, into);
+      return;
+    case "RestElement":
+      collectNames(pattern.argument, into);
+      return;
+    case "AssignmentPattern":
+      collectNames(pattern.left, into);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Leaves out the wrapper's own parameter, `eval`, `arguments` and anything that is not a plain identifier. */
+function isPlainName(name: string): boolean {
+  return (
+    name !== PERSIST_PARAMETER &&
+    name !== VALUES &&
+    name !== "eval" &&
+    name !== "arguments" &&
+    /^[A-Za-z_$][\w$]*$/.test(name)
+  );
+}
