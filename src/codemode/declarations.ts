@@ -1,0 +1,127 @@
+/**
+ * The TypeScript declarations of `tools` that code mode shows the model, and the mapping from tool names
+ * to the identifiers the model's code uses.
+ *
+ * Schemas are converted by our own `schemaToType` rather than json-schema-to-typescript: that library is
+ * async, depends on prettier, emits named interfaces rather than inline expressions and throws on bad
+ * schemas, while declarations must be synchronous, compact, and degrade one bad schema to `unknown`.
+ */
+
+import { UserError } from "../errors.js";
+import type { JsonSchema } from "../tools/types.js";
+import { jsDoc, propertyKey, schemaToType } from "./schema-to-type.js";
+
+export type { SchemaToTypeOptions } from "./schema-to-type.js";
+export { schemaToType } from "./schema-to-type.js";
+
+/** One tool as code mode declares it. */
+export interface DeclaredTool {
+  /** The JS identifier used in code: `tools.<name>(args)`. */
+  name: string;
+  /** Shown to the model as the method's JSDoc; may span several lines. */
+  description: string;
+  /** The JSON Schema of the arguments object. */
+  parameters: JsonSchema;
+  /** The JSON Schema of the raw result, when known; the method returns `Promise<unknown>` otherwise. */
+  outputSchema?: JsonSchema | undefined;
+}
+
+/** Options for {@link toolDeclarations}. */
+export interface ToolDeclarationsOptions {
+  /** How deep schemas may nest before the rest is cut to `unknown`. */
+  maxDepth?: number;
+  /** Told when a tool's schema cannot be expressed and degrades to `unknown`. */
+  onSchemaError?: (tool: string, part: "parameters" | "output", message: string) => void;
+}
+
+/**
+ * Valid TypeScript declaring `declare const tools: { ... }`, one method per tool with its description as
+ * JSDoc: `name(args: Params): Promise<Output>`. The argument is optional when the parameters require
+ * nothing. A schema that cannot be expressed degrades to `unknown` for that tool only.
+ */
+export function toolDeclarations(
+  tools: readonly DeclaredTool[],
+  options: ToolDeclarationsOptions = {},
+): string {
+  if (tools.length === 0) return "declare const tools: {};";
+  const indent = "  ";
+  const methods = tools.map((tool) => {
+    const convert = (schema: JsonSchema, part: "parameters" | "output") =>
+      schemaToType(schema, {
+        indent,
+        maxDepth: options.maxDepth,
+        onError: (message) => options.onSchemaError?.(tool.name, part, message),
+      });
+    const params = convert(tool.parameters, "parameters");
+    const output = tool.outputSchema === undefined ? "unknown" : convert(tool.outputSchema, "output");
+    const optional = params !== "unknown" && !requiresArguments(tool.parameters);
+    const doc = jsDoc(descriptionLines(tool.description), indent);
+    const signature = `${indent}${propertyKey(tool.name)}(args${optional ? "?" : ""}: ${params}): Promise<${output}>;`;
+    return doc ? `${doc}\n${signature}` : signature;
+  });
+  return `declare const tools: {\n${methods.join("\n")}\n};`;
+}
+
+/** Whether the parameters schema (or the local $ref it points at) lists any required property. */
+function requiresArguments(schema: JsonSchema): boolean {
+  let target: unknown = schema;
+  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#/")) {
+    for (const token of schema.$ref.slice(2).split("/")) {
+      target = isRecord(target) ? target[token.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined;
+    }
+  }
+  if (isRecord(target) && Array.isArray(target.required) && target.required.length > 0) return true;
+  return Array.isArray(schema.required) && schema.required.length > 0;
+}
+
+function descriptionLines(description: string): string[] {
+  const trimmed = description.trim();
+  return trimmed === "" ? [] : trimmed.split(/\r?\n/);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const RESERVED = new Set(
+  (
+    "break case catch class const continue debugger default delete do else enum export extends false finally " +
+    "for function if import in instanceof new null return super switch this throw true try typeof var void " +
+    "while with implements interface let package private protected public static yield await arguments eval " +
+    "undefined NaN Infinity __proto__"
+  ).split(" "),
+);
+
+/**
+ * A valid JS identifier for a tool name (`^[a-zA-Z0-9_.-]{1,64}$`): `-`, `.` and any other character that
+ * cannot appear in an identifier become `_`, a leading digit gets a `_` prefix, and a reserved word gets a
+ * `_` suffix.
+ */
+export function sanitizeToolName(name: string): string {
+  let identifier = name.replace(/[^A-Za-z0-9_$]/g, "_");
+  if (identifier === "") identifier = "_";
+  if (/^[0-9]/.test(identifier)) identifier = `_${identifier}`;
+  if (RESERVED.has(identifier)) identifier = `${identifier}_`;
+  return identifier;
+}
+
+/**
+ * Maps each tool's code identifier to its real name. Throws a {@link UserError} naming both tools when two
+ * names map to the same identifier (or the same name is given twice).
+ */
+export function toolIdentifiers(names: readonly string[]): Record<string, string> {
+  const byIdentifier = new Map<string, string>();
+  for (const name of names) {
+    const identifier = sanitizeToolName(name);
+    const existing = byIdentifier.get(identifier);
+    if (existing !== undefined) {
+      const what =
+        existing === name
+          ? `The tool "${name}" is listed twice`
+          : `The tools "${existing}" and "${name}" both become the identifier "${identifier}" in code mode`;
+      throw new UserError(`${what}; rename one of them so that each tool has its own name in code.`);
+    }
+    byIdentifier.set(identifier, name);
+  }
+  return Object.fromEntries(byIdentifier);
+}

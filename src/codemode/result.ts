@@ -1,0 +1,381 @@
+/**
+ * The outcome of one `run_code` call and the compact text the model reads about it. The text always fits
+ * the given size, and the result value inside it is always valid JSON: a value too large is shrunk
+ * structurally (strings, arrays and objects cut with markers), never cut as text.
+ */
+
+import type { LogEntry } from "./environment.js";
+
+/** One `tools.*` call the code made, as a summary line item. */
+export interface CallRecord {
+  callId: string;
+  /** The real tool name. */
+  tool: string;
+  status: "ok" | "error" | "denied" | "invalid_arguments" | "timeout" | "limit" | "cancelled";
+  durationMs: number;
+}
+
+/** Everything one run of the model's code produced. */
+export interface CodeRunResult {
+  status: "ok" | "error" | "timeout" | "cancelled" | "limit";
+  /** The result value (parsed from the sandbox's JSON); `undefined` when the code returned nothing. */
+  value: unknown;
+  logs: LogEntry[];
+  calls: CallRecord[];
+  /** What went wrong, with the position in the model's own TypeScript when known. */
+  error?: { name: string; message: string; line?: number; column?: number; tool?: string; kind?: string };
+  durationMs: number;
+  /** How many console entries the sandbox dropped after its log limit was reached. */
+  logsDropped?: number;
+}
+
+/** A JSON text that fits a size, and whether the value had to be shortened to get there. */
+export interface CompactJson {
+  json: string;
+  shortened: boolean;
+}
+
+/**
+ * Encodes `value` as compact JSON of at most `maxChars` characters. When the full encoding is too long,
+ * the value is shrunk structurally, ever harder until it fits: long strings keep their head and end with
+ * `…[N chars cut]`, long arrays keep their first items and end with a `"…[N more items]"` element,
+ * objects keep their first keys plus a `"…": "[N more keys]"` entry, and nesting below a depth becomes a
+ * `"…[object with N keys]"` string. Returns undefined when nothing fits or the value has no JSON form
+ * (`undefined`, a function). Never throws; cycles, BigInts and throwing getters are tolerated.
+ */
+export function compactJson(value: unknown, maxChars: number): CompactJson | undefined {
+  try {
+    const full = JSON.stringify(value);
+    if (full === undefined) return undefined;
+    if (full.length <= maxChars) return { json: full, shortened: false };
+  } catch {
+    // A cycle or a BigInt: the shrinking encoder below copes with both.
+  }
+  return shrinkToFit(value, maxChars);
+}
+
+/** The loosest structural shrink of `value` whose JSON fits `maxChars`, if any. */
+function shrinkToFit(value: unknown, maxChars: number): CompactJson | undefined {
+  for (const limits of shrinkLadder(maxChars)) {
+    const json = safeStringify(value, limits);
+    if (json === undefined) return undefined;
+    if (json.length <= maxChars) return { json, shortened: true };
+  }
+  return undefined;
+}
+
+/** How hard a value is shrunk: the longest string, the most items and keys kept, the deepest nesting. */
+interface Limits {
+  string: number;
+  items: number;
+  keys: number;
+  depth: number;
+}
+
+/**
+ * Ever tighter limits. Breadth and string length shrink first (scaled to the budget), then depth, then
+ * everything goes down to the bare minimum.
+ */
+function* shrinkLadder(budget: number): Generator<Limits> {
+  for (let factor = 1; factor > 1e-7; factor *= 0.8) {
+    const limits = {
+      string: Math.max(40, Math.floor(budget * factor)),
+      items: Math.max(3, Math.floor((budget / 2) * factor)),
+      keys: Math.max(5, Math.floor((budget / 4) * factor)),
+      depth: 20,
+    };
+    yield limits;
+    if (limits.string === 40 && limits.items === 3 && limits.keys === 5) break;
+  }
+  for (const depth of [12, 8, 6, 4, 3, 2, 1]) yield { string: 40, items: 3, keys: 5, depth };
+  yield { string: 16, items: 1, keys: 1, depth: 1 };
+  yield { string: 16, items: 1, keys: 1, depth: 0 };
+}
+
+function safeStringify(value: unknown, limits: Limits): string | undefined {
+  try {
+    return JSON.stringify(shrink(value, limits, 0, new Set()));
+  } catch {
+    return undefined;
+  }
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** A plain JSON copy of `value` within `limits`; undefined where JSON would drop the value. */
+function shrink(value: unknown, limits: Limits, depth: number, ancestors: Set<object>): Json | undefined {
+  switch (typeof value) {
+    case "string":
+      return cutString(value, limits.string);
+    case "number":
+      return Number.isFinite(value) ? value : null;
+    case "boolean":
+      return value;
+    case "bigint":
+      return value.toString();
+    case "object":
+      return value === null ? null : shrinkObject(value, limits, depth, ancestors);
+    default:
+      return undefined; // undefined, functions and symbols have no JSON form.
+  }
+}
+
+function shrinkObject(
+  value: object,
+  limits: Limits,
+  depth: number,
+  ancestors: Set<object>,
+): Json | undefined {
+  if (ancestors.has(value)) return "…[circular]";
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") {
+    const plain: unknown = read(() => toJSON.call(value));
+    return typeof plain === "object" && plain !== null
+      ? shrinkPlain(plain, limits, depth, ancestors)
+      : shrink(plain, limits, depth, ancestors);
+  }
+  return shrinkPlain(value, limits, depth, ancestors);
+}
+
+function shrinkPlain(value: object, limits: Limits, depth: number, ancestors: Set<object>): Json {
+  if (ancestors.has(value)) return "…[circular]";
+  const isArray = Array.isArray(value);
+  const keys = isArray ? [] : (read(() => Object.keys(value)) ?? []);
+  if (depth >= limits.depth) {
+    return isArray ? `…[array of ${value.length} items]` : `…[object with ${keys.length} keys]`;
+  }
+  ancestors.add(value);
+  try {
+    if (isArray) {
+      const kept = Math.min(value.length, limits.items);
+      const items: Json[] = [];
+      for (let i = 0; i < kept; i++)
+        items.push(
+          shrink(
+            read(() => value[i]),
+            limits,
+            depth + 1,
+            ancestors,
+          ) ?? null,
+        );
+      if (value.length > kept) items.push(`…[${value.length - kept} more items]`);
+      return items;
+    }
+    const out: { [key: string]: Json } = {};
+    const kept = Math.min(keys.length, limits.keys);
+    for (const key of keys.slice(0, kept)) {
+      const item = shrink(
+        read(() => (value as Record<string, unknown>)[key]),
+        limits,
+        depth + 1,
+        ancestors,
+      );
+      if (item !== undefined) out[key] = item;
+    }
+    if (keys.length > kept) out["…"] = `[${keys.length - kept} more keys]`;
+    return out;
+  } finally {
+    ancestors.delete(value);
+  }
+}
+
+/** Reads through a getter or `toJSON` that may throw. */
+function read<T>(get: () => T): T | string {
+  try {
+    return get();
+  } catch {
+    return "…[unreadable]";
+  }
+}
+
+/** Keeps the head of a string and says how much was cut; the result is at most `max` characters. */
+function cutString(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let keep = Math.max(0, max - `…[${text.length} chars cut]`.length);
+  const code = text.charCodeAt(keep - 1);
+  if (code >= 0xd800 && code <= 0xdbff) keep--; // Never split a surrogate pair.
+  return `${text.slice(0, keep)}…[${text.length - keep} chars cut]`;
+}
+
+/**
+ * The text the model reads about one run, at most `maxChars` characters: the status and tool calls, the
+ * error (`Error: <name>: <message> (line L, column C)`), the result value as JSON (shrunk structurally when
+ * too large, and then said so), and the console output (cut in the middle, warnings and errors kept in
+ * preference). Never throws.
+ */
+export function renderCodeRunResult(result: CodeRunResult, maxChars: number): string {
+  const limit = Math.max(0, Math.floor(Number.isFinite(maxChars) ? maxChars : 0));
+  try {
+    return clampText(render(result, limit), limit);
+  } catch {
+    return clampText(`status: ${String(result?.status)}`, limit);
+  }
+}
+
+/** What a non-ok status means when the run reported no error of its own. */
+const STATUS_ERRORS: Record<string, string> = {
+  error: "Error: the code failed without an error message",
+  timeout: "Error: the run exceeded its time limit and was stopped",
+  limit: "Error: the run reached one of its limits and was stopped",
+  cancelled: "Error: the run was cancelled",
+};
+
+/** The minimum room given to the console output when both it and the value are too long. */
+const LOG_SHARE = 0.3;
+
+function render(result: CodeRunResult, maxChars: number): string {
+  const head = [statusLine(result)];
+  if (result.error) head.push(errorLine(result.error, Math.max(200, Math.floor(maxChars / 4))));
+  else if (result.status !== "ok") head.push(STATUS_ERRORS[result.status] ?? `Error: ${result.status}`);
+  const logs = result.logs ?? [];
+  const dropped = result.logsDropped ?? 0;
+  const showValue = result.status === "ok";
+  const logsLabel = "console:";
+  const used = head.join("\n").length;
+  let room = maxChars - used - 1;
+
+  const logLines = logs.map(logLine);
+  const fullLogs = logLines.join("\n").length + (dropped > 0 ? droppedLine(dropped).length + 1 : 0);
+  const hasLogs = logs.length > 0 || dropped > 0;
+  if (hasLogs) room -= logsLabel.length + 2;
+
+  const sections = [...head];
+  let valueText = "";
+  if (showValue) {
+    const full = fullJson(result.value);
+    const valueRoom = hasLogs
+      ? room - Math.min(fullLogs, Math.max(Math.floor(room * LOG_SHARE), room - (full?.length ?? room) - 20))
+      : room;
+    valueText = renderValue(result.value, full, valueRoom);
+    sections.push(valueText);
+    room -= valueText.length + 1;
+  }
+  if (hasLogs) sections.push(`${logsLabel}\n${renderLogs(logLines, logs, dropped, room)}`);
+  return sections.join("\n");
+}
+
+function statusLine(result: CodeRunResult): string {
+  const calls = result.calls ?? [];
+  const counts = new Map<string, { count: number; tools: Set<string> }>();
+  for (const call of calls) {
+    const entry = counts.get(call.status) ?? { count: 0, tools: new Set<string>() };
+    entry.count++;
+    entry.tools.add(call.tool);
+    counts.set(call.status, entry);
+  }
+  const parts = [...counts].map(([status, { count, tools }]) => {
+    if (status === "ok") return `${count} ok`;
+    const names = [...tools].slice(0, 3).join(", ") + (tools.size > 3 ? ", …" : "");
+    return `${count} ${status.replace("_", " ")} (${names})`;
+  });
+  const callText = calls.length === 0 ? "no tool calls" : `tool calls: ${parts.join(", ")}`;
+  return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}`;
+}
+
+function errorLine(error: NonNullable<CodeRunResult["error"]>, maxMessage: number): string {
+  const message = String(error.message ?? "");
+  const cut =
+    message.length > maxMessage
+      ? `${message.slice(0, maxMessage)}…[${message.length - maxMessage} chars cut]`
+      : message;
+  const tool = error.tool ? ` [tool ${error.tool}${error.kind ? `, ${error.kind}` : ""}]` : "";
+  const where = error.line ? ` (line ${error.line}${error.column ? `, column ${error.column}` : ""})` : "";
+  return `Error: ${error.name}: ${cut}${tool}${where}`;
+}
+
+const SHORTENED_NOTE = "result (shortened to fit; cuts are marked with …):";
+
+function renderValue(value: unknown, full: string | undefined, room: number): string {
+  if (value === undefined) return "result: none (return a value, or end the code with an expression)";
+  if (full !== undefined && full.length <= room - "result: ".length) return `result: ${full}`;
+  const short = shrinkToFit(value, room - SHORTENED_NOTE.length - 1);
+  if (short) return `${SHORTENED_NOTE}\n${short.json}`;
+  return "result: omitted (too large for the output limit; return less, or a summary)";
+}
+
+function fullJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function logLine(entry: LogEntry): string {
+  const text = String(entry?.text ?? "");
+  return entry?.level && entry.level !== "log" ? `[${entry.level}] ${text}` : text;
+}
+
+function droppedLine(dropped: number): string {
+  return `…[${dropped} more console lines dropped: the log limit was reached]`;
+}
+
+function gapMarker(count: number): string {
+  return `…[${count} console lines cut]…`;
+}
+
+/**
+ * The console output within `room` characters: whole lines are kept, warnings and errors first, then the
+ * others from both ends inwards, and each run of cut lines becomes one marker.
+ */
+function renderLogs(lines: string[], logs: LogEntry[], dropped: number, room: number): string {
+  const tail = dropped > 0 ? `\n${droppedLine(dropped)}` : "";
+  const budget = room - tail.length;
+  const all = lines.join("\n");
+  if (all.length <= budget) return all + tail;
+  const perLine = Math.max(80, Math.floor(budget / 4));
+  const capped = lines.map((line) => cutLine(line, perLine));
+  const kept = new Array<boolean>(capped.length).fill(false);
+  const markerCost = gapMarker(capped.length).length + 1;
+  let used = markerCost;
+  for (const index of keepOrder(logs)) {
+    const left = index > 0 && !kept[index - 1];
+    const right = index < capped.length - 1 && !kept[index + 1];
+    const gapChange = left && right ? 1 : !left && !right ? -1 : 0;
+    const cost = capped[index].length + 1 + gapChange * markerCost;
+    if (used + cost > budget) continue;
+    kept[index] = true;
+    used += cost;
+  }
+  const out: string[] = [];
+  for (let i = 0; i < capped.length; ) {
+    if (kept[i]) {
+      out.push(capped[i++]);
+      continue;
+    }
+    let j = i;
+    while (j < capped.length && !kept[j]) j++;
+    out.push(gapMarker(j - i));
+    i = j;
+  }
+  return out.join("\n") + tail;
+}
+
+/** Warnings and errors first, then the other lines alternating from the start and the end. */
+function keepOrder(logs: LogEntry[]): number[] {
+  const important: number[] = [];
+  const others: number[] = [];
+  for (const [index, entry] of logs.entries()) {
+    (entry?.level === "error" || entry?.level === "warn" ? important : others).push(index);
+  }
+  const alternating: number[] = [];
+  for (let a = 0, b = others.length - 1; a <= b; a++, b--) {
+    alternating.push(others[a]);
+    if (a !== b) alternating.push(others[b]);
+  }
+  return [...important, ...alternating];
+}
+
+/** Cuts one long console line in the middle. */
+function cutLine(line: string, max: number): string {
+  if (line.length <= max) return line;
+  const marker = `…[${line.length} chars cut]…`;
+  const keep = Math.max(0, max - marker.length);
+  const head = Math.ceil(keep / 2);
+  return `${line.slice(0, head)}…[${line.length - keep} chars cut]…${line.slice(line.length - (keep - head))}`;
+}
+
+/** The last guard for absurdly small limits: plain text cut at the end (the value is never in it then). */
+function clampText(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : text.slice(0, maxChars);
+}

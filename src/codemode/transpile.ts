@@ -1,0 +1,304 @@
+/**
+ * Turns the model's `run_code` source into the JavaScript body a sandbox executes: markdown fences are
+ * stripped, TypeScript types are removed by esbuild, the last top-level expression becomes the returned
+ * value, and positions in the result map back to the model's own TypeScript through esbuild's sourcemap.
+ */
+
+import type { Node, Program, Statement } from "acorn";
+import { parse } from "acorn";
+import { type Message, transformSync } from "esbuild";
+
+/** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
+export interface PreparedCode {
+  /** The body of an async function (top-level `await` and `return` work; line 1 is line 1 of the body). */
+  js: string;
+  /**
+   * Maps a position in `js` (1-based line, 1-based column, as in V8 stack traces) to the same place in
+   * the model's original TypeScript (1-based line and column; with a markdown fence, line 1 is the first
+   * line inside it). Undefined for positions in generated code the model never wrote.
+   */
+  mapPosition(line: number, column: number): { line: number; column: number } | undefined;
+}
+
+/** Why the source could not be prepared: a syntax error, an `import`/`export`, with TS positions. */
+export interface PrepareFailure {
+  error: { name: "SyntaxError"; message: string; line?: number; column?: number };
+}
+
+/** The message for `import`/`export` statements, which have no meaning inside `run_code`. */
+export const IMPORT_NOT_AVAILABLE =
+  "import is not available in run_code: there are no modules here. Use the tools object: tools.<name>(args).";
+
+/** The name of the async function the source is wrapped in while esbuild strips the types. */
+const MAIN = "__cordon_main__";
+const HEADER = `async function ${MAIN}() {`;
+
+/**
+ * Prepares the model's source for a sandbox. Never throws: a syntax error (or an `import`) comes back as
+ * `{ error }` with the line and column in the model's TypeScript.
+ */
+export function prepareCode(source: string): PreparedCode | PrepareFailure {
+  const text = source.replace(/\r\n?/g, "\n");
+  const fence = findFence(text);
+  if (!fence) return compile(text);
+  if (text.slice(0, fence.start).trim() === "") return compile(fence.code);
+  // Prose before a fence is no code; but a line starting with ``` may also sit in a comment.
+  const raw = compile(text);
+  return "error" in raw ? compile(fence.code) : raw;
+}
+
+/** The first fenced block (``` or ~~~, any info string): its code and where the fence starts. */
+function findFence(text: string): { code: string; start: number } | undefined {
+  const open = /(^|\n)[ \t]*(`{3,}|~{3,})[^\n`]*(\n|$)/.exec(text);
+  if (!open) return undefined;
+  const start = open.index + open[1].length;
+  const codeStart = open.index + open[0].length;
+  const marker = open[2];
+  const close = new RegExp(`\\n[ \\t]*${marker[0]}{${marker.length},}[ \\t]*(?=\\n|$)`).exec(
+    text.slice(codeStart - 1),
+  );
+  const codeEnd = close ? codeStart - 1 + close.index : text.length;
+  const code = codeStart > codeEnd ? "" : text.slice(codeStart, codeEnd);
+  return { code, start };
+}
+
+function countLines(text: string): number {
+  let lines = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lines++;
+  return lines;
+}
+
+/** Strips types with esbuild inside a wrapper function, then rewrites the result statement. */
+function compile(code: string): PreparedCode | PrepareFailure {
+  const sourceLines = countLines(code);
+  let output: { code: string; map: string };
+  try {
+    // The wrapper sits on its own line, so line N of the source is line N of the wrapped text (0-based).
+    output = transformSync(`${HEADER}\n${code}\n}`, {
+      loader: "ts",
+      target: "es2022",
+      charset: "utf8",
+      sourcemap: "external",
+      sourcesContent: false,
+      tsconfigRaw: {},
+    });
+  } catch (error) {
+    return syntaxFailure(error, code, sourceLines);
+  }
+  const body = extractBody(output.code);
+  if (!body) return { error: { name: "SyntaxError", message: 'Unexpected "}"' } };
+  let lines: Segment[][] | undefined; // Decoded on first use: most runs never need a position.
+  const toSource = (line0: number, col0: number) => {
+    lines ??= decodeMappings(output.map);
+    const pos = lookup(lines, line0, col0);
+    if (!pos || pos.line < 1 || pos.line > sourceLines) return undefined;
+    return { line: pos.line, column: pos.column + 1 };
+  };
+  return {
+    js: body.js,
+    mapPosition: (line, column) => {
+      const col0 = body.toGenerated(line - 1, column - 1);
+      return col0 === undefined ? undefined : toSource(line - 1, col0);
+    },
+  };
+}
+
+/** A text insertion made after esbuild ran: `at` is an offset into esbuild's output. */
+interface Insertion {
+  at: number;
+  text: string;
+}
+
+/**
+ * Takes the wrapper function's body out of esbuild's output, keeping every line on the same line number
+ * (the header and the closing brace become empty lines; helpers esbuild emitted before the wrapper stay).
+ * Returns undefined when the source closed the wrapper early.
+ */
+function extractBody(
+  out: string,
+): { js: string; toGenerated(line0: number, col0: number): number | undefined } | undefined {
+  const headerAt = out.startsWith(`${HEADER}\n`) ? 0 : out.indexOf(`\n${HEADER}\n`) + 1;
+  if (headerAt === 0 && !out.startsWith(HEADER)) return undefined;
+  let program: Program | undefined;
+  try {
+    program = parse(out, { ecmaVersion: "latest", sourceType: "script" });
+  } catch {
+    program = undefined; // Syntax acorn does not know yet: run without the result rewrite.
+  }
+  const main = program?.body.at(-1);
+  const isMain = main?.type === "FunctionDeclaration" && main.id.name === MAIN && main.start === headerAt;
+  if (program && !isMain) return undefined;
+  const closeAt = main ? main.end - 1 : out.lastIndexOf("}");
+  if (closeAt < headerAt + HEADER.length) return undefined;
+  const insertions = main?.type === "FunctionDeclaration" ? resultInsertions(main.body.body, out) : [];
+  const pieces: string[] = [out.slice(0, headerAt)];
+  let from = headerAt + HEADER.length;
+  for (const insertion of insertions) {
+    pieces.push(out.slice(from, insertion.at), insertion.text);
+    from = insertion.at;
+  }
+  pieces.push(out.slice(from, closeAt), out.slice(closeAt + 1));
+  const lineStarts = lineStartOffsets(out);
+  return {
+    js: pieces.join(""),
+    toGenerated(line0, col0) {
+      if (line0 < 0 || line0 >= lineStarts.length) return undefined;
+      // Undo the insertions on this line (the header and closing brace were alone on their lines).
+      let shift = 0;
+      for (const { at, text } of insertions) {
+        const line = lineOf(lineStarts, at);
+        if (line < line0) continue;
+        if (line > line0) break;
+        const start = at - lineStarts[line] + shift;
+        if (col0 < start) break;
+        if (col0 < start + text.length) return start - shift;
+        shift += text.length;
+      }
+      return col0 - shift;
+    },
+  };
+}
+
+/**
+ * The insertions that make the body return its result: a lone function expression (or a lone async
+ * function declaration without parameters) is called and awaited; otherwise a last top-level expression
+ * statement becomes `return (<expr>);`.
+ */
+function resultInsertions(statements: Statement[], out: string): Insertion[] {
+  const last = statements.at(-1);
+  if (!last) return [];
+  if (statements.length === 1) {
+    if (
+      last.type === "ExpressionStatement" &&
+      (last.expression.type === "ArrowFunctionExpression" || last.expression.type === "FunctionExpression")
+    ) {
+      return [
+        { at: last.start, text: "return await (" },
+        { at: expressionEnd(last, out), text: ")()" },
+      ];
+    }
+    if (last.type === "FunctionDeclaration" && last.async && last.params.length === 0) {
+      return [{ at: last.end, text: ` return await ${last.id.name}();` }];
+    }
+  }
+  if (last.type !== "ExpressionStatement") return [];
+  return [
+    { at: last.start, text: "return (" },
+    { at: expressionEnd(last, out), text: ")" },
+  ];
+}
+
+/** The end of a statement's expression, before its semicolon. */
+function expressionEnd(statement: Node, out: string): number {
+  return out[statement.end - 1] === ";" ? statement.end - 1 : statement.end;
+}
+
+function lineStartOffsets(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+function lineOf(lineStarts: number[], offset: number): number {
+  let low = 0;
+  let high = lineStarts.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lineStarts[mid] <= offset) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}
+
+/** Turns an esbuild failure into `{ error }` in the model's positions (an `import` gets its own message). */
+function syntaxFailure(error: unknown, code: string, sourceLines: number): PrepareFailure {
+  const first: Message | undefined = (error as { errors?: Message[] }).errors?.[0];
+  const errorLine = first?.location
+    ? Math.min(Math.max(first.location.line - 1, 1), sourceLines)
+    : sourceLines;
+  const codeLines = code.split("\n");
+  const importLine = codeLines.findIndex(
+    (text, i) => i < errorLine && /^\s*(import\b\s*[\w${*"']|export\b\s*[\w${*])/.test(text),
+  );
+  if (importLine !== -1) {
+    return { error: { name: "SyntaxError", message: IMPORT_NOT_AVAILABLE, line: importLine + 1, column: 1 } };
+  }
+  if (!first) return { error: { name: "SyntaxError", message: String(error) } };
+  const location = first.location;
+  if (!location) return { error: { name: "SyntaxError", message: first.text } };
+  let column = 1;
+  if (location.line - 1 === errorLine) {
+    // esbuild counts columns in UTF-8 bytes; V8 and editors count UTF-16 units.
+    column = Buffer.from(location.lineText).subarray(0, location.column).toString().length + 1;
+  } else {
+    column = (codeLines[errorLine - 1] ?? "").length + 1; // Past the end: at the end of the last line.
+  }
+  return { error: { name: "SyntaxError", message: first.text, line: errorLine, column } };
+}
+
+/** One decoded mapping: a generated column and the 0-based source line and column it came from. */
+type Segment = [generatedColumn: number, sourceLine: number, sourceColumn: number];
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const BASE64_VALUE = new Map([...BASE64].map((char, i) => [char, i]));
+
+/** Decodes a source map's VLQ `mappings` into segments per generated line (sorted by column). */
+function decodeMappings(mapJson: string): Segment[][] {
+  const mappings: string = JSON.parse(mapJson).mappings ?? "";
+  const lines: Segment[][] = [];
+  let sourceLine = 0;
+  let sourceColumn = 0;
+  for (const lineText of mappings.split(";")) {
+    const segments: Segment[] = [];
+    let generatedColumn = 0;
+    for (const segmentText of lineText.split(",")) {
+      if (segmentText === "") continue;
+      const fields = decodeVlq(segmentText);
+      generatedColumn += fields[0];
+      if (fields.length < 4) continue;
+      sourceLine += fields[2];
+      sourceColumn += fields[3];
+      segments.push([generatedColumn, sourceLine, sourceColumn]);
+    }
+    lines.push(segments.sort((a, b) => a[0] - b[0]));
+  }
+  return lines;
+}
+
+/** Decodes one segment's base64 VLQ fields. */
+function decodeVlq(text: string): number[] {
+  const values: number[] = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of text) {
+    const digit = BASE64_VALUE.get(char) ?? 0;
+    value += (digit & 31) * 2 ** shift;
+    shift += 5;
+    if (digit & 32) continue;
+    values.push(value & 1 ? -Math.floor(value / 2) : Math.floor(value / 2));
+    value = 0;
+    shift = 0;
+  }
+  return values;
+}
+
+/**
+ * The source position of a generated position: the last segment at or before the column (or the line's
+ * first segment), moved by the distance into that segment unless that crosses the next mapped position.
+ * Lines are 0-based in the wrapped source (line 0 is the wrapper), columns 0-based.
+ */
+function lookup(
+  lines: Segment[][],
+  line0: number,
+  col0: number,
+): { line: number; column: number } | undefined {
+  const segments = lines[line0];
+  if (!segments || segments.length === 0) return undefined;
+  let index = 0;
+  while (index + 1 < segments.length && segments[index + 1][0] <= col0) index++;
+  const [generatedColumn, sourceLine, sourceColumn] = segments[index];
+  const next = segments[index + 1];
+  const delta = Math.max(0, col0 - generatedColumn);
+  const crosses = next && next[1] === sourceLine && sourceColumn + delta >= next[2];
+  return { line: sourceLine, column: crosses ? sourceColumn : sourceColumn + delta };
+}

@@ -1,0 +1,224 @@
+import { describe, expect, it } from "vitest";
+import { IMPORT_NOT_AVAILABLE, type PreparedCode, prepareCode } from "../../src/codemode/transpile.js";
+
+type AsyncBody = (...args: unknown[]) => Promise<unknown>;
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+  ...params: string[]
+) => AsyncBody;
+
+/** `new AsyncFunction(body)` puts two lines of its own before the body. */
+const WRAPPER_LINES = 2;
+
+function prepared(source: string): PreparedCode {
+  const result = prepareCode(source);
+  if ("error" in result) throw new Error(`unexpected failure: ${result.error.message}`);
+  return result;
+}
+
+async function evaluate(source: string): Promise<unknown> {
+  return new AsyncFunction(prepared(source).js)();
+}
+
+/** Runs the body, expects it to throw, and returns the body position V8 reports for the throw. */
+async function thrownAt(code: PreparedCode): Promise<{ line: number; column: number }> {
+  const error = await new AsyncFunction(code.js)().then(
+    () => undefined,
+    (thrown: unknown) => thrown as Error,
+  );
+  const match = /<anonymous>:(\d+):(\d+)/.exec(error?.stack ?? "");
+  if (!match) throw new Error(`no position in ${error?.stack}`);
+  return { line: Number(match[1]) - WRAPPER_LINES, column: Number(match[2]) };
+}
+
+function failure(source: string) {
+  const result = prepareCode(source);
+  if (!("error" in result)) throw new Error("expected a failure");
+  return result.error;
+}
+
+describe("prepareCode: markdown fences", () => {
+  it("strips a ```ts fence around the code", async () => {
+    expect(await evaluate("```ts\nconst x: number = 1;\nx + 1\n```")).toBe(2);
+  });
+
+  it("strips ```typescript, ```js and bare ``` fences", async () => {
+    expect(await evaluate("```typescript\n1 + 1\n```")).toBe(2);
+    expect(await evaluate("```js\n2 + 1\n```")).toBe(3);
+    expect(await evaluate("```\n3 + 1\n```")).toBe(4);
+  });
+
+  it("takes the first fenced block when there is prose before and after it", async () => {
+    const source =
+      "Here is the code:\n```ts\nconst a: number = 20;\na * 2\n```\nAnd another:\n```ts\n0\n```\nDone.";
+    expect(await evaluate(source)).toBe(40);
+  });
+
+  it("counts line numbers inside the fence", () => {
+    expect(failure("Some text\n\n```ts\nconst a = 1;\nconst b = ;\n```")).toMatchObject({
+      line: 2,
+      column: 11,
+    });
+  });
+
+  it("accepts a fence without its closing line", async () => {
+    expect(await evaluate("```ts\n5 * 5")).toBe(25);
+  });
+});
+
+describe("prepareCode: TypeScript", () => {
+  it("strips types: interfaces, type aliases, annotations, casts, generics", async () => {
+    const source = [
+      "interface Item { id: number; name: string }",
+      "type Items = Item[];",
+      "const items: Items = [{ id: 1, name: 'a' }, { id: 2, name: 'b' }];",
+      "function pick<T>(list: T[], i: number): T { return list[i]!; }",
+      "const chosen = pick(items, 1) as Item;",
+      "chosen.name",
+    ].join("\n");
+    const code = prepared(source);
+    expect(code.js).not.toMatch(/interface|Items|: number/);
+    expect(await new AsyncFunction(code.js)()).toBe("b");
+  });
+
+  it("supports enums (which compile to code)", async () => {
+    expect(await evaluate("enum Color { Red, Green }\nColor.Green")).toBe(1);
+  });
+});
+
+describe("prepareCode: result value", () => {
+  it("allows top-level await", async () => {
+    expect(await evaluate("const v = await Promise.resolve(7);\nv * 3")).toBe(21);
+  });
+
+  it("returns the value of a top-level return", async () => {
+    expect(await evaluate("const x = await Promise.resolve({ a: 1 });\nreturn x;")).toEqual({ a: 1 });
+  });
+
+  it("keeps an early top-level return over the last expression", async () => {
+    expect(await evaluate("if (true) return 'early';\n'late'")).toBe("early");
+  });
+
+  it("returns the value of the last top-level expression statement", async () => {
+    expect(await evaluate("const list = [1, 2, 3];\nlist.map((n) => n * 2)")).toEqual([2, 4, 6]);
+    expect(await evaluate("let n = 1;\nn = n + 1, n * 10")).toBe(20);
+  });
+
+  it("returns the awaited value of a last `await` expression", async () => {
+    expect(await evaluate("await Promise.resolve('done')")).toBe("done");
+  });
+
+  it("does not rewrite a last statement inside a block, if or loop", async () => {
+    expect(await evaluate("if (true) { 3 }")).toBeUndefined();
+    expect(await evaluate("{ 4 }")).toBeUndefined();
+    expect(await evaluate("for (const x of [1]) { x }")).toBeUndefined();
+    expect(prepared("if (true) { 3 }").js).not.toContain("return");
+  });
+
+  it("returns undefined when the last statement is a declaration", async () => {
+    expect(await evaluate("const x = 1;")).toBeUndefined();
+  });
+
+  it("calls a lone async arrow function and returns its result", async () => {
+    const source = "async () => {\n  const r: number = await Promise.resolve(5);\n  return r * 2;\n}";
+    expect(await evaluate(source)).toBe(10);
+  });
+
+  it("calls a lone async function expression and a lone async function declaration", async () => {
+    expect(await evaluate("(async function () { return 'expr'; })")).toBe("expr");
+    expect(await evaluate("async function main() {\n  return 'decl';\n}")).toBe("decl");
+  });
+
+  it("returns an empty body for empty source", async () => {
+    expect(await evaluate("")).toBeUndefined();
+  });
+});
+
+describe("prepareCode: modules", () => {
+  it("rejects a static import with a clear message and its line", () => {
+    expect(failure("const a = 1;\nimport fs from 'node:fs';\nfs")).toEqual({
+      name: "SyntaxError",
+      message: IMPORT_NOT_AVAILABLE,
+      line: 2,
+      column: 1,
+    });
+    expect(failure("import { x } from 'y';").message).toBe(IMPORT_NOT_AVAILABLE);
+    expect(failure("import type { X } from 'y';").message).toBe(IMPORT_NOT_AVAILABLE);
+  });
+
+  it("rejects export statements", () => {
+    expect(failure("export const x = 1;").message).toBe(IMPORT_NOT_AVAILABLE);
+  });
+
+  it("leaves dynamic import() to the sandbox", () => {
+    expect(prepared("await import('node:fs')").js).toContain("import(");
+  });
+
+  it("does not mistake identifiers starting with import for an import", async () => {
+    expect(await evaluate("const imports = [1];\nimports.length")).toBe(1);
+  });
+});
+
+describe("prepareCode: syntax errors", () => {
+  it("reports the line and column in the TypeScript source, past type-only lines", () => {
+    const source =
+      "type A = { x: number };\ninterface B { y: string }\n\nconst a: A = { x: 1 };\nconst b = ;";
+    expect(failure(source)).toEqual({ name: "SyntaxError", message: 'Unexpected ";"', line: 5, column: 11 });
+  });
+
+  it("counts columns in UTF-16 units like editors and V8", () => {
+    expect(failure("const ü = 'é'; const = 3")).toMatchObject({ line: 1, column: 22 });
+  });
+
+  it("places an error at the end of the input on the last line", () => {
+    const error = failure("const a = 1;\nif (a) {\n  a;");
+    expect(error.line).toBe(3);
+    expect(error.message).toMatch(/end of file/);
+  });
+
+  it("rejects source that closes the wrapper function", () => {
+    expect(failure("}\n{").name).toBe("SyntaxError");
+  });
+});
+
+describe("prepareCode: mapPosition", () => {
+  it("maps a runtime error on line 7 back to line 7 of a program with type-only lines before it", async () => {
+    const source = [
+      "type Id = number;",
+      "interface User {",
+      "  id: Id;",
+      "}",
+      "const user: User = { id: 1 };",
+      "",
+      "throw new Error('no user ' + user.id);",
+    ].join("\n");
+    const code = prepared(source);
+    const at = await thrownAt(code);
+    expect(at.line).toBeLessThan(7);
+    expect(code.mapPosition(at.line, at.column)).toEqual({
+      line: 7,
+      column: source.split("\n")[6].indexOf("new") + 1,
+    });
+  });
+
+  it("maps an error inside the rewritten last expression, undoing the inserted `return (`", async () => {
+    const source = "type T = { a?: { b: number } };\nconst t: T = {};\n\nt.a!.b";
+    const code = prepared(source);
+    const at = await thrownAt(code);
+    const mapped = code.mapPosition(at.line, at.column);
+    expect(mapped?.line).toBe(4);
+    expect(mapped?.column).toBeGreaterThanOrEqual(1);
+    expect(mapped?.column).toBeLessThanOrEqual("t.a!.b".length);
+  });
+
+  it("maps positions inside a fenced block to lines of the fenced code", async () => {
+    const code = prepared("Run this:\n```ts\nconst n: number = 1;\nnull!.x\n```");
+    const at = await thrownAt(code);
+    expect(code.mapPosition(at.line, at.column)?.line).toBe(2);
+  });
+
+  it("returns undefined for positions the model did not write", () => {
+    const code = prepared("const a: number = 1;\na");
+    expect(code.mapPosition(1, 1)).toBeUndefined();
+    expect(code.mapPosition(999, 1)).toBeUndefined();
+  });
+});
