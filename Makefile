@@ -19,7 +19,7 @@ build: setup
 
 ## demo: the main job, a model's code calling several tools in one run (code mode on isolated-vm)
 demo: setup
-	$(TSX) examples/dispatch-turn.ts
+	$(TSX) examples/code-mode.ts
 
 ## demo-dispatch: one model turn of direct tool calls through the dispatcher, events printed
 demo-dispatch: setup
@@ -40,6 +40,8 @@ unit: setup
 ## bench: benchmarks (figures and ratios, not pass/fail)
 bench: setup
 	$(TSX) bench/dispatch.ts
+	$(TSX) bench/codemode.ts
+	$(TSX) bench/tokens.ts
 
 clean:
 	rm -rf dist node_modules

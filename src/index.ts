@@ -1,5 +1,27 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
+export { type IsolateEnvironmentOptions, isolateEnvironment } from "../environments/isolate/index.js";
+export {
+  type CodeMode,
+  type CodeModeOptions,
+  type CodeRunOptions,
+  codeMode,
+  type RunCodeArgs,
+} from "./codemode/code-mode.js";
+export { type DeclaredTool, sanitizeToolName, toolDeclarations } from "./codemode/declarations.js";
+export type {
+  BridgeCallOutcome,
+  Environment,
+  ExecutionOutcome,
+  ExecutionRequest,
+  LogEntry,
+  Sandbox,
+  SandboxBridge,
+  SandboxError,
+  SandboxLimits,
+} from "./codemode/environment.js";
+export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
+export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
 export { Dispatcher } from "./dispatch/dispatcher.js";
 export { renderValue } from "./dispatch/render.js";
 export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";

@@ -138,7 +138,7 @@ export class Dispatcher<Deps = unknown> {
 
 async function finish(batch: Promise<ToolResult[]>, turn: Turn): Promise<ToolResult[]> {
   try {
-    const results = await batch;
+    const results = await batch.finally(() => turn.finish());
     const stop = turn.stopReason;
     if (stop) throw stop;
     turn.stream.end();

@@ -22,6 +22,7 @@ export class Turn {
   readonly deps: unknown;
   readonly #controller = new AbortController();
   #stopReason: StopReason | undefined;
+  #detach: () => void = () => {};
 
   constructor(init: {
     runId: string;
@@ -42,8 +43,16 @@ export class Turn {
     if (signal) {
       const onAbort = () => this.stop(new RunCancelled(cancelMessage(signal.reason)));
       if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#detach = () => signal.removeEventListener("abort", onAbort);
+      }
     }
+  }
+
+  /** Stops listening to the caller's signal once every call of the turn has finished. */
+  finish(): void {
+    this.#detach();
   }
 
   /** Aborts when the turn is cancelled. */

@@ -1,0 +1,290 @@
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import { z } from "zod";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { Dispatcher } from "../dispatch/dispatcher.js";
+import { messageOf, UserError } from "../errors.js";
+import { tool } from "../tools/tool.js";
+import { Toolset } from "../tools/toolset.js";
+import type { AnyTool, RunContext, Session, Tool } from "../tools/types.js";
+import { RunBridge } from "./bridge.js";
+import { toolDeclarations, toolIdentifiers } from "./declarations.js";
+import type { Environment, ExecutionOutcome, Sandbox, SandboxLimits } from "./environment.js";
+import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
+import { type CodeModeLimits, resolveLimits } from "./limits.js";
+import { type CodeRunResult, renderCodeRunResult } from "./result.js";
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
+import { type PreparedCode, prepareCode } from "./transpile.js";
+
+/** Options of {@link codeMode}. */
+export interface CodeModeOptions {
+  /** The tools the code can call. */
+  tools: Toolset | readonly AnyTool[];
+  /** Where the code runs. Default: `isolateEnvironment()`, an isolated-vm isolate in this process. */
+  environment?: Environment;
+  /** The dispatcher proxied calls go through; default: a new Dispatcher over `tools`. */
+  dispatcher?: Dispatcher;
+  /** Limits of one run; unset ones take {@link DEFAULT_CODE_MODE_LIMITS}. */
+  limits?: Partial<CodeModeLimits>;
+  /** `"fresh"` (default): a new sandbox per run. `"session"`: one sandbox per session id, kept between runs. */
+  state?: "fresh" | "session";
+  /** Session sandboxes unused this long are disposed. Default 10 minutes. */
+  sessionIdleMs?: number;
+  /** Live session sandboxes at most; the least recently used idle one goes first. Default 16. */
+  maxSessions?: number;
+  /** The name of the tool the model sees. Default `run_code`. */
+  name?: string;
+}
+
+/** Options of one {@link CodeMode.run}. */
+export interface CodeRunOptions {
+  /** The session whose sandbox to use (with `state: "session"`), and whose state tools see. */
+  session?: string | Session;
+  /** Start the session's sandbox afresh first. */
+  restart?: boolean;
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** The context of the run_code call, when the run was dispatched: proxied calls become its children. */
+  parent?: RunContext;
+}
+
+/** The input of the run_code tool. */
+export interface RunCodeArgs {
+  code: string;
+  restart?: boolean;
+}
+
+/** What {@link codeMode} returns. */
+export interface CodeMode {
+  /** The run_code tool: add it to what the model sees. */
+  readonly tool: Tool<RunCodeArgs, CodeRunResult>;
+  /** TypeScript declarations of `tools`, with descriptions as JSDoc. */
+  readonly declarations: string;
+  /** Prompt text: how to write the code, the declarations, the limits, the isolation. */
+  readonly instructions: string;
+  /** The resolved limits. */
+  readonly limits: Readonly<CodeModeLimits>;
+  /** Runs code without a model. */
+  run(code: string, options?: CodeRunOptions): Promise<CodeRunResult>;
+  /** Disposes every sandbox and the environment. */
+  close(): Promise<void>;
+}
+
+/**
+ * Code mode: the model gets one `run_code` tool; its TypeScript runs in a sandbox, and `tools.<name>(args)`
+ * inside it calls back into the host through the dispatcher, so every proxied call keeps validation,
+ * approval, policies, retries, timeouts and events.
+ */
+export function codeMode(options: CodeModeOptions): CodeMode {
+  const toolset =
+    options.tools instanceof Toolset ? options.tools : new Toolset(checkToolList(options.tools));
+  const environment = options.environment ?? isolateEnvironment();
+  if (typeof environment.open !== "function") {
+    throw new UserError("codeMode needs an environment, for example isolateEnvironment().");
+  }
+  const name = options.name ?? "run_code";
+  const state = options.state ?? "fresh";
+  if (state !== "fresh" && state !== "session") {
+    throw new UserError(`codeMode: state must be "fresh" or "session", got ${JSON.stringify(state)}.`);
+  }
+  const limits = resolveLimits(options.limits);
+  const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
+  const identifiers = toolIdentifiers(toolset.names());
+  const declarations = toolDeclarations(
+    Object.entries(identifiers).map(([identifier, real]) => {
+      const t = toolset.get(real)!;
+      return {
+        name: identifier,
+        description: t.description,
+        parameters: t.parameters,
+        outputSchema: t.outputSchema,
+      };
+    }),
+  );
+  const sandboxLimits: SandboxLimits = {
+    timeoutMs: limits.timeoutMs,
+    cpuTimeMs: limits.cpuTimeMs,
+    memoryMb: limits.memoryMb,
+    maxLogChars: limits.maxLogChars,
+    maxResultChars: limits.maxResultChars,
+    maxToolCalls: limits.maxToolCalls,
+  };
+  const sessions = new SessionPool(environment, sandboxLimits, {
+    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+  });
+  const facts: InstructionFacts = {
+    toolName: name,
+    declarations,
+    limits,
+    state,
+    isolation: environment.isolation,
+    environmentName: environment.name,
+  };
+  let closed = false;
+
+  async function run(code: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
+    const started = performance.now();
+    if (closed) return failed("Error", "This code mode has been closed.", started);
+    if (typeof code !== "string") return failed("TypeError", "code must be a string of TypeScript.", started);
+    const prepared = prepareCode(code);
+    if ("error" in prepared) {
+      return {
+        status: "error",
+        value: undefined,
+        logs: [],
+        calls: [],
+        error: prepared.error,
+        durationMs: elapsed(started),
+      };
+    }
+    const sessionId = typeof runOptions.session === "string" ? runOptions.session : runOptions.session?.id;
+    const execute = (sandbox: Sandbox) => executeIn(sandbox, prepared, runOptions, started);
+    if (state === "session" && sessionId !== undefined) {
+      return sessions.use(sessionId, runOptions.restart === true, (sandbox) => execute(sandbox));
+    }
+    let sandbox: Sandbox;
+    try {
+      sandbox = await environment.open(sandboxLimits);
+    } catch (error) {
+      return failed("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+    }
+    try {
+      return await execute(sandbox);
+    } finally {
+      await sandbox.dispose();
+    }
+  }
+
+  async function executeIn(
+    sandbox: Sandbox,
+    prepared: PreparedCode,
+    runOptions: CodeRunOptions,
+    started: number,
+  ): Promise<CodeRunResult> {
+    const ended = new AbortController();
+    // Every tool call in flight listens for the end of the run.
+    setMaxListeners(0, ended.signal);
+    const outer = runOptions.signal ?? runOptions.parent?.signal;
+    const onOuterAbort = () => ended.abort(outer?.reason);
+    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    const bridge = new RunBridge({
+      dispatcher,
+      limits,
+      parent: runOptions.parent,
+      session: runOptions.session,
+      signal: ended.signal,
+      callIdPrefix: runOptions.parent?.callId ?? `code-${randomUUID().slice(0, 8)}`,
+    });
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = outer?.aborted
+        ? { status: "cancelled" }
+        : await sandbox.execute(
+            { code: prepared.js, toolNames: identifiers, limits: sandboxLimits },
+            bridge,
+            ended.signal,
+          );
+    } catch (error) {
+      outcome = {
+        status: "error",
+        error: { name: "Error", message: `The sandbox failed: ${messageOf(error)}` },
+      };
+    } finally {
+      outer?.removeEventListener("abort", onOuterAbort);
+      // The run is over: pending and later tool calls are refused, in-flight ones aborted.
+      ended.abort(new Error("The run has ended."));
+    }
+    return toResult(outcome, prepared, bridge, started);
+  }
+
+  const runCode = tool({
+    name,
+    description: toolDescription(facts),
+    input: z.object({
+      code: z.string().describe("TypeScript to run. Use await tools.<name>(args); return the result."),
+      restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
+    }),
+    // The rendering below already fits the model's budget and keeps the JSON valid.
+    maxOutputChars: limits.maxOutputChars + 1_000,
+    render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
+    run: (args, ctx) =>
+      run(args.code, {
+        ...(ctx.session ? { session: ctx.session } : {}),
+        ...(args.restart === undefined ? {} : { restart: args.restart }),
+        parent: ctx,
+      }),
+  });
+
+  return {
+    tool: runCode,
+    declarations,
+    instructions: codeModeInstructions(facts),
+    limits,
+    run,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await sessions.close();
+      await environment.close();
+    },
+  };
+}
+
+function toResult(
+  outcome: ExecutionOutcome,
+  prepared: PreparedCode,
+  bridge: RunBridge,
+  started: number,
+): CodeRunResult {
+  const result: CodeRunResult = {
+    status: outcome.status,
+    value: undefined,
+    logs: bridge.logs,
+    calls: bridge.calls,
+    durationMs: elapsed(started),
+  };
+  if (outcome.valueJson !== undefined) {
+    try {
+      result.value = JSON.parse(outcome.valueJson);
+    } catch {
+      result.status = "error";
+      result.error = { name: "Error", message: "The sandbox returned a result that is not valid JSON." };
+    }
+  }
+  if (outcome.error) {
+    const { name, message, tool: toolName, kind, line, column } = outcome.error;
+    const position =
+      line === undefined || column === undefined ? undefined : prepared.mapPosition(line, column);
+    result.error = {
+      name,
+      message,
+      ...(position ?? {}),
+      ...(toolName === undefined ? {} : { tool: toolName }),
+      ...(kind === undefined ? {} : { kind }),
+    };
+  }
+  return result;
+}
+
+function failed(name: string, message: string, started: number): CodeRunResult {
+  return {
+    status: "error",
+    value: undefined,
+    logs: [],
+    calls: [],
+    error: { name, message },
+    durationMs: elapsed(started),
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}
+
+function checkToolList(tools: unknown): AnyTool[] {
+  if (!Array.isArray(tools)) {
+    throw new UserError("codeMode: tools must be a Toolset or an array of tools made with tool().");
+  }
+  return tools as AnyTool[];
+}

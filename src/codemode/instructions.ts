@@ -1,0 +1,59 @@
+import { formatDuration } from "../dispatch/failures.js";
+import type { CodeModeLimits } from "./limits.js";
+
+/** What the instructions need to say true things about a code mode. */
+export interface InstructionFacts {
+  toolName: string;
+  declarations: string;
+  limits: CodeModeLimits;
+  state: "fresh" | "session";
+  /** The environment's own sentence about what it isolates. */
+  isolation: string;
+  environmentName: string;
+}
+
+/** The short description of the run_code tool: what it is for, and the `tools` it can call. */
+export function toolDescription(facts: InstructionFacts): string {
+  return [
+    "Run TypeScript in a sandbox to do several tool calls, loops, filtering and arithmetic in one step.",
+    "Inside the code, call tools as `await tools.<name>(args)`; they return structured data.",
+    "Top-level await works; return a value (or end with an expression) and it becomes the result. console.log output is returned too.",
+    facts.state === "session"
+      ? "Variables persist between runs of the same session; pass restart: true to start over."
+      : "Each run starts fresh: nothing persists between runs.",
+    `Limits per run: ${formatDuration(facts.limits.timeoutMs)}, ${facts.limits.memoryMb} MB, ${facts.limits.maxToolCalls} tool calls.`,
+    "The tools object:",
+    facts.declarations,
+  ].join("\n");
+}
+
+/** The system-prompt text for code mode: how to write the code, the declarations, the rules, the isolation. */
+export function codeModeInstructions(facts: InstructionFacts): string {
+  const { limits } = facts;
+  return `## Running code with ${facts.toolName}
+
+Use the ${facts.toolName} tool when a task needs several tool calls, loops, filtering, joining or arithmetic: write TypeScript that does the whole task and returns only what you need. Intermediate data stays in the sandbox instead of your context.
+
+How the code runs:
+- It is TypeScript; types are stripped, top-level \`await\` works, and markdown fences are allowed.
+- The value of a top-level \`return\` (or else of the last expression) is the result you receive, as JSON. Return a small summary rather than raw data.
+- \`tools.<name>(args)\` returns a Promise of the tool's structured result (an object or array, not text). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
+- A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit") and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
+- \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
+- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers: only the \`tools\` object below and the standard JavaScript built-ins.
+- ${
+    facts.state === "session"
+      ? "Variables you declare persist between runs in the same session (use `var` or assign to `globalThis`); call with `restart: true` to start from a clean sandbox."
+      : "Every run starts in a fresh sandbox: nothing persists between runs."
+  }
+
+Limits of one run: ${formatDuration(limits.timeoutMs)} wall-clock time, ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
+
+Isolation (${facts.environmentName}): ${facts.isolation}
+
+The tools you can call:
+\`\`\`ts
+${facts.declarations}
+\`\`\`
+`;
+}

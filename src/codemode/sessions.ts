@@ -1,0 +1,131 @@
+import type { Environment, Sandbox, SandboxLimits } from "./environment.js";
+
+/** How long an unused session sandbox lives, and how many live at once, by default. */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 16;
+
+interface Entry {
+  sandbox: Sandbox | undefined;
+  lastUsed: number;
+  /** Runs waiting or running; a busy session is never evicted. */
+  pending: number;
+  /** Runs of one session go one after another. */
+  queue: Promise<unknown>;
+}
+
+/**
+ * The sandboxes kept alive between runs, one per session id: variables persist across runs. Idle
+ * sessions expire; past the cap the least recently used idle one is disposed.
+ */
+export class SessionPool {
+  readonly #environment: Environment;
+  readonly #limits: SandboxLimits;
+  readonly #idleMs: number;
+  readonly #max: number;
+  readonly #entries = new Map<string, Entry>();
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(
+    environment: Environment,
+    limits: SandboxLimits,
+    options: { idleMs: number; maxSessions: number },
+  ) {
+    this.#environment = environment;
+    this.#limits = limits;
+    this.#idleMs = options.idleMs;
+    this.#max = options.maxSessions;
+  }
+
+  /** How many sessions are alive. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Runs `task` with the session's sandbox, after the session's earlier runs. `restart` disposes the old
+   * sandbox first; `fresh` tells the task whether the sandbox is new (a dead one is replaced too).
+   */
+  use<T>(id: string, restart: boolean, task: (sandbox: Sandbox, fresh: boolean) => Promise<T>): Promise<T> {
+    const entry = this.#entries.get(id) ?? {
+      sandbox: undefined,
+      lastUsed: Date.now(),
+      pending: 0,
+      queue: Promise.resolve(),
+    };
+    // Re-inserting keeps the Map in least-recently-used order.
+    this.#entries.delete(id);
+    this.#entries.set(id, entry);
+    entry.pending++;
+    const run = entry.queue.then(() => this.#runIn(entry, restart, task));
+    entry.queue = run.catch(() => {});
+    this.#evictOverCap();
+    this.#scheduleSweep();
+    return run;
+  }
+
+  async #runIn<T>(
+    entry: Entry,
+    restart: boolean,
+    task: (sandbox: Sandbox, fresh: boolean) => Promise<T>,
+  ): Promise<T> {
+    try {
+      if (entry.sandbox && (restart || !entry.sandbox.alive)) {
+        await entry.sandbox.dispose();
+        entry.sandbox = undefined;
+      }
+      const fresh = entry.sandbox === undefined;
+      entry.sandbox ??= await this.#environment.open(this.#limits);
+      return await task(entry.sandbox, fresh);
+    } finally {
+      entry.pending--;
+      entry.lastUsed = Date.now();
+      if (entry.sandbox && !entry.sandbox.alive) entry.sandbox = undefined;
+    }
+  }
+
+  /** Disposes one session's sandbox. */
+  async end(id: string): Promise<void> {
+    const entry = this.#entries.get(id);
+    if (entry) await this.#drop(id, entry);
+  }
+
+  /** Disposes every session's sandbox. */
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    this.#sweeper = undefined;
+    await Promise.all([...this.#entries].map(([id, entry]) => this.#drop(id, entry)));
+  }
+
+  #evictOverCap(): void {
+    for (const [id, entry] of this.#entries) {
+      if (this.#entries.size <= this.#max) break;
+      if (entry.pending === 0) void this.#drop(id, entry);
+    }
+  }
+
+  #scheduleSweep(): void {
+    if (this.#sweeper) return;
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(this.#idleMs, 60_000));
+    // Idle sessions must not keep the host process alive.
+    this.#sweeper.unref();
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [id, entry] of this.#entries) {
+      if (entry.pending === 0 && now - entry.lastUsed >= this.#idleMs) void this.#drop(id, entry);
+    }
+    if (this.#entries.size === 0) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+    }
+  }
+
+  async #drop(id: string, entry: Entry): Promise<void> {
+    if (this.#entries.get(id) === entry) this.#entries.delete(id);
+    await entry.queue;
+    const sandbox = entry.sandbox;
+    entry.sandbox = undefined;
+    await sandbox?.dispose();
+  }
+}
