@@ -40,10 +40,10 @@ How the code runs:
 - \`tools.<name>(args)\` returns a Promise of the tool's structured result (an object or array, not text). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit") and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
 - \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
-- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers: only the \`tools\` object below and the standard JavaScript built-ins.
+- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object below, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
-      ? "Variables you declare persist between runs in the same session (use `var` or assign to `globalThis`); call with `restart: true` to start from a clean sandbox."
+      ? "Top-level variables, functions and classes you declare persist between runs in the same session; call with `restart: true` to start from a clean sandbox."
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 
