@@ -2,10 +2,14 @@
  * Turns the model's `run_code` source into the JavaScript body a sandbox executes: markdown fences are
  * stripped, TypeScript types are removed by esbuild, the last top-level expression becomes the returned
  * value, and positions in the result map back to the model's own TypeScript through esbuild's sourcemap.
+ *
+ * Source that already is plain JavaScript (it parses with acorn as the body of an async function, and
+ * has no `<` ... `>` that TypeScript could read as type arguments) skips esbuild: it runs as written,
+ * so its positions need no map. esbuild runs as a service process, and even `1 + 1` costs a round trip.
  */
 
-import type { Node, Program, Statement } from "acorn";
-import { parse } from "acorn";
+import type { Node, Program, Statement, Token } from "acorn";
+import { parse, tokTypes } from "acorn";
 import { type Message, transformSync } from "esbuild";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
@@ -18,6 +22,14 @@ export interface PreparedCode {
    * line inside it). Undefined for positions in generated code the model never wrote.
    */
   mapPosition(line: number, column: number): { line: number; column: number } | undefined;
+  /** How the source was turned into `js`: taken as it is (plain JavaScript), or through esbuild. */
+  via: "javascript" | "esbuild";
+}
+
+/** Options of {@link prepareCode}. */
+export interface PrepareOptions {
+  /** Take source that is plain JavaScript as it is, without esbuild. Default true. */
+  javascriptFastPath?: boolean;
 }
 
 /** Why the source could not be prepared: a syntax error, an `import`/`export`, with TS positions. */
@@ -37,8 +49,10 @@ const HEADER = `async function ${MAIN}() {`;
  * Prepares the model's source for a sandbox. Never throws: a syntax error (or an `import`) comes back as
  * `{ error }` with the line and column in the model's TypeScript.
  */
-export function prepareCode(source: string): PreparedCode | PrepareFailure {
+export function prepareCode(source: string, options: PrepareOptions = {}): PreparedCode | PrepareFailure {
   const text = source.replace(/\r\n?/g, "\n");
+  const fastPath = options.javascriptFastPath !== false;
+  const compile = (code: string) => (fastPath && compileJavaScript(code)) || compileTypeScript(code);
   const fence = findFence(text);
   if (!fence) return compile(text);
   if (text.slice(0, fence.start).trim() === "") return compile(fence.code);
@@ -68,8 +82,53 @@ function countLines(text: string): number {
   return lines;
 }
 
+/**
+ * The fast path: when `code` is plain JavaScript that TypeScript would read the same way, the body is
+ * the code itself (with the result statement rewritten) and positions map one to one. Returns
+ * undefined for anything else (TypeScript, syntax errors, JavaScript newer than esbuild's target), which
+ * then goes through esbuild.
+ */
+function compileJavaScript(code: string): PreparedCode | undefined {
+  // V8 counts U+2028/U+2029 as line breaks in positions; the one-to-one map counts only \n.
+  if (/[\u2028\u2029]/.test(code)) return undefined;
+  const wrapped = `${HEADER}\n${code}\n}`;
+  // `f<T>(x)` and `a < b > c` are valid JavaScript but TypeScript reads type arguments into them: any
+  // source with both a `<` and a `>` operator goes through esbuild, which parses it as TypeScript.
+  let less = false;
+  let greater = false;
+  const onToken = (token: Token) => {
+    const type = token.type;
+    if (type !== tokTypes.relational && type !== tokTypes.bitShift && type !== tokTypes.assign) return;
+    const first = wrapped[token.start];
+    if (first === "<") less = true;
+    else if (first === ">") greater = true;
+  };
+  let program: Program;
+  try {
+    // es2022, like esbuild's target: newer syntax goes through esbuild, which lowers it.
+    program = parse(wrapped, { ecmaVersion: 2022, sourceType: "script", onToken });
+  } catch {
+    return undefined;
+  }
+  if ((less && greater) || program.body.length !== 1) return undefined;
+  const body = extractBody(wrapped, program);
+  if (!body) return undefined;
+  const sourceLines = countLines(code);
+  return {
+    js: body.js,
+    mapPosition: (line, column) => {
+      // Line N of `js` is line N - 1 of the wrapped text, which is line N - 1 of the source (1-based).
+      const line0 = line - 1;
+      if (line0 < 1 || line0 > sourceLines) return undefined;
+      const col0 = body.toGenerated(line0, column - 1);
+      return col0 === undefined ? undefined : { line: line0, column: col0 + 1 };
+    },
+    via: "javascript",
+  };
+}
+
 /** Strips types with esbuild inside a wrapper function, then rewrites the result statement. */
-function compile(code: string): PreparedCode | PrepareFailure {
+function compileTypeScript(code: string): PreparedCode | PrepareFailure {
   const sourceLines = countLines(code);
   let output: { code: string; map: string };
   try {
@@ -85,7 +144,7 @@ function compile(code: string): PreparedCode | PrepareFailure {
   } catch (error) {
     return syntaxFailure(error, code, sourceLines);
   }
-  const body = extractBody(output.code);
+  const body = extractBody(output.code, parseOrUndefined(output.code));
   if (!body) return { error: { name: "SyntaxError", message: 'Unexpected "}"' } };
   let lines: Segment[][] | undefined; // Decoded on first use: most runs never need a position.
   const toSource = (line0: number, col0: number) => {
@@ -100,7 +159,17 @@ function compile(code: string): PreparedCode | PrepareFailure {
       const col0 = body.toGenerated(line - 1, column - 1);
       return col0 === undefined ? undefined : toSource(line - 1, col0);
     },
+    via: "esbuild",
   };
+}
+
+/** Parses esbuild's output; undefined for syntax acorn does not know yet (run without the result rewrite). */
+function parseOrUndefined(out: string): Program | undefined {
+  try {
+    return parse(out, { ecmaVersion: "latest", sourceType: "script" });
+  } catch {
+    return undefined;
+  }
 }
 
 /** A text insertion made after esbuild ran: `at` is an offset into esbuild's output. */
@@ -112,19 +181,14 @@ interface Insertion {
 /**
  * Takes the wrapper function's body out of esbuild's output, keeping every line on the same line number
  * (the header and the closing brace become empty lines; helpers esbuild emitted before the wrapper stay).
- * Returns undefined when the source closed the wrapper early.
+ * `program` is `out` parsed, when acorn could. Returns undefined when the source closed the wrapper early.
  */
 function extractBody(
   out: string,
+  program: Program | undefined,
 ): { js: string; toGenerated(line0: number, col0: number): number | undefined } | undefined {
   const headerAt = out.startsWith(`${HEADER}\n`) ? 0 : out.indexOf(`\n${HEADER}\n`) + 1;
   if (headerAt === 0 && !out.startsWith(HEADER)) return undefined;
-  let program: Program | undefined;
-  try {
-    program = parse(out, { ecmaVersion: "latest", sourceType: "script" });
-  } catch {
-    program = undefined; // Syntax acorn does not know yet: run without the result rewrite.
-  }
   const main = program?.body.at(-1);
   const isMain = main?.type === "FunctionDeclaration" && main.id.name === MAIN && main.start === headerAt;
   if (program && !isMain) return undefined;

@@ -222,3 +222,105 @@ describe("prepareCode: mapPosition", () => {
     expect(code.mapPosition(999, 1)).toBeUndefined();
   });
 });
+
+describe("prepareCode: plain JavaScript skips esbuild", () => {
+  const javascript = [
+    "1 + 1",
+    "const list = [1, 2, 3];\nlist.map((n) => n * 2)",
+    "let n = 1;\nn = n + 1, n * 10",
+    "const v = await Promise.resolve(7);\nv * 3",
+    "if (true) return 'early';\n'late'",
+    "if (true) { 3 }",
+    "const x = 1;",
+    "async () => {\n  const r = await Promise.resolve(5);\n  return r * 2;\n}",
+    "(async function () { return 'expr'; })",
+    "async function main() {\n  return 'decl';\n}",
+    "",
+    "// a comment only",
+    "const o = { a: 1, b: [1, 2] }; // trailing comment\no",
+    "class Box { x = 1; static #count = 2; static count() { return Box.#count; } }\n[new Box().x, Box.count()]",
+    "let total = 0;\nfor (let i = 0; i < 4; i++) total += i;\ntotal",
+    "'use strict';\nconst f = function () { return this; };\nf() === undefined",
+    "var a = 1\nvar b = 2\na + b /* end */ ;",
+    "const { a, ...rest } = { a: 1, b: 2, c: 3 };\n({ a, rest })",
+    "label: for (const x of [1, 2]) { if (x) break label; }\n`t`.repeat(2)",
+    "x => x",
+  ];
+
+  it.each(javascript)("gives the same result as esbuild for %j", async (source) => {
+    const fast = prepared(source);
+    const slow = prepareCode(source, { javascriptFastPath: false });
+    if ("error" in slow) throw new Error(`esbuild failed: ${slow.error.message}`);
+    expect(fast.via).toBe("javascript");
+    expect(slow.via).toBe("esbuild");
+    const result = async (js: string) =>
+      new AsyncFunction(js)().then(
+        (value) => ({ value: typeof value === "function" ? "function" : value }),
+        (error: Error) => ({ error: `${error.name}: ${error.message}` }),
+      );
+    expect(await result(fast.js)).toEqual(await result(slow.js));
+  });
+
+  it("runs the code as written, so positions map one to one", async () => {
+    const source = "const a = 1;\n\n  const b = a + 1; null.x;\n'unreached'";
+    const code = prepared(source);
+    expect(code.via).toBe("javascript");
+    const at = await thrownAt(code);
+    // Line N of the source is line N + 1 of the body (the wrapper's line comes first), columns are equal.
+    expect(at.line).toBe(4);
+    expect(code.mapPosition(at.line, at.column)).toEqual({ line: 3, column: at.column });
+    // The same place as esbuild's source map gives.
+    const slow = prepareCode(source, { javascriptFastPath: false }) as PreparedCode;
+    const slowAt = await thrownAt(slow);
+    expect(slow.mapPosition(slowAt.line, slowAt.column)?.line).toBe(3);
+    expect(code.mapPosition(1, 1)).toBeUndefined();
+    expect(code.mapPosition(999, 1)).toBeUndefined();
+  });
+
+  it("maps an error inside the rewritten last expression to the model's column", async () => {
+    const source = "const t = {};\nt.a.b";
+    const code = prepared(source);
+    expect(code.via).toBe("javascript");
+    const at = await thrownAt(code);
+    const mapped = code.mapPosition(at.line, at.column);
+    expect(mapped?.line).toBe(2);
+    expect(mapped?.column).toBeGreaterThanOrEqual(1);
+    expect(mapped?.column).toBeLessThanOrEqual("t.a.b".length);
+  });
+
+  it("sends TypeScript through esbuild", () => {
+    for (const source of [
+      "const x: number = 1; x + 1",
+      "interface A { a: number }\n1",
+      "enum Color { Red }\nColor.Red",
+      "const v = 1 as number;\nv",
+      "```ts\nconst n: number = 2;\nn\n```",
+    ]) {
+      expect(prepared(source).via, source).toBe("esbuild");
+    }
+  });
+
+  it("sends JavaScript that TypeScript reads as type arguments through esbuild", async () => {
+    // In JavaScript `f<T>(x)` is `(f < T) > x`; in TypeScript it is a call of f with a type argument.
+    const source = "const f = (x) => x * 2;\nconst T = 1;\nf<T>(21)";
+    const code = prepared(source);
+    expect(code.via).toBe("esbuild");
+    expect(await evaluate(source)).toBe(42);
+    // Comparisons in one direction only stay on the fast path.
+    expect(prepared("let i = 0;\nwhile (i < 3) i++;\ni <= 3").via).toBe("javascript");
+    expect(prepared("const s = 8 >> 1, t = 3 >= 2;\n[s, t]").via).toBe("javascript");
+  });
+
+  it("sends syntax errors and imports through esbuild, with the same failures", () => {
+    for (const source of [
+      "const a = 1;\nconst b = ;",
+      "const a = 1;\nimport fs from 'node:fs';\nfs",
+      "}\n{",
+      "export const x = 1;",
+    ]) {
+      expect(prepareCode(source)).toEqual(prepareCode(source, { javascriptFastPath: false }));
+    }
+    // V8 counts U+2028 as a line break where the one-to-one map would not: esbuild handles it.
+    expect(prepared("const s = 'a\u2028b';\ns.length").via).toBe("esbuild");
+  });
+});
