@@ -23,7 +23,9 @@ const toolset = new Toolset([add, sleep]);
 const dispatcher = new Dispatcher(toolset);
 const cm = codeMode({ tools: toolset, dispatcher, environment: isolateEnvironment() });
 
-// 1. A trivial run against a bare isolate create + eval + dispose.
+// 1. A trivial run against a bare isolate create + eval + dispose. Plain JavaScript skips esbuild, so a
+// trivial TypeScript run (through esbuild) is shown too; and a run without warm spares (`warm: 0`: the
+// isolate, context and prelude are made while the run waits).
 const bare = async () => {
   const isolate = new ivm.Isolate({ memoryLimit: 128 });
   const context = await isolate.createContext();
@@ -31,14 +33,31 @@ const bare = async () => {
   context.release();
   isolate.dispose();
 };
+const cold = codeMode({ tools: toolset, dispatcher, environment: isolateEnvironment({ warm: 0 }) });
+const TS = "const x: number = 1; x + 1";
+const trivial = {
+  js: () => cm.run("1 + 1"),
+  ts: () => cm.run(TS),
+  cold: () => cold.run("1 + 1"),
+};
 await sample(20, bare);
-await sample(20, () => cm.run("1 + 1"));
+for (const run of Object.values(trivial)) await sample(20, run);
 const bareMedian = median(await sample(200, bare));
-const runMedian = median(await sample(200, () => cm.run("1 + 1")));
+const runMedian = median(await sample(200, trivial.js));
+const tsMedian = median(await sample(200, trivial.ts));
+const coldMedian = median(await sample(200, trivial.cold));
+await cold.close();
+const ratio = (value: number) => `ratio ${(value / bareMedian).toFixed(2)}x`;
 console.log("trivial run_code (no tool calls) vs a bare isolated-vm isolate create + eval + dispose");
 console.log(`  bare isolate:  ${fmt(bareMedian / 1000, "ms")} median`);
 console.log(
-  `  run_code:      ${fmt(runMedian / 1000, "ms")} median, ratio ${(runMedian / bareMedian).toFixed(2)}x (aim: <= 2x)`,
+  `  run_code:      ${fmt(runMedian / 1000, "ms")} median, ${ratio(runMedian)} (aim: <= 2x)  [1 + 1]`,
+);
+console.log(
+  `  TypeScript:    ${fmt(tsMedian / 1000, "ms")} median, ${ratio(tsMedian)}  [${TS}, through esbuild]`,
+);
+console.log(
+  `  no warm spare: ${fmt(coldMedian / 1000, "ms")} median, ${ratio(coldMedian)}  [1 + 1, warm: 0]`,
 );
 
 // 2. A proxied call against a direct dispatcher call.

@@ -15,6 +15,7 @@
 import type { Environment, Sandbox, SandboxLimits } from "../../src/codemode/environment.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
+import { SpareSandboxes } from "./spares.js";
 
 export { userCodePosition } from "./errors.js";
 export { DEFAULT_MAX_TOOL_CALLS } from "./execution.js";
@@ -28,7 +29,20 @@ export interface IsolateEnvironmentOptions {
    * `isolated-vm`, loaded on the first `open()`.
    */
   ivm?: IsolatedVm;
+  /**
+   * How many sandboxes to keep opened ahead of time for each set of limits `open()` is called with
+   * (warm spares). Default 1; 0 turns them off. `open()` hands out a ready spare (a new isolate with the
+   * prelude, never used before, made with exactly those limits) instead of creating one while the caller
+   * waits, and a replacement is created right after, on a later turn of the event loop, so that its
+   * creation overlaps the run. A spare is handed out once and then belongs to the caller like any other
+   * sandbox. Spares never keep the process alive, and `close()` disposes them. Each spare holds an idle
+   * isolate (about 1-2 MB); spares are kept for the {@link MAX_SPARE_LIMITS} most recent sets of limits.
+   */
+  warm?: number;
 }
+
+/** Sets of limits whose spares are kept; opening with another one drops the least recently used. */
+export const MAX_SPARE_LIMITS = 4;
 
 /** The sentence the model's instructions use to describe this environment's isolation. */
 export const ISOLATE_ISOLATION =
@@ -38,21 +52,59 @@ export const ISOLATE_ISOLATION =
   "out, so hostile code belongs in the Docker environment.";
 
 /**
- * Creates the isolate environment. Each `open()` creates a new isolate with the prelude installed;
- * isolated-vm is loaded (and `--no-node-snapshot` checked) on the first `open()`, which rejects with a
- * clear message when either is missing.
+ * Creates the isolate environment. Each `open()` hands out a new isolate with the prelude installed (a
+ * warm spare when one is ready, see {@link IsolateEnvironmentOptions.warm}); isolated-vm is loaded (and
+ * `--no-node-snapshot` checked) on the first `open()`, which rejects with a clear message when either is
+ * missing.
  */
 export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Environment {
+  const warm = options.warm ?? 1;
+  if (!Number.isInteger(warm) || warm < 0) {
+    throw new TypeError(`isolateEnvironment: warm must be a whole number, 0 or more; got ${String(warm)}.`);
+  }
   const open = new Set<Sandbox>();
+  /** Spares by limits, least recently used first. */
+  const spares = new Map<string, SpareSandboxes>();
   let closed = false;
+  const closedError = () => new Error("This isolate environment was closed; create a new one.");
+
+  const create = (ivmModule: IsolatedVm, limits: SandboxLimits) =>
+    IsolateSandbox.open(ivmModule, limits, { onDead: (dead) => open.delete(dead) });
+
+  /** The spares for these limits (made with a copy of them), or undefined when spares are off. */
+  const sparesFor = (ivmModule: IsolatedVm, limits: SandboxLimits): SpareSandboxes | undefined => {
+    if (warm === 0) return undefined;
+    const key = limitsKey(limits);
+    let pool = spares.get(key);
+    if (pool) spares.delete(key);
+    else {
+      const made = { ...limits };
+      pool = new SpareSandboxes(() => create(ivmModule, made), warm);
+    }
+    spares.set(key, pool);
+    for (const [oldKey, old] of spares) {
+      if (spares.size <= MAX_SPARE_LIMITS) break;
+      spares.delete(oldKey);
+      void old.close();
+    }
+    return pool;
+  };
+
   return {
     name: "isolate",
     isolation: ISOLATE_ISOLATION,
     async open(limits: SandboxLimits): Promise<Sandbox> {
-      if (closed) throw new Error("This isolate environment was closed; create a new one.");
-      const sandbox = await IsolateSandbox.open(loadIsolatedVm(options.ivm), limits, {
-        onDead: (dead) => open.delete(dead),
-      });
+      if (closed) throw closedError();
+      const ivmModule = loadIsolatedVm(options.ivm);
+      const pool = sparesFor(ivmModule, limits);
+      // take() claims its spare at once, so the refill counts it as gone.
+      const taking = pool?.take();
+      pool?.refill();
+      const sandbox = (await taking) ?? (await create(ivmModule, limits));
+      if (closed) {
+        await sandbox.dispose();
+        throw closedError();
+      }
       if (sandbox.alive) open.add(sandbox);
       return sandbox;
     },
@@ -60,7 +112,26 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Env
       closed = true;
       const sandboxes = [...open];
       open.clear();
-      await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()));
+      const pools = [...spares.values()];
+      spares.clear();
+      await Promise.all([
+        ...sandboxes.map((sandbox) => sandbox.dispose()),
+        ...pools.map((pool) => pool.close()),
+      ]);
     },
   };
+}
+
+/** Sandboxes made with equal limits are interchangeable; the key says when limits are equal. */
+function limitsKey(limits: SandboxLimits): string {
+  return [
+    limits.timeoutMs,
+    limits.cpuTimeMs,
+    limits.memoryMb,
+    limits.maxLogChars,
+    limits.maxResultChars,
+    limits.maxToolCalls,
+  ]
+    .map(String)
+    .join("|");
 }

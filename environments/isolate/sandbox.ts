@@ -18,6 +18,20 @@ import type { IsolatedVm } from "./load.js";
 /** The smallest heap isolated-vm accepts, in MB. */
 const MIN_MEMORY_MB = 8;
 
+/**
+ * The prelude as a script whose completion value is the install function (strict mode; it defines no
+ * global, so the only way to it is the Reference the host keeps).
+ */
+let preludeScript: string | undefined;
+
+/**
+ * V8's code cache of the prelude script, per isolated-vm module: produced by the first isolate that
+ * compiles it and consumed by the later ones, which then skip parsing and compiling the prelude. It holds
+ * compiled code only (no heap objects), and V8 checks it against the source and its own version and
+ * flags, rejecting it (and compiling afresh) on any mismatch.
+ */
+const preludeCache = new WeakMap<IsolatedVm, ivm.ExternalCopy<ArrayBuffer>>();
+
 /** Callbacks an owner (the environment) can pass to {@link IsolateSandbox.open}. */
 export interface IsolateSandboxHooks {
   /** Called once when the sandbox dies: disposed, or killed by a limit, a cancellation or a crash. */
@@ -68,11 +82,7 @@ export class IsolateSandbox implements Sandbox {
           opened.#receive(type, runId, id, a, b),
         { ignored: true },
       );
-      sandbox.#entry = (await context.evalClosure(`"use strict"; return (${preludeSource()})($0);`, [send], {
-        filename: "cordon-prelude.js",
-        timeout: 10_000,
-        result: { reference: true },
-      })) as ivm.Reference<GuestEntry>;
+      sandbox.#entry = await installPrelude(ivmModule, isolate, context, send);
       return sandbox;
     } catch (error) {
       sandbox.#kill();
@@ -167,5 +177,40 @@ export class IsolateSandbox implements Sandbox {
       // Disposed concurrently (memory limit): nothing left to free.
     }
     this.#hooks.onDead?.(this);
+  }
+}
+
+/**
+ * Compiles the prelude (with the code cache when there is one), runs it in the context and calls the
+ * install function with `send`; returns the guest's entry point.
+ */
+async function installPrelude(
+  ivmModule: IsolatedVm,
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  send: ivm.Callback,
+): Promise<ivm.Reference<GuestEntry>> {
+  preludeScript ??= `"use strict"; ${preludeSource()}`;
+  const cachedData = preludeCache.get(ivmModule);
+  // isolated-vm sets the cache fields on the Script, though its typings leave them out.
+  const script: ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean } =
+    await isolate.compileScript(preludeScript, {
+      filename: "cordon-prelude.js",
+      ...(cachedData ? { cachedData } : { produceCachedData: true }),
+    });
+  if (cachedData && script.cachedDataRejected) preludeCache.delete(ivmModule);
+  else if (!cachedData && script.cachedData) preludeCache.set(ivmModule, script.cachedData);
+  let install: ivm.Reference<(send: unknown) => GuestEntry> | undefined;
+  try {
+    install = (await script.run(context, { timeout: 10_000, reference: true })) as ivm.Reference<
+      (send: unknown) => GuestEntry
+    >;
+    return (await install.apply(undefined, [send], {
+      timeout: 10_000,
+      result: { reference: true },
+    })) as ivm.Reference<GuestEntry>;
+  } finally {
+    install?.release();
+    script.release();
   }
 }

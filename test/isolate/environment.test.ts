@@ -23,6 +23,7 @@ describe("isolate environment: the environment object", () => {
     }
     const environment = isolateEnvironment({
       ivm: Object.create(ivm, { Isolate: { value: CountingIsolate } }) as typeof ivm,
+      warm: 0, // no spare: the one isolate is the sandbox's own
     });
     const sandbox = await environment.open(LIMITS);
     const outcome = await sandbox.execute(

@@ -1,0 +1,162 @@
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
+import ivm from "isolated-vm";
+import { describe, expect, it } from "vitest";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import type { Sandbox, SandboxLimits } from "../../src/codemode/environment.js";
+import { LIMITS, makeBridge, resultOf, sleep } from "./helpers.js";
+
+/** An isolated-vm module whose isolates are recorded, with the memory limit each was made with. */
+function countingIvm() {
+  const isolates: { isolate: ivm.Isolate; memoryLimit: number | undefined }[] = [];
+  class CountingIsolate extends ivm.Isolate {
+    constructor(options?: ivm.IsolateOptions) {
+      super(options);
+      isolates.push({ isolate: this, memoryLimit: options?.memoryLimit });
+    }
+  }
+  const module = Object.create(ivm, { Isolate: { value: CountingIsolate } }) as typeof ivm;
+  const live = () => isolates.filter(({ isolate }) => !isolate.isDisposed).length;
+  return { module, isolates, live };
+}
+
+/** Waits until `condition` holds (spares are made on a later turn of the event loop). */
+async function until(condition: () => boolean, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await sleep(5);
+  }
+}
+
+async function run(sandbox: Sandbox, code: string, limits: SandboxLimits = LIMITS): Promise<unknown> {
+  const outcome = await sandbox.execute(
+    { code, toolNames: {}, limits },
+    makeBridge(),
+    new AbortController().signal,
+  );
+  expect(outcome.status, JSON.stringify(outcome.error)).toBe("ok");
+  return resultOf(outcome);
+}
+
+describe("isolate environment: warm spares", () => {
+  it("hands out a ready spare once, and makes the next one after it is taken", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module });
+    const first = await environment.open(LIMITS);
+    // The first open creates its own isolate, then one spare follows.
+    await until(() => ivmCounted.isolates.length === 2);
+    await sleep(20);
+    expect(ivmCounted.isolates.length).toBe(2);
+
+    const second = await environment.open(LIMITS);
+    expect(second).not.toBe(first);
+    // The spare was taken (no isolate was created for this open); its replacement comes next.
+    await until(() => ivmCounted.isolates.length === 3);
+    const third = await environment.open(LIMITS);
+    expect(new Set([first, second, third]).size).toBe(3);
+
+    // A spare is a fresh sandbox: nothing of another sandbox's runs is visible in it.
+    await run(first, "globalThis.mark = 'first';");
+    expect(await run(second, "return typeof mark;")).toBe("undefined");
+    expect(await run(third, "return typeof mark;")).toBe("undefined");
+    await environment.close();
+  });
+
+  it("never hands the same sandbox to two opens, even when they race for one spare", async () => {
+    const environment = isolateEnvironment({ warm: 1 });
+    await (await environment.open(LIMITS)).dispose();
+    const opened = await Promise.all(Array.from({ length: 6 }, () => environment.open(LIMITS)));
+    expect(new Set(opened).size).toBe(6);
+    const values = await Promise.all(
+      opened.map((sandbox, i) => run(sandbox, `globalThis.n = (globalThis.n ?? 0) + ${i + 1}; return n;`)),
+    );
+    expect(values).toEqual([1, 2, 3, 4, 5, 6]);
+    await environment.close();
+  });
+
+  it("disposes its spares on close, including one still being made", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module, warm: 2 });
+    const sandbox = await environment.open(LIMITS);
+    await until(() => ivmCounted.isolates.length === 3);
+    expect(ivmCounted.live()).toBe(3);
+    await environment.close();
+    expect(sandbox.alive).toBe(false);
+    expect(ivmCounted.live()).toBe(0);
+    await sleep(20);
+    expect(ivmCounted.isolates.length).toBe(3);
+
+    // Closed right after an open: the spare scheduled by it is never made, or disposed when it is.
+    const other = countingIvm();
+    const closing = isolateEnvironment({ ivm: other.module });
+    await closing.open(LIMITS);
+    await closing.close();
+    await sleep(50);
+    expect(other.live()).toBe(0);
+  });
+
+  it("makes no spare with warm: 0", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module, warm: 0 });
+    const first = await environment.open(LIMITS);
+    await sleep(50);
+    expect(ivmCounted.isolates.length).toBe(1);
+    await first.dispose();
+    await environment.open(LIMITS);
+    await sleep(50);
+    expect(ivmCounted.isolates.length).toBe(2);
+    await environment.close();
+    expect(ivmCounted.live()).toBe(0);
+  });
+
+  it("rejects a warm count that is not a whole number of 0 or more", () => {
+    expect(() => isolateEnvironment({ warm: -1 })).toThrow(/warm must be a whole number/);
+    expect(() => isolateEnvironment({ warm: 1.5 })).toThrow(/warm must be a whole number/);
+    expect(() => isolateEnvironment({ warm: Number.NaN })).toThrow(/warm must be a whole number/);
+  });
+
+  it("hands out spares only for the limits they were made with", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module });
+    const small = { ...LIMITS, memoryMb: 16 };
+    const large = { ...LIMITS, memoryMb: 48 };
+    const made = (memoryLimit: number) =>
+      ivmCounted.isolates.filter((entry) => entry.memoryLimit === memoryLimit).length;
+    await environment.open(small);
+    await until(() => made(16) === 2);
+    // Other limits: a new isolate with those limits (and a spare for them), not the small spare.
+    await environment.open(large);
+    expect(made(48)).toBeGreaterThanOrEqual(1);
+    await until(() => made(48) === 2);
+    expect(made(16)).toBe(2);
+    // The small spare is still there for the small limits: this open creates no isolate.
+    await environment.open(small);
+    expect(made(16)).toBe(2);
+    await environment.close();
+    expect(ivmCounted.live()).toBe(0);
+  });
+
+  it("does not keep the process alive", async () => {
+    const root = resolve(import.meta.dirname, "../..");
+    const script = `
+      import { isolateEnvironment } from "./environments/isolate/index.ts";
+      const limits = { timeoutMs: 5000, cpuTimeMs: 3000, memoryMb: 32, maxLogChars: 1000, maxResultChars: 1000 };
+      const environment = isolateEnvironment();
+      const sandbox = await environment.open(limits);
+      await sandbox.execute({ code: "return 1;", toolNames: {}, limits }, { callTool: async () => ({ ok: false }), log() {} }, new AbortController().signal);
+      await sandbox.dispose();
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the spare is made and waits, unused
+      console.log("done");
+    `;
+    const started = Date.now();
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--no-node-snapshot", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root, timeout: 15_000 },
+    );
+    expect(stdout.trim()).toBe("done");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
