@@ -7,6 +7,7 @@ export {
   type CodeRunOptions,
   codeMode,
   type RunCodeArgs,
+  SESSION_REPLACED,
 } from "./codemode/code-mode.js";
 export { type DeclaredTool, sanitizeToolName, toolDeclarations } from "./codemode/declarations.js";
 export type {

@@ -16,6 +16,10 @@ import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
 
+/** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
+export const SESSION_REPLACED =
+  "This session's sandbox was started afresh because the previous run ended it (a time, CPU or memory limit, or a cancellation): variables from earlier runs are gone.";
+
 /** Options of {@link codeMode}. */
 export interface CodeModeOptions {
   /** The tools the code can call. */
@@ -109,8 +113,9 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     maxResultChars: limits.maxResultChars,
     maxToolCalls: limits.maxToolCalls,
   };
+  const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const sessions = new SessionPool(environment, sandboxLimits, {
-    idleMs: options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS,
+    idleMs: sessionIdleMs,
     maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
   });
   const facts: InstructionFacts = {
@@ -118,6 +123,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     declarations,
     limits,
     state,
+    sessionIdleMs,
     isolation: environment.isolation,
     environmentName: environment.name,
   };
@@ -141,7 +147,12 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     const sessionId = typeof runOptions.session === "string" ? runOptions.session : runOptions.session?.id;
     const execute = (sandbox: Sandbox) => executeIn(sandbox, prepared, runOptions, started);
     if (state === "session" && sessionId !== undefined) {
-      return sessions.use(sessionId, runOptions.restart === true, (sandbox) => execute(sandbox));
+      return sessions.use(sessionId, runOptions.restart === true, async (sandbox, replaced) => {
+        const result = await execute(sandbox);
+        // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
+        if (replaced) result.logs.unshift({ level: "warn", text: SESSION_REPLACED });
+        return result;
+      });
     }
     let sandbox: Sandbox;
     try {

@@ -7,6 +7,8 @@ export interface InstructionFacts {
   declarations: string;
   limits: CodeModeLimits;
   state: "fresh" | "session";
+  /** How long an unused session lives. */
+  sessionIdleMs: number;
   /** The environment's own sentence about what it isolates. */
   isolation: string;
   environmentName: string;
@@ -43,7 +45,7 @@ How the code runs:
 - There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object below, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
-      ? "Top-level variables, functions and classes you declare persist between runs in the same session; call with `restart: true` to start from a clean sandbox."
+      ? `Top-level variables, functions and classes you declare persist between runs in the same session; call with \`restart: true\` to start from a clean sandbox. A session unused for ${formatDuration(facts.sessionIdleMs)}, or whose run hit a time, CPU or memory limit, starts over.`
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 

@@ -7,6 +7,8 @@ export const DEFAULT_MAX_SESSIONS = 16;
 interface Entry {
   sandbox: Sandbox | undefined;
   lastUsed: number;
+  /** The sandbox died during a run (timeout, limit, cancellation): the next run starts over. */
+  lost: boolean;
   /** Runs waiting or running; a busy session is never evicted. */
   pending: number;
   /** Runs of one session go one after another. */
@@ -43,11 +45,16 @@ export class SessionPool {
 
   /**
    * Runs `task` with the session's sandbox, after the session's earlier runs. `restart` disposes the old
-   * sandbox first; `fresh` tells the task whether the sandbox is new (a dead one is replaced too).
+   * sandbox first. `replaced` tells the task that the session's sandbox had died and this one is new.
    */
-  use<T>(id: string, restart: boolean, task: (sandbox: Sandbox, fresh: boolean) => Promise<T>): Promise<T> {
+  use<T>(
+    id: string,
+    restart: boolean,
+    task: (sandbox: Sandbox, replaced: boolean) => Promise<T>,
+  ): Promise<T> {
     const entry = this.#entries.get(id) ?? {
       sandbox: undefined,
+      lost: false,
       lastUsed: Date.now(),
       pending: 0,
       queue: Promise.resolve(),
@@ -66,20 +73,25 @@ export class SessionPool {
   async #runIn<T>(
     entry: Entry,
     restart: boolean,
-    task: (sandbox: Sandbox, fresh: boolean) => Promise<T>,
+    task: (sandbox: Sandbox, replaced: boolean) => Promise<T>,
   ): Promise<T> {
     try {
       if (entry.sandbox && (restart || !entry.sandbox.alive)) {
+        entry.lost ||= !entry.sandbox.alive;
         await entry.sandbox.dispose();
         entry.sandbox = undefined;
       }
-      const fresh = entry.sandbox === undefined;
+      const replaced = entry.lost && !restart;
+      entry.lost = false;
       entry.sandbox ??= await this.#environment.open(this.#limits);
-      return await task(entry.sandbox, fresh);
+      return await task(entry.sandbox, replaced);
     } finally {
       entry.pending--;
       entry.lastUsed = Date.now();
-      if (entry.sandbox && !entry.sandbox.alive) entry.sandbox = undefined;
+      if (entry.sandbox && !entry.sandbox.alive) {
+        entry.sandbox = undefined;
+        entry.lost = true;
+      }
     }
   }
 

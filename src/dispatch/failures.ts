@@ -32,9 +32,10 @@ export function failureOutput(failure: CallFailure): string {
   return `Tool error: ${failure.message}${hint}`;
 }
 
-/** Formats milliseconds for a message: `250 ms`, `2 s`, `1.5 s`. */
+/** Formats milliseconds for a message: `250 ms`, `2 s`, `1.5 s`, `10 min`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
+  if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   const seconds = ms / 1000;
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }

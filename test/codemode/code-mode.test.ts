@@ -9,6 +9,7 @@ import {
   DEFAULT_CODE_MODE_LIMITS,
   type DispatchEvent,
   Dispatcher,
+  SESSION_REPLACED,
   type ToolPolicy,
   Toolset,
   tool,
@@ -298,6 +299,18 @@ describe("code mode: sessions", () => {
     expect((await cm.run("typeof v === 'undefined' ? 'gone' : v", { session: "a" })).value).toBe("gone");
   });
 
+  it("tells the model when a limit ended its session and the next run started afresh", async () => {
+    const { toolset } = shop();
+    const cm = make({ toolset, state: "session", limits: { timeoutMs: 300 } });
+    await cm.run("var kept = 1", { session: "dies" });
+    expect((await cm.run("for (;;) {}", { session: "dies" })).status).not.toBe("ok");
+    const next = await cm.run("typeof kept", { session: "dies" });
+    expect(next.value).toBe("undefined");
+    expect(next.logs[0]).toEqual({ level: "warn", text: SESSION_REPLACED });
+    const after = await cm.run("1", { session: "dies" });
+    expect(after.logs).toEqual([]);
+  });
+
   it("expires idle sessions", async () => {
     const { toolset } = shop();
     const cm = make({ toolset, state: "session", sessionIdleMs: 50 });
@@ -339,5 +352,13 @@ describe("code mode: declarations and instructions", () => {
     );
     expect(cm.instructions).toContain(env.isolation);
     expect(cm.instructions).toContain(cm.declarations);
+  });
+
+  it("session instructions say when a session starts over, with the idle time from the options", () => {
+    const { toolset } = shop();
+    const cm = make({ toolset, state: "session", sessionIdleMs: 5 * 60_000 });
+    expect(cm.instructions).toContain("persist between runs in the same session");
+    expect(cm.instructions).toContain("A session unused for 5 min");
+    expect(make({ toolset }).instructions).toContain("Every run starts in a fresh sandbox");
   });
 });
