@@ -37,11 +37,11 @@ typecheck: setup
 unit: setup
 	npm test
 
-## bench: benchmarks (figures and ratios, not pass/fail)
-bench: setup
-	$(TSX) bench/dispatch.ts
-	$(TSX) bench/codemode.ts
-	$(TSX) bench/tokens.ts
+## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
+bench: build
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
 
 clean:
 	rm -rf dist node_modules

@@ -1,6 +1,6 @@
 // Code mode on isolated-vm: what a run costs, what a proxied call adds, how fan-out scales, how many runs
 // per second two cores give, and what a live session weighs. Figures and ratios, not pass/fail.
-// Run: make bench (node --no-node-snapshot --import tsx bench/codemode.ts)
+// Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "cordon";
 import ivm from "isolated-vm";

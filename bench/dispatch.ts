@@ -1,5 +1,5 @@
 // How much the dispatcher's pipeline costs per call, against calling the tool's function directly.
-// Run: make bench (or node --no-node-snapshot --import tsx bench/dispatch.ts)
+// Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { Dispatcher, Toolset, tool } from "cordon";
 import { z } from "zod";

@@ -2,7 +2,7 @@
 // calls and once as one run_code call. The "model" is a script (no hosted model exists here): its tool
 // calls are written out below; the tools, the dispatcher, the sandbox and the rendered outputs are real.
 // Tokens are counted with js-tiktoken's o200k_base encoding.
-// Run: make bench (node --no-node-snapshot --import tsx bench/tokens.ts)
+// Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { codeMode, Dispatcher, type ToolCall, Toolset, tool } from "cordon";
 import { getEncoding } from "js-tiktoken";

@@ -30,12 +30,16 @@ export type Preflight =
  * request order so that prompts and budget accounting are deterministic.
  */
 export async function preflight(call: ToolCall, scope: CallScope): Promise<Preflight> {
-  const names = scope.toolset.names();
-  const name = resolveToolName(String(call.name), names);
-  if (name === undefined) {
-    return { ok: false, name: String(call.name), failure: unknownTool(String(call.name), names) };
+  const requested = String(call.name);
+  // The exact name is the common case: a map lookup, without listing every tool.
+  let tool = scope.toolset.get(requested);
+  if (!tool) {
+    const names = scope.toolset.names();
+    const repaired = resolveToolName(requested, names);
+    if (repaired === undefined) return { ok: false, name: requested, failure: unknownTool(requested, names) };
+    tool = scope.toolset.get(repaired)!;
   }
-  const tool = scope.toolset.get(name)!;
+  const name = tool.name;
 
   const parsed = parseArguments(call.arguments);
   if (!parsed.ok) return invalid(name, new InvalidToolArguments(name, parsed.issues));
