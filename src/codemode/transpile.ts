@@ -147,9 +147,12 @@ function compileTypeScript(code: string): PreparedCode | PrepareFailure {
   const body = extractBody(output.code, parseOrUndefined(output.code));
   if (!body) return { error: { name: "SyntaxError", message: 'Unexpected "}"' } };
   let lines: Segment[][] | undefined; // Decoded on first use: most runs never need a position.
+  let outputLines: string[] | undefined;
   const toSource = (line0: number, col0: number) => {
     lines ??= decodeMappings(output.map);
-    const pos = lookup(lines, line0, col0);
+    outputLines ??= output.code.split("\n");
+    const indent = /^[ \t]*/.exec(outputLines[line0] ?? "")![0].length;
+    const pos = lookup(lines, line0, col0, indent);
     if (!pos || pos.line < 1 || pos.line > sourceLines) return undefined;
     return { line: pos.line, column: pos.column + 1 };
   };
@@ -349,18 +352,23 @@ function decodeVlq(text: string): number[] {
 /**
  * The source position of a generated position: the last segment at or before the column (or the line's
  * first segment), moved by the distance into that segment unless that crosses the next mapped position.
+ * `indent` is the generated line's indentation, which esbuild adds and maps to the statement's start.
  * Lines are 0-based in the wrapped source (line 0 is the wrapper), columns 0-based.
  */
 function lookup(
   lines: Segment[][],
   line0: number,
   col0: number,
+  indent: number,
 ): { line: number; column: number } | undefined {
   const segments = lines[line0];
   if (!segments || segments.length === 0) return undefined;
   let index = 0;
   while (index + 1 < segments.length && segments[index + 1][0] <= col0) index++;
-  const [generatedColumn, sourceLine, sourceColumn] = segments[index];
+  const [mappedColumn, sourceLine, sourceColumn] = segments[index];
+  // esbuild maps a line's first segment from column 0, but its indentation is its own: the source
+  // position belongs to the first character after the indentation.
+  const generatedColumn = index === 0 ? Math.max(mappedColumn, Math.min(indent, col0)) : mappedColumn;
   const next = segments[index + 1];
   const delta = Math.max(0, col0 - generatedColumn);
   const crosses = next && next[1] === sourceLine && sourceColumn + delta >= next[2];

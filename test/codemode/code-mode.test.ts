@@ -134,7 +134,9 @@ describe("code mode: the model's side", () => {
       ].join("\n"),
     );
     expect(result.status).toBe("error");
-    expect(result.error).toMatchObject({ name: "Error", message: "broken x", line: 5 });
+    expect(result.error).toMatchObject({ name: "Error", message: "broken x", line: 5, column: 7 });
+    const indented = await cm.run("const n: number = 1;\nif (n) {\n    missing(n);\n}");
+    expect(indented.error).toMatchObject({ name: "ReferenceError", line: 3, column: 5 });
   });
 
   it("captures console output with its level", async () => {
