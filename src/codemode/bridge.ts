@@ -1,11 +1,14 @@
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { DispatchHandle, FailureKind, ToolResult } from "../dispatch/types.js";
+import type { FailureKind, ToolResult } from "../dispatch/types.js";
 import type { RunContext, Session } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
+
+/** How long a finished run waits for its aborted calls to report before it returns its result. */
+export const SETTLE_WAIT_MS = 1_000;
 
 /** What a run's bridge needs from the run. */
 export interface RunBridgeInit {
@@ -31,6 +34,7 @@ export class RunBridge implements SandboxBridge {
   readonly #init: RunBridgeInit;
   readonly #slots: Semaphore;
   #count = 0;
+  readonly #inFlight = new Set<Promise<BridgeCallOutcome>>();
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
@@ -52,9 +56,38 @@ export class RunBridge implements SandboxBridge {
       );
     }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
+    const call = this.#call(callId, name, argsJson);
+    this.#inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      this.#inFlight.delete(call);
+    }
+  }
+
+  /**
+   * Resolves once every call still in flight has reported, after the run ended and aborted them; a tool
+   * that ignores its signal is not waited for longer than {@link SETTLE_WAIT_MS}.
+   */
+  async settled(): Promise<void> {
+    if (this.#inFlight.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(this.#inFlight),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SETTLE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  async #call(callId: string, name: string, argsJson: string): Promise<BridgeCallOutcome> {
     const release = await this.#slots.acquire();
     try {
-      if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
+      if (this.#init.signal.aborted) {
+        this.#record(callId, name, "cancelled", performance.now());
+        return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
+      }
       return await this.#dispatch(callId, name, argsJson);
     } finally {
       release();
@@ -64,19 +97,19 @@ export class RunBridge implements SandboxBridge {
   async #dispatch(callId: string, name: string, argsJson: string): Promise<BridgeCallOutcome> {
     const { dispatcher, parent, session, signal } = this.#init;
     const started = performance.now();
-    const handle: DispatchHandle = dispatcher.dispatch([{ id: callId, name, arguments: argsJson }], {
-      ...(parent ? { parent } : {}),
-      ...(session === undefined ? {} : { session }),
-      signal,
-    });
     // The raw value comes from the completed event: the result drops it when the rendered output was
     // truncated, but the code needs the data, not the model's text.
     let value: unknown;
-    for await (const event of handle) {
-      if (event.type === "completed" && event.callId === callId) value = event.value;
-    }
     let result: ToolResult;
     try {
+      const handle = dispatcher.dispatch([{ id: callId, name, arguments: argsJson }], {
+        ...(parent ? { parent } : {}),
+        ...(session === undefined ? {} : { session }),
+        signal,
+        onEvent: (event) => {
+          if (event.type === "completed" && event.callId === callId) value = event.value;
+        },
+      });
       [result] = (await handle.results()) as [ToolResult];
     } catch (error) {
       this.#record(callId, name, "cancelled", started);

@@ -18,7 +18,13 @@ import { type PreparedCode, prepareCode } from "./transpile.js";
 
 /** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
 export const SESSION_REPLACED =
-  "This session's sandbox was started afresh because the previous run ended it (a time, CPU or memory limit, or a cancellation): variables from earlier runs are gone.";
+  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, or was ended by a time, CPU or memory limit or a cancellation): variables from earlier runs are gone.";
+
+/** The session a run belongs to in `state: "session"` when the caller names none. */
+export const DEFAULT_SESSION_ID = "default";
+
+/** How long past the run's own wall-clock limit the run_code call may take (opening the sandbox, results). */
+export const RUN_CODE_TIMEOUT_GRACE_MS = 5_000;
 
 /** Options of {@link codeMode}. */
 export interface CodeModeOptions {
@@ -42,7 +48,7 @@ export interface CodeModeOptions {
 
 /** Options of one {@link CodeMode.run}. */
 export interface CodeRunOptions {
-  /** The session whose sandbox to use (with `state: "session"`), and whose state tools see. */
+  /** The session whose sandbox to use (with `state: "session"`; default {@link DEFAULT_SESSION_ID}), and whose state tools see. */
   session?: string | Session;
   /** Start the session's sandbox afresh first. */
   restart?: boolean;
@@ -144,15 +150,20 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         durationMs: elapsed(started),
       };
     }
-    const sessionId = typeof runOptions.session === "string" ? runOptions.session : runOptions.session?.id;
     const execute = (sandbox: Sandbox) => executeIn(sandbox, prepared, runOptions, started);
-    if (state === "session" && sessionId !== undefined) {
-      return sessions.use(sessionId, runOptions.restart === true, async (sandbox, replaced) => {
-        const result = await execute(sandbox);
-        // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
-        if (replaced) result.logs.unshift({ level: "warn", text: SESSION_REPLACED });
-        return result;
-      });
+    if (state === "session") {
+      const session = runOptions.session;
+      const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
+      try {
+        return await sessions.use(sessionId, runOptions.restart === true, async (sandbox, replaced) => {
+          const result = await execute(sandbox);
+          // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
+          if (replaced) result.logs.unshift({ level: "warn", text: SESSION_REPLACED });
+          return result;
+        });
+      } catch (error) {
+        return failed("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+      }
     }
     let sandbox: Sandbox;
     try {
@@ -176,20 +187,24 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     const ended = new AbortController();
     // Every tool call in flight listens for the end of the run.
     setMaxListeners(0, ended.signal);
-    const outer = runOptions.signal ?? runOptions.parent?.signal;
-    const onOuterAbort = () => ended.abort(outer?.reason);
-    outer?.addEventListener("abort", onOuterAbort, { once: true });
+    // The caller's signal and the run_code call's own both end the run.
+    const outer = [runOptions.signal, runOptions.parent?.signal].filter((signal) => signal !== undefined);
+    const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
+    for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
+    const { parent } = runOptions;
     const bridge = new RunBridge({
       dispatcher,
       limits,
-      parent: runOptions.parent,
+      parent,
       session: runOptions.session,
       signal: ended.signal,
-      callIdPrefix: runOptions.parent?.callId ?? `code-${randomUUID().slice(0, 8)}`,
+      callIdPrefix: parent
+        ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
+        : `code-${randomUUID().slice(0, 8)}`,
     });
     let outcome: ExecutionOutcome;
     try {
-      outcome = outer?.aborted
+      outcome = outer.some((signal) => signal.aborted)
         ? { status: "cancelled" }
         : await sandbox.execute(
             { code: prepared.js, toolNames: identifiers, limits: sandboxLimits },
@@ -202,10 +217,12 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         error: { name: "Error", message: `The sandbox failed: ${messageOf(error)}` },
       };
     } finally {
-      outer?.removeEventListener("abort", onOuterAbort);
+      for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);
       // The run is over: pending and later tool calls are refused, in-flight ones aborted.
       ended.abort(new Error("The run has ended."));
     }
+    // Calls aborted just now still report, so `calls` says what happened to every one of them.
+    await bridge.settled();
     return toResult(outcome, prepared, bridge, started);
   }
 
@@ -218,6 +235,10 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     }),
     // The rendering below already fits the model's budget and keeps the JSON valid.
     maxOutputChars: limits.maxOutputChars + 1_000,
+    // A run must not be repeated (its tool calls have effects), and its own limits are the ones the model
+    // was told: neither the dispatcher's default retries nor its default timeout apply.
+    retries: 0,
+    timeout: limits.timeoutMs + RUN_CODE_TIMEOUT_GRACE_MS,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
     run: (args, ctx) =>
       run(args.code, {

@@ -4,6 +4,9 @@ import type { Environment, Sandbox, SandboxLimits } from "./environment.js";
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 16;
 
+/** How many expired or evicted session ids are remembered, so that their next run is told it starts over. */
+export const MAX_FORGOTTEN = 1_000;
+
 interface Entry {
   sandbox: Sandbox | undefined;
   lastUsed: number;
@@ -25,6 +28,8 @@ export class SessionPool {
   readonly #idleMs: number;
   readonly #max: number;
   readonly #entries = new Map<string, Entry>();
+  /** Ids of sessions dropped for idleness or the cap, most recent last (at most MAX_FORGOTTEN). */
+  readonly #forgotten = new Set<string>();
   #sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -54,7 +59,8 @@ export class SessionPool {
   ): Promise<T> {
     const entry = this.#entries.get(id) ?? {
       sandbox: undefined,
-      lost: false,
+      // A session that expired or was evicted comes back empty: its next run is told so.
+      lost: this.#forgotten.delete(id),
       lastUsed: Date.now(),
       pending: 0,
       queue: Promise.resolve(),
@@ -111,7 +117,7 @@ export class SessionPool {
   #evictOverCap(): void {
     for (const [id, entry] of this.#entries) {
       if (this.#entries.size <= this.#max) break;
-      if (entry.pending === 0) void this.#drop(id, entry);
+      if (entry.pending === 0) void this.#drop(id, entry, true);
     }
   }
 
@@ -125,7 +131,7 @@ export class SessionPool {
   #sweep(): void {
     const now = Date.now();
     for (const [id, entry] of this.#entries) {
-      if (entry.pending === 0 && now - entry.lastUsed >= this.#idleMs) void this.#drop(id, entry);
+      if (entry.pending === 0 && now - entry.lastUsed >= this.#idleMs) void this.#drop(id, entry, true);
     }
     if (this.#entries.size === 0) {
       clearInterval(this.#sweeper);
@@ -133,8 +139,13 @@ export class SessionPool {
     }
   }
 
-  async #drop(id: string, entry: Entry): Promise<void> {
+  async #drop(id: string, entry: Entry, remember = false): Promise<void> {
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
+    if (remember) {
+      this.#forgotten.add(id);
+      if (this.#forgotten.size > MAX_FORGOTTEN)
+        this.#forgotten.delete(this.#forgotten.values().next().value!);
+    }
     await entry.queue;
     const sandbox = entry.sandbox;
     entry.sandbox = undefined;

@@ -7,6 +7,13 @@ export interface Decision {
   reason?: string;
 }
 
+/** One call waiting for a decision. `decide` returns false when the call was already decided. */
+export interface Ticket {
+  readonly decided: Promise<Decision>;
+  done: boolean;
+  decide(decision: Decision): boolean;
+}
+
 /**
  * The calls of one dispatch that wait for a human decision. The stream consumer's `approve()`, the
  * out-of-band `handle.approvals` and `release()` all decide through here; the first decision wins.
@@ -15,26 +22,26 @@ export class ApprovalBoard implements Approvals {
   readonly #waiting = new Map<string, (decision: Decision) => void>();
   #released: boolean | undefined;
 
-  /** Registers a call as waiting. `decided` resolves with the first decision made for it. */
-  open(callId: string): { decided: Promise<Decision>; decide(decision: Decision): boolean } {
+  /** Registers a call as waiting; its ticket resolves with the first decision made for it. */
+  open(callId: string): Ticket {
     let settle!: (decision: Decision) => void;
     const decided = new Promise<Decision>((resolve) => {
       settle = resolve;
     });
-    let done = false;
-    const decide = (decision: Decision): boolean => {
-      if (done) return false;
-      done = true;
-      this.#waiting.delete(callId);
-      settle(decision);
-      return true;
+    const ticket: Ticket = {
+      decided,
+      done: false,
+      decide: (decision) => {
+        if (ticket.done) return false;
+        ticket.done = true;
+        if (this.#waiting.get(callId) === ticket.decide) this.#waiting.delete(callId);
+        settle(decision);
+        return true;
+      },
     };
-    if (this.#released !== undefined) {
-      decide({ approved: this.#released, by: "consumer" });
-    } else {
-      this.#waiting.set(callId, decide);
-    }
-    return { decided, decide };
+    if (this.#released !== undefined) ticket.decide({ approved: this.#released, by: "consumer" });
+    else this.#waiting.set(callId, ticket.decide);
+    return ticket;
   }
 
   approve(callId: string): boolean {

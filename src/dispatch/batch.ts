@@ -1,4 +1,4 @@
-import { messageOf, RunCancelled } from "../errors.js";
+import { BudgetExceeded, messageOf, RunCancelled } from "../errors.js";
 import { execute, fail } from "./execute.js";
 import { preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";
@@ -20,9 +20,8 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
 
   for (const call of calls) {
     const started = performance.now();
-    const stop = scope.turn.stopReason;
-    if (stop) {
-      results.push(notRun(call, scope, stop, started));
+    if (stopped(scope)) {
+      results.push(notRun(call, scope, started));
       continue;
     }
     scope.emit({
@@ -51,17 +50,13 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
     const { prepared } = check;
     if (prepared.tool.options.parallel === false) {
       await settle();
-      results.push(
-        stillGoing(scope)
-          ? await execute(prepared, scope)
-          : notRun(call, scope, scope.turn.stopReason!, started),
-      );
+      results.push(stopped(scope) ? notRun(call, scope, started) : await execute(prepared, scope));
       continue;
     }
     const release = await slots.acquire();
-    if (!stillGoing(scope)) {
+    if (stopped(scope)) {
       release();
-      results.push(notRun(call, scope, scope.turn.stopReason!, started));
+      results.push(notRun(call, scope, started));
       continue;
     }
     const task = execute(prepared, scope).then((result) => {
@@ -75,17 +70,25 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
   return results;
 }
 
-/** Whether calls may still start: waiting for a barrier or a slot may have outlasted the turn. */
-function stillGoing(scope: CallScope): boolean {
-  return scope.turn.stopReason === undefined;
+/**
+ * Why no further call of this dispatch may start, if that is so: the turn was stopped, or the scope's
+ * signal fired (the turn ended, or the run that makes nested calls has ended). Waiting for preflight, a
+ * barrier or a slot may outlast either.
+ */
+function stopped(scope: CallScope): Error | undefined {
+  if (scope.turn.stopReason) return scope.turn.stopReason;
+  if (!scope.signal.aborted) return undefined;
+  const reason: unknown = scope.signal.reason;
+  return reason instanceof Error ? reason : new RunCancelled();
 }
 
 function stub(call: ToolCall, name: string) {
   return { call, tool: { name, options: {} } };
 }
 
-function notRun(call: ToolCall, scope: CallScope, stop: Error, started: number): ToolResult {
-  const kind = stop instanceof RunCancelled ? "cancelled" : "budget";
+function notRun(call: ToolCall, scope: CallScope, started: number): ToolResult {
+  const stop = stopped(scope) ?? new RunCancelled();
+  const kind = stop instanceof BudgetExceeded ? "budget" : "cancelled";
   const failure: CallFailure = { kind, message: `${String(call.name)} was not run: ${stop.message}` };
   return fail(stub(call, String(call.name)), scope, failure, 0, started);
 }

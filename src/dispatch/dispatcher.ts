@@ -62,7 +62,7 @@ export class Dispatcher<Deps = unknown> {
     }
     const checked = calls.map(checkCall);
     const parentTurn = options.parent ? turnOf(options.parent) : undefined;
-    if (options.parent && parentTurn) return this.#dispatchNested(checked, options, parentTurn);
+    if (parentTurn) return this.#dispatchNested(checked, options, parentTurn);
 
     let begin: () => void = () => {};
     const turn = new Turn({
@@ -70,6 +70,7 @@ export class Dispatcher<Deps = unknown> {
       budget: options.budget ?? options.parent?.budget ?? new Budget(),
       session: this.#session(options.session) ?? options.parent?.session,
       deps: options.deps ?? options.parent?.deps ?? this.#deps,
+      approvalHandler: this.#settings.approvalHandler,
       signal: options.signal ?? options.parent?.signal,
       onFirstRead: () => begin(),
     });
@@ -79,6 +80,7 @@ export class Dispatcher<Deps = unknown> {
       settings: this.#settings,
       parentCallId: options.parent?.callId,
       signal: turn.signal,
+      observers: options.onEvent ? [options.onEvent] : [],
     });
     let done: Promise<ToolResult[]> | undefined;
     const start = () => {
@@ -103,7 +105,9 @@ export class Dispatcher<Deps = unknown> {
       settings: this.#settings,
       parentCallId: parent.callId,
       signal: options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal,
-      ownEvents: (event) => own.push(event),
+      observers: options.onEvent
+        ? [(event) => own.push(event), options.onEvent]
+        : [(event) => own.push(event)],
     });
     const done = runBatch(calls, scope).then(
       (results) => {

@@ -13,6 +13,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   #pushed = 0;
   #finished = 0;
   readonly #handled: { seq: number; resolve: () => void }[] = [];
+  #onDetach: (() => void)[] = [];
   readonly #onFirstRead: () => void;
 
   constructor(onFirstRead: () => void = () => {}) {
@@ -56,6 +57,12 @@ export class EventStream<T> implements AsyncIterable<T> {
   handled(seq: number): Promise<void> {
     if (!this.#iterating || seq <= this.#finished) return Promise.resolve();
     return new Promise((resolve) => this.#handled.push({ seq, resolve }));
+  }
+
+  /** Resolves when the consumer stops reading, or at once when nobody is reading. */
+  detached(): Promise<void> {
+    if (!this.#iterating) return Promise.resolve();
+    return new Promise((resolve) => this.#onDetach.push(resolve));
   }
 
   [Symbol.asyncIterator](): AsyncIterator<T> {
@@ -105,6 +112,9 @@ export class EventStream<T> implements AsyncIterable<T> {
   #stopReading(): void {
     this.#iterating = false;
     this.#finish(Number.POSITIVE_INFINITY);
+    const waiting = this.#onDetach;
+    this.#onDetach = [];
+    for (const resolve of waiting) resolve();
   }
 
   #clearWaiter(): void {

@@ -2,10 +2,10 @@ import { BudgetExceeded, InvalidToolArguments, messageOf } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { AnyTool } from "../tools/types.js";
 import { untilAborted } from "./abort.js";
-import type { Decision } from "./approvals.js";
+import type { Decision, Ticket } from "./approvals.js";
 import { resolveToolName } from "./names.js";
 import type { CallScope } from "./scope.js";
-import type { CallFailure, ToolCall } from "./types.js";
+import type { ApprovalAnswer, ApprovalHandler, CallFailure, ToolCall } from "./types.js";
 
 /** The most tool names an unknown-tool message lists. */
 export const MAX_LISTED_TOOL_NAMES = 40;
@@ -51,13 +51,9 @@ export async function preflight(call: ToolCall, scope: CallScope): Promise<Prefl
   }
   if (!validated.ok) return invalid(name, new InvalidToolArguments(name, validated.issues));
 
-  try {
-    scope.turn.budget.charge("toolCalls");
-  } catch (error) {
-    if (!(error instanceof BudgetExceeded)) throw error;
-    scope.turn.stop(error);
-    return { ok: false, name, failure: { kind: "budget", message: error.message } };
-  }
+  // Check the budget before asking anyone, but charge it only for a call that will run.
+  const { budget } = scope.turn;
+  if (budget.remaining("toolCalls") < 1) return outOfBudget(name, scope);
 
   const decision = await approve(call, name, tool, validated.value, scope);
   if (decision && !decision.approved) {
@@ -68,7 +64,19 @@ export async function preflight(call: ToolCall, scope: CallScope): Promise<Prefl
       failure: { kind: "denied", message: `${name} was not run: the call was denied${reason}` },
     };
   }
+  if (budget.remaining("toolCalls") < 1) return outOfBudget(name, scope);
+  budget.charge("toolCalls");
   return { ok: true, prepared: { call, tool, rawArgs: parsed.value, args: validated.value } };
+}
+
+/** The run's budget of tool calls is used up: the turn ends at the next safe point. */
+function outOfBudget(name: string, scope: CallScope): Preflight {
+  const error = new BudgetExceeded(
+    `The run's budget of ${scope.turn.budget.limits.toolCalls} toolCalls is used up.`,
+    { budget: scope.turn.budget, resource: "toolCalls" },
+  );
+  scope.turn.stop(error);
+  return { ok: false, name, failure: { kind: "budget", message: error.message } };
 }
 
 function invalid(name: string, error: InvalidToolArguments): Preflight {
@@ -88,7 +96,8 @@ function unknownTool(requested: string, names: string[]): CallFailure {
 
 /**
  * Asks for a decision when the tool is gated; `undefined` when it is not. Order: the stream consumer,
- * then the approval handler, then nobody (denied). Anything that throws denies.
+ * then the approval handler (the dispatcher's, else the root dispatcher's for calls made from code),
+ * then nobody: denied. Anything that throws denies; cancelling the turn ends every wait.
  */
 async function approve(
   call: ToolCall,
@@ -102,8 +111,9 @@ async function approve(
   const ctx = scope.context(call.id, name, 0, scope.signal);
   if (typeof needs === "function") {
     try {
-      if (!(await needs(args, ctx))) return undefined;
+      if (!(await untilAborted(Promise.resolve(needs(args, ctx)), scope.signal))) return undefined;
     } catch (error) {
+      if (scope.signal.aborted) throw error;
       return decided(scope, call.id, name, {
         approved: false,
         by: "default",
@@ -114,42 +124,67 @@ async function approve(
 
   const { turn } = scope;
   const ticket = turn.board.open(call.id);
-  const seq = scope.emit({
-    type: "approval_required",
-    callId: call.id,
-    name,
-    ...scope.parentField,
-    args,
-    approve: () => ticket.decide({ approved: true, by: "consumer" }),
-    reject: (reason?: string) => ticket.decide({ approved: false, by: "consumer", reason }),
-  });
-  // The consumer gets the first word: wait until it has handled the event (or decided).
-  await Promise.race([ticket.decided, turn.stream.handled(seq)]);
-  const early = await Promise.race([ticket.decided, Promise.resolve(undefined)]);
-  if (early) return decided(scope, call.id, name, early);
+  try {
+    const seq = scope.emit({
+      type: "approval_required",
+      callId: call.id,
+      name,
+      ...scope.parentField,
+      args,
+      approve: () => ticket.decide({ approved: true, by: "consumer" }),
+      reject: (reason?: string) => ticket.decide({ approved: false, by: "consumer", reason }),
+    });
+    // The consumer gets the first word: wait until it has handled the event (or decided).
+    await untilAborted(Promise.race([ticket.decided, turn.stream.handled(seq)]), scope.signal);
+    if (!ticket.done) await askHandler(ticket, { call, toolName: name, args, ctx }, scope);
+    return decided(scope, call.id, name, await untilAborted(ticket.decided, scope.signal));
+  } catch (error) {
+    // Cancelled while waiting: the call leaves the board, and observers learn it was not approved.
+    if (ticket.decide({ approved: false, by: "default", reason: "the run was cancelled" })) {
+      decided(scope, call.id, name, { approved: false, by: "default", reason: "the run was cancelled" });
+    }
+    throw error;
+  }
+}
 
-  const handler = scope.settings.approvalHandler;
+/**
+ * Lets the approval handler decide. `"ask"` defers to the consumer and the approvals channel, for as
+ * long as someone reads the dispatch's events; with nobody reading, nobody can decide, so it denies.
+ */
+async function askHandler(
+  ticket: Ticket,
+  request: Parameters<ApprovalHandler>[0],
+  scope: CallScope,
+): Promise<void> {
+  const handler = scope.settings.approvalHandler ?? scope.turn.approvalHandler;
   if (!handler) {
     ticket.decide({ approved: false, by: "default", reason: "nobody approved it" });
-  } else {
-    let answer: Awaited<ReturnType<typeof handler>> | undefined;
-    try {
-      answer = await handler({ call, toolName: name, args, ctx });
-    } catch (error) {
-      ticket.decide({
-        approved: false,
-        by: "handler",
-        reason: `the approval handler failed (${messageOf(error)})`,
-      });
-    }
-    if (answer === true || answer === "allow") ticket.decide({ approved: true, by: "handler" });
-    else if (answer === false || answer === "deny") ticket.decide({ approved: false, by: "handler" });
-    else if (answer !== "ask") {
-      ticket.decide({ approved: false, by: "handler", reason: "the approval handler gave no decision" });
-    }
+    return;
   }
-  const decision = await untilAborted(ticket.decided, scope.signal);
-  return decided(scope, call.id, name, decision);
+  let answer: ApprovalAnswer;
+  try {
+    answer = await untilAborted(Promise.resolve(handler(request)), scope.signal);
+  } catch (error) {
+    if (scope.signal.aborted) throw error;
+    ticket.decide({
+      approved: false,
+      by: "handler",
+      reason: `the approval handler failed (${messageOf(error)})`,
+    });
+    return;
+  }
+  if (answer === true || answer === "allow") ticket.decide({ approved: true, by: "handler" });
+  else if (answer === false || answer === "deny") ticket.decide({ approved: false, by: "handler" });
+  else if (answer !== "ask") {
+    ticket.decide({ approved: false, by: "handler", reason: "the approval handler gave no decision" });
+  } else {
+    await untilAborted(Promise.race([ticket.decided, scope.turn.stream.detached()]), scope.signal);
+    ticket.decide({
+      approved: false,
+      by: "default",
+      reason: "the handler asked, but nobody reading the events decided",
+    });
+  }
 }
 
 function decided(scope: CallScope, callId: string, name: string, decision: Decision): Decision {

@@ -27,7 +27,7 @@ export class CallScope {
   /** `{ parentCallId }` for nested calls, `{}` otherwise: spread into events. */
   readonly parentField: { parentCallId?: string };
   readonly signal: AbortSignal;
-  readonly #ownEvents: ((event: DispatchEvent) => void) | undefined;
+  readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
     turn: Turn;
@@ -35,7 +35,8 @@ export class CallScope {
     settings: Settings;
     parentCallId: string | undefined;
     signal: AbortSignal;
-    ownEvents?: (event: DispatchEvent) => void;
+    /** Also told every event of this scope's calls (a nested dispatch's own stream, `onEvent`). */
+    observers?: ((event: DispatchEvent) => void)[];
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -43,12 +44,18 @@ export class CallScope {
     this.parentCallId = init.parentCallId;
     this.parentField = init.parentCallId === undefined ? {} : { parentCallId: init.parentCallId };
     this.signal = init.signal;
-    this.#ownEvents = init.ownEvents;
+    this.#observers = init.observers ?? [];
   }
 
-  /** Reports an event on the turn's stream (and the nested dispatch's own); returns its sequence number. */
+  /** Reports an event to the observers and on the turn's stream; returns its sequence number there. */
   emit(event: DispatchEvent): number {
-    this.#ownEvents?.(event);
+    for (const observe of this.#observers) {
+      try {
+        observe(event);
+      } catch {
+        // An observer's failure must not change what happens to the call.
+      }
+    }
     return this.turn.stream.push(event);
   }
 

@@ -4,7 +4,7 @@ import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { ApprovalBoard } from "./approvals.js";
 import { EventStream } from "./event-stream.js";
-import type { DispatchEvent } from "./types.js";
+import type { ApprovalHandler, DispatchEvent } from "./types.js";
 
 /** Why a turn stopped before all its calls ran. */
 export type StopReason = RunCancelled | BudgetExceeded;
@@ -20,6 +20,8 @@ export class Turn {
   readonly budget: Budget;
   readonly session: Session | undefined;
   readonly deps: unknown;
+  /** The root dispatcher's approval handler: nested calls fall back to it when their dispatcher has none. */
+  readonly approvalHandler: ApprovalHandler | undefined;
   readonly #controller = new AbortController();
   #stopReason: StopReason | undefined;
   #detach: () => void = () => {};
@@ -29,6 +31,7 @@ export class Turn {
     budget: Budget;
     session: Session | undefined;
     deps: unknown;
+    approvalHandler: ApprovalHandler | undefined;
     signal: AbortSignal | undefined;
     onFirstRead: () => void;
   }) {
@@ -36,6 +39,7 @@ export class Turn {
     this.budget = init.budget;
     this.session = init.session;
     this.deps = init.deps;
+    this.approvalHandler = init.approvalHandler;
     this.stream = new EventStream(init.onFirstRead);
     // Every call in flight listens for cancellation; a turn of hundreds of calls is not a leak.
     setMaxListeners(0, this.#controller.signal);
@@ -50,9 +54,15 @@ export class Turn {
     }
   }
 
-  /** Stops listening to the caller's signal once every call of the turn has finished. */
+  /**
+   * Ends the turn once every call has finished: it stops listening to the caller's signal, and fires the
+   * turn's own, so whatever a tool left running sees its `ctx.signal` abort and a nested dispatch made
+   * later with a context of this turn runs nothing.
+   */
   finish(): void {
     this.#detach();
+    if (!this.#controller.signal.aborted)
+      this.#controller.abort(new Error("The turn this call belongs to has ended."));
   }
 
   /** Aborts when the turn is cancelled. */

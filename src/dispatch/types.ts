@@ -159,6 +159,11 @@ export interface DispatchOptions<Deps = unknown> {
   deps?: Deps;
   /** The run's budget; the dispatcher charges `toolCalls` for each call it executes. */
   budget?: Budget;
+  /**
+   * Sees every event of this dispatch's own calls as it happens. An observer, not the stream consumer:
+   * it cannot answer approvals, and an exception it throws is ignored.
+   */
+  onEvent?: (event: DispatchEvent) => void;
   /** An id for the dispatch; generated when absent. */
   runId?: string;
   /**

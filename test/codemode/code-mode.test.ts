@@ -264,7 +264,95 @@ describe("code mode: a run that has ended causes no further effect", () => {
   });
 });
 
+describe("code mode: review findings that must stay fixed", () => {
+  it("a call whose approval check finishes after the run ended never runs its tool", async () => {
+    let ran = false;
+    const send = tool({
+      name: "send_email",
+      description: "Send.",
+      input: z.object({ to: z.string() }),
+      needsApproval: async () => {
+        await wait(80);
+        return false;
+      },
+      run: () => {
+        ran = true;
+      },
+    });
+    const cm = make({ toolset: new Toolset([send]) });
+    const result = await cm.run(`tools.send_email({ to: "x" }).catch(() => {}); return 1;`);
+    expect(result.value).toBe(1);
+    await wait(150);
+    expect(ran).toBe(false);
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "send_email", status: "cancelled" })]);
+  });
+
+  it("the run_code call takes neither the dispatcher's default retries nor its default timeout", async () => {
+    let sleeps = 0;
+    const slow = tool({
+      name: "slow",
+      description: "Slow.",
+      input: z.object({}),
+      run: async () => {
+        sleeps++;
+        await wait(300);
+        return "done";
+      },
+    });
+    const cm = make({ toolset: new Toolset([slow]), dispatcher: new Dispatcher(new Toolset([slow])) });
+    const outer = new Dispatcher(new Toolset([cm.tool]), { retries: 2, timeout: 100, retryDelay: 1 });
+    const [result] = await outer
+      .dispatch([{ id: "c", name: "run_code", arguments: { code: "await tools.slow({})" } }])
+      .results();
+    expect(result).toMatchObject({ ok: true, attempts: 1 });
+    expect((result!.value as CodeRunResult).value).toBe("done");
+    expect(sleeps).toBe(1);
+  });
+
+  it("with the default inner dispatcher, calls from code use the outer dispatcher's approval handler", async () => {
+    const { toolset } = shop();
+    const cm = make({ toolset });
+    const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "allow" });
+    const [result] = await outer
+      .dispatch([
+        { id: "rc", name: "run_code", arguments: { code: "await tools.refund({ id: 'A9', amount: 90 })" } },
+      ])
+      .results();
+    expect((result!.value as CodeRunResult).value).toEqual({ id: "A9", refunded: 90 });
+  });
+
+  it("calls cut off by a timeout are listed as cancelled in the run's calls", async () => {
+    const hang = tool({
+      name: "hang",
+      description: "Hangs.",
+      input: z.object({}),
+      run: () => new Promise(() => {}),
+    });
+    const cm = make({ toolset: new Toolset([hang]), limits: { timeoutMs: 200 } });
+    const result = await cm.run("await tools.hang({})");
+    expect(result.status).toBe("timeout");
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "hang", status: "cancelled" })]);
+  });
+});
+
 describe("code mode: sessions", () => {
+  it("without a session id, session state uses one default session, as the instructions promise", async () => {
+    const { toolset } = shop();
+    const cm = make({ toolset, state: "session" });
+    await cm.run("var remembered = 'yes'");
+    expect((await cm.run("remembered")).value).toBe("yes");
+  });
+
+  it("a session evicted by the cap comes back empty and says so", async () => {
+    const { toolset } = shop();
+    const cm = make({ toolset, state: "session", maxSessions: 1 });
+    await cm.run("var v = 1", { session: "first" });
+    await cm.run("var v = 2", { session: "second" });
+    const back = await cm.run("typeof v", { session: "first" });
+    expect(back.value).toBe("undefined");
+    expect(back.logs[0]).toEqual({ level: "warn", text: SESSION_REPLACED });
+  });
+
   it("keeps variables between runs of one session, and restart resets them", async () => {
     const { toolset } = shop();
     const cm = make({ toolset, state: "session" });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ApprovalHandler, type DispatchEvent, Dispatcher, tool } from "../../src/index.js";
+import {
+  type ApprovalHandler,
+  Budget,
+  type DispatchEvent,
+  Dispatcher,
+  RunCancelled,
+  tool,
+} from "../../src/index.js";
 import { drain, resultFor, toolsetOf } from "./helpers.js";
 
 function refundTool(ran: string[]) {
@@ -86,32 +93,83 @@ describe("approval", () => {
     expect(ran.includes("B")).toBe(approved);
   });
 
-  it('a handler answering "ask" defers to the out-of-band approvals channel', async () => {
+  it('a handler answering "ask" defers to the out-of-band approvals channel while the events are read', async () => {
     const ran: string[] = [];
     const d = new Dispatcher(toolsetOf(refundTool(ran)), { approvalHandler: () => "ask" });
     const handle = d.dispatch(calls);
-    const results = handle.results();
-    while (handle.approvals.pending().length === 0) await new Promise((r) => setTimeout(r, 1));
-    expect(handle.approvals.pending()).toEqual(["big"]);
-    expect(handle.approvals.approve("big")).toBe(true);
-    expect(resultFor(await results, "big").ok).toBe(true);
+    // The reader forwards events (to a web page, say); the decision arrives later, out of band.
+    for await (const event of handle) {
+      if (event.type === "approval_required") {
+        setTimeout(() => {
+          expect(handle.approvals.pending()).toEqual(["big"]);
+          expect(handle.approvals.approve("big")).toBe(true);
+        }, 20);
+      }
+    }
+    expect(resultFor(await handle.results(), "big").ok).toBe(true);
     expect(ran.sort()).toEqual(["A", "B"]);
   });
 
-  it("release(false) denies every call still waiting", async () => {
+  it('a handler answering "ask" denies when nobody reads the events, instead of waiting forever', async () => {
+    const ran: string[] = [];
+    const d = new Dispatcher(toolsetOf(refundTool(ran)), { approvalHandler: () => "ask" });
+    const results = await d.dispatch(calls).results();
+    expect(resultFor(results, "big").error?.kind).toBe("denied");
+    expect(resultFor(results, "big").output).toContain("nobody reading the events decided");
+    expect(ran).toEqual(["A"]);
+  });
+
+  it("release(false) denies every call still waiting, and later ones", async () => {
     const ran: string[] = [];
     const d = new Dispatcher(toolsetOf(refundTool(ran)), { approvalHandler: () => "ask" });
     const handle = d.dispatch([
       ...calls,
       { id: "big2", name: "refund", arguments: { order_id: "C", amount_cents: 7_000 } },
     ]);
-    const results = handle.results();
-    while (handle.approvals.pending().length === 0) await new Promise((r) => setTimeout(r, 1));
-    handle.approvals.release(false);
-    const all = await results;
+    for await (const event of handle) {
+      if (event.type === "approval_required") setTimeout(() => handle.approvals.release(false), 5);
+    }
+    const all = await handle.results();
     expect(resultFor(all, "big").error?.kind).toBe("denied");
     expect(resultFor(all, "big2").error?.kind).toBe("denied");
     expect(ran).toEqual(["A"]);
+  });
+
+  it("cancelling the dispatch ends a handler that never answers, and the call leaves the board", async () => {
+    const controller = new AbortController();
+    const d = new Dispatcher(toolsetOf(refundTool([])), { approvalHandler: () => new Promise(() => {}) });
+    const handle = d.dispatch(calls, { signal: controller.signal });
+    const settled = handle.results();
+    while (handle.approvals.pending().length === 0) await new Promise((r) => setTimeout(r, 1));
+    controller.abort();
+    await expect(settled).rejects.toBeInstanceOf(RunCancelled);
+    expect(handle.approvals.pending()).toEqual([]);
+  });
+
+  it("calls made from code fall back to the root dispatcher's approval handler", async () => {
+    const ran: string[] = [];
+    const inner = new Dispatcher(toolsetOf(refundTool(ran)));
+    const outerTool = tool({
+      name: "outer",
+      description: "Makes a nested call.",
+      input: z.object({}),
+      run: async (_args, ctx) => {
+        const [r] = await inner.dispatch([{ ...calls[1]!, id: "nested" }], { parent: ctx }).results();
+        return r!.ok;
+      },
+    });
+    const outer = new Dispatcher(toolsetOf(outerTool), { approvalHandler: () => "allow" });
+    const [result] = await outer.dispatch([{ id: "o", name: "outer", arguments: "{}" }]).results();
+    expect(result!.value).toBe(true);
+    expect(ran).toEqual(["B"]);
+  });
+
+  it("budget is charged only for calls that run, not for denied ones", async () => {
+    const ran: string[] = [];
+    const budget = new Budget({ toolCalls: 5 });
+    const d = new Dispatcher(toolsetOf(refundTool(ran)));
+    await d.dispatch(calls, { budget }).results();
+    expect(budget.spent("toolCalls")).toBe(1);
   });
 
   it("a throwing predicate denies the call", async () => {

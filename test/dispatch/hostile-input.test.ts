@@ -94,6 +94,36 @@ describe("run context", () => {
     expect(ctx!.session?.state.get("seen")).toBe(true);
   });
 
+  it("fires ctx.signal when the turn ends, and a nested dispatch with a finished turn's context runs nothing", async () => {
+    let kept: RunContext | undefined;
+    let effects = 0;
+    const keep = tool({
+      name: "keep",
+      description: "Keeps its context.",
+      input: z.object({}),
+      run: (_a, c) => {
+        kept = c;
+      },
+    });
+    const effect = tool({
+      name: "effect",
+      description: "Has an effect.",
+      input: z.object({}),
+      run: () => {
+        effects++;
+      },
+    });
+    await new Dispatcher(new Toolset([keep]))
+      .dispatch([{ id: "k", name: "keep", arguments: "{}" }])
+      .results();
+    expect(kept!.signal.aborted).toBe(true);
+    const late = await new Dispatcher(new Toolset([effect]))
+      .dispatch([{ id: "late", name: "effect", arguments: "{}" }], { parent: kept! })
+      .results();
+    expect(late[0]).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+    expect(effects).toBe(0);
+  });
+
   it("never appears in the schema the model sees", () => {
     const t = tool({
       name: "ctx",
