@@ -52,7 +52,10 @@ export interface ToolResult {
 /** A decision on a gated call: `true` allows it; `false` or a reason string denies it. */
 export type ApprovalDecision = boolean | { allow: false; reason?: string };
 
-/** The answer of an approval handler. `"ask"` defers to the stream consumer or the approvals channel. */
+/**
+ * The answer of an approval handler. `"ask"` defers to the stream consumer or the approvals channel, for
+ * as long as someone reads the dispatch's events; with nobody reading, the call is denied.
+ */
 export type ApprovalAnswer = boolean | "allow" | "deny" | "ask";
 
 /** Decides gated calls when the stream consumer did not. */
