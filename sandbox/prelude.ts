@@ -125,6 +125,15 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const DateCtor = Date;
   const RegExpCtor = RegExp;
 
+  const setPrototypeOf = Object.setPrototypeOf;
+  /**
+   * The same object without a prototype. Descriptors and reports are read by the engine (`get`, `set`,
+   * `toJSON`); with no prototype, whatever the code adds to Object.prototype cannot change them.
+   */
+  const bare = <T extends object>(object: T): T => {
+    setPrototypeOf(object, null);
+    return object;
+  };
   const join = (items: unknown[], separator: string): string =>
     apply(arrayJoin, items, [separator]) as string;
   const push = (items: unknown[], item: unknown): void => {
@@ -367,8 +376,10 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const log = (level: "log" | "info" | "warn" | "error" | "debug", args: unknown[]): void => {
     const current = run;
     if (current === undefined || current.finished) return;
-    const room = current.config.maxLogChars - current.logChars;
-    if (room <= 0) {
+    // Every line costs its length plus one (its line break), so even empty lines use up the cap and a
+    // flood of them never reaches the host.
+    const room = current.config.maxLogChars - current.logChars - 1;
+    if (room < 0) {
       current.droppedLogCalls++;
       return;
     }
@@ -377,7 +388,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
       text = slice(text, 0, room);
       current.droppedLogCalls++;
     }
-    current.logChars += text.length;
+    current.logChars += text.length + 1;
     send("log", current.id, 0, level, text);
   };
 
@@ -451,13 +462,13 @@ export function installPrelude(send: GuestSend): GuestEntry {
           return callTool(owner, codeName, realName, args);
         },
       };
-      defineProperty(tools, codeName, { value: holder[codeName], enumerable: true });
+      defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));
     }
     return freeze(tools);
   };
 
   const defineGlobal = (name: string, value: unknown) => {
-    defineProperty(globalThis, name, { value, writable: false, enumerable: false, configurable: true });
+    defineProperty(globalThis, name, bare({ value, writable: false, enumerable: false, configurable: true }));
   };
   freeze(ToolCallError.prototype);
   freeze(ToolCallError);
@@ -497,7 +508,8 @@ export function installPrelude(send: GuestSend): GuestEntry {
       send("log", current.id, 0, "warn", text);
     }
     current.pending = new MapCtor();
-    send("done", current.id, 0, "", stringify(report));
+    if (report.error) report.error = bare({ ...report.error });
+    send("done", current.id, 0, "", stringify(bare({ ...report })));
   };
 
   const finishValue = (current: Run, value: unknown) => {

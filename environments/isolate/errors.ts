@@ -23,6 +23,8 @@ export const limitMessages = {
   memory: (mb: number) =>
     `The code ran out of memory: the sandbox's heap is limited to ${mb} MB (memoryMb). It was stopped ` +
     "and the sandbox was reset. Work on smaller pieces of data.",
+  messages: (max: number) =>
+    `The code sent more than ${max} messages to the host (console lines and tool calls) and was stopped; the sandbox was reset.`,
   cancelled: () => "The run was cancelled before the code finished; the sandbox was reset.",
   disposed: () => "The sandbox was closed while the code was running.",
   crashed: (detail: string) => `The sandbox stopped unexpectedly (${detail}); it was reset.`,
@@ -83,7 +85,10 @@ export function userCodePosition(
   error: Pick<SandboxError, "stack">,
 ): { line: number; column: number } | undefined {
   if (!error.stack) return undefined;
-  const frame = new RegExp(`${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)`).exec(error.stack);
+  // Only frame lines count: the message itself may mention the file name.
+  const frame = new RegExp(`^\\s+at .*?${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)`, "m").exec(
+    error.stack,
+  );
   return frame ? { line: Number(frame[1]), column: Number(frame[2]) } : undefined;
 }
 

@@ -29,6 +29,9 @@ import {
 } from "./errors.js";
 import { wrapCode } from "./wrap.js";
 
+/** Messages a run may send beyond one per console line and one per tool call (the end report, notices). */
+const MESSAGE_SLACK = 16;
+
 /** Tool calls one run may start when the limits do not say otherwise. */
 export const DEFAULT_MAX_TOOL_CALLS = 10_000;
 
@@ -59,6 +62,8 @@ export class Execution {
   #report: GuestDoneReport | undefined;
   #inFlight = 0;
   #toolCalls = 0;
+  #messages = 0;
+  readonly #maxMessages: number;
   #startCpu = 0n;
   #wallTimer: NodeJS.Timeout | undefined;
   #cpuTimer: NodeJS.Timeout | undefined;
@@ -72,6 +77,8 @@ export class Execution {
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    // One message per console line (each costs at least a character), per tool call, and a few more.
+    this.#maxMessages = request.limits.maxLogChars + this.#maxToolCalls + MESSAGE_SLACK;
   }
 
   /** Runs the code; resolves with how it ended. Never rejects. */
@@ -95,6 +102,12 @@ export class Execution {
   /** A message from the guest (already checked to belong to this run's id). Never throws. */
   receive(type: unknown, id: unknown, a: unknown, b: unknown): void {
     if (this.#ended || this.#report) return;
+    // The prelude keeps its own caps; this one holds even if a message ever escaped them, because a flood
+    // of messages keeps the host's event loop too busy for the timers that enforce the other limits.
+    if (++this.#messages > this.#maxMessages) {
+      this.#stop("limit", stopError("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      return;
+    }
     try {
       if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
         this.#call(id, a, b);

@@ -41,7 +41,8 @@ describe("isolate environment: console", () => {
     const { outcome, bridge } = await runOnce(code, { limits: { maxLogChars: 100 } });
     expect(outcome.status).toBe("ok");
     const kept = bridge.logs.slice(0, -1);
-    expect(kept.reduce((sum, l) => sum + l.text.length, 0)).toBe(100);
+    // Each line costs its length plus its line break.
+    expect(kept.reduce((sum, l) => sum + l.text.length + 1, 0)).toBe(100);
     const marker = bridge.logs.at(-1);
     expect(marker?.level).toBe("warn");
     expect(marker?.text).toMatch(

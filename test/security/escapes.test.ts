@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isolateEnvironment } from "../../environments/isolate/index.js";
 import type { BridgeCallOutcome, SandboxBridge } from "../../src/codemode/environment.js";
-import { LIMITS, resultOf, runOnce } from "../isolate/helpers.js";
+import { LIMITS, makeBridge, openSandbox, resultOf, runOnce } from "../isolate/helpers.js";
 import { guardHost } from "./host-guard.js";
 
 guardHost();
@@ -270,5 +270,35 @@ describe("security: escape attempts stay inside the sandbox", () => {
     expect(outcome.status).toBe("error");
     expect(typeof outcome.error?.message).toBe("string");
     expect(typeof outcome.error?.name).toBe("string");
+  });
+});
+
+describe("security: the prelude does not depend on what the code does to Object.prototype", () => {
+  it("a polluted Object.prototype.toJSON does not corrupt the end report", async () => {
+    const { outcome } = await runOnce("Object.prototype.toJSON = () => undefined; throw new Error('x')", {
+      limits: { timeoutMs: 2_000 },
+    });
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.message).toBe("x");
+  });
+
+  it("an accessor-looking Object.prototype.get does not break the next run's setup", async () => {
+    const sandbox = await openSandbox();
+    const run = (code: string) =>
+      sandbox.execute({ code, toolNames: {}, limits: LIMITS }, makeBridge({}), new AbortController().signal);
+    try {
+      const first = await run(
+        "Object.prototype.get = function () {}; Object.prototype.set = function () {}; return 1;",
+      );
+      expect(first.status).toBe("ok");
+      expect(await run("return 2;")).toMatchObject({ status: "ok", valueJson: "2" });
+    } finally {
+      await sandbox.dispose();
+    }
+  });
+
+  it("a file name in an error message is not taken for the error's position", async () => {
+    const { outcome } = await runOnce('throw new Error("see run_code.js:77:3")');
+    expect(outcome.error).toMatchObject({ line: 1, column: 7 });
   });
 });

@@ -81,6 +81,19 @@ describe("security: exhaustion attempts end with the right status within their l
     expect(bridge.logs.length).toBeLessThanOrEqual(6);
   });
 
+  it("a flood of empty console lines is capped too, and the host's timers keep running", async () => {
+    const code = "for (;;) console.log();";
+    const { outcome, bridge, ticks } = await runWatched(code, {
+      maxLogChars: 5_000,
+      timeoutMs: 300,
+      cpuTimeMs: 60_000,
+    });
+    expect(outcome.status).toBe("timeout");
+    // Each line costs at least one character of the cap, plus one notice at the end.
+    expect(bridge.logs.length).toBeLessThanOrEqual(5_001);
+    expect(ticks).toBeGreaterThan(0);
+  });
+
   it("a huge array allocation ends at the memory limit", async () => {
     const code = "const big = []; for (let i = 0; i < 1e9; i++) big.push({ i, s: 'item ' + i });";
     const { outcome, elapsed } = await runWatched(code, {
