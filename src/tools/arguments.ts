@@ -86,7 +86,8 @@ function parseJson(
   }
 }
 
-const FENCE = /^\s*```[A-Za-z0-9_-]*[ \t]*\r?\n?([\s\S]*?)\r?\n?```\s*$/;
+const FENCE_MARK = "```";
+const FENCE_LANGUAGE = /[A-Za-z0-9_-]/;
 const PYTHON_LITERALS: Record<string, string> = { True: "true", False: "false", None: "null" };
 
 /**
@@ -94,8 +95,7 @@ const PYTHON_LITERALS: Record<string, string> = { True: "true", False: "false", 
  * the text unchanged when none applies.
  */
 export function repairJson(text: string): string {
-  const fenced = FENCE.exec(text);
-  const source = fenced ? fenced[1] : text;
+  const source = unfence(text) ?? text;
   let out = "";
   let inString = false;
   for (let i = 0; i < source.length; i++) {
@@ -129,6 +129,30 @@ export function repairJson(text: string): string {
     out += ch;
   }
   return out;
+}
+
+/**
+ * The text inside a markdown code fence (```` ```json\n{...}\n``` ````), or undefined when the text is not
+ * fenced. The trimmed text must start and end with ```; the opening line's language tag, spaces and line
+ * break, and the line break before the closing fence, are dropped. Linear time: a regular expression for
+ * this backtracks quadratically on "```" followed by a long run of whitespace.
+ */
+function unfence(text: string): string | undefined {
+  const trimmed = text.trim();
+  const mark = FENCE_MARK.length;
+  if (trimmed.length < 2 * mark || !trimmed.startsWith(FENCE_MARK) || !trimmed.endsWith(FENCE_MARK)) {
+    return undefined;
+  }
+  const inner = trimmed.slice(mark, trimmed.length - mark);
+  let start = 0;
+  while (start < inner.length && FENCE_LANGUAGE.test(inner[start])) start++;
+  while (inner[start] === " " || inner[start] === "\t") start++;
+  if (inner[start] === "\r") start++;
+  if (inner[start] === "\n") start++;
+  let end = inner.length;
+  if (end > start && inner[end - 1] === "\n") end--;
+  if (end > start && inner[end - 1] === "\r") end--;
+  return inner.slice(start, end);
 }
 
 /**

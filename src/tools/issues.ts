@@ -239,7 +239,14 @@ export function fromAjvErrors(errors: readonly ErrorObject[]): ArgumentIssue[] {
   const unionMessages = new Map<ErrorObject, ArgumentIssue[]>();
   for (const union of unions) {
     if (consumed.has(union)) continue;
-    const branchErrors = errors.filter((e) => e !== union && e.schemaPath.startsWith(`${union.schemaPath}/`));
+    // The same union fails once per array item: its branch errors are the ones at or below its own
+    // instance, not those of the other items that went through the same schema.
+    const branchErrors = errors.filter(
+      (e) =>
+        e !== union &&
+        e.schemaPath.startsWith(`${union.schemaPath}/`) &&
+        (e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`)),
+    );
     for (const e of branchErrors) consumed.add(e);
     unionMessages.set(union, ajvUnion(union, branchErrors));
   }

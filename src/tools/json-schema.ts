@@ -91,11 +91,23 @@ function decodePointerSegment(segment: string): string {
   return decodeURIComponent(segment).replace(/~1/g, "/").replace(/~0/g, "~");
 }
 
-function resolvePointer(root: JsonSchema, ref: string): JsonSchema | undefined {
+/** The segments of a local JSON pointer `#/a/b`; `UserError` when a `%` escape in it is malformed. */
+function pointerSegments(ref: string, toolName: string): string[] {
+  try {
+    return ref.slice(2).split("/").map(decodePointerSegment);
+  } catch {
+    throw new UserError(
+      `Tool "${toolName}": the schema reference "${ref}" has a malformed %-escape. ` +
+        'Encode "%" as "%25" in references, or rename the definition.',
+    );
+  }
+}
+
+function resolvePointer(root: JsonSchema, ref: string, toolName: string): JsonSchema | undefined {
   if (ref === "#") return root;
   if (!ref.startsWith("#/")) return undefined;
   let node: unknown = root;
-  for (const segment of ref.slice(2).split("/").map(decodePointerSegment)) {
+  for (const segment of pointerSegments(ref, toolName)) {
     if (!isObject(node) && !Array.isArray(node)) return undefined;
     node = (node as Record<string, unknown>)[segment];
   }
@@ -120,7 +132,7 @@ export function inlineRefs(root: JsonSchema, toolName: string): JsonSchema {
   const keep = (pointer: string): string => {
     let name = keptNames.get(pointer);
     if (name === undefined) {
-      const base = decodePointerSegment(pointer.split("/").pop() ?? "def") || "def";
+      const base = pointerSegments(pointer, toolName).pop() || "def";
       name = base;
       const taken = new Set(keptNames.values());
       for (let i = 2; taken.has(name); i++) name = `${base}_${i}`;
@@ -140,7 +152,7 @@ export function inlineRefs(root: JsonSchema, toolName: string): JsonSchema {
     const { $ref: _ref, ...siblings } = node;
     if (ref === "#") return { ...expandChildren(siblings, stack), $ref: "#" };
     if (stack.includes(ref)) return { ...expandChildren(siblings, stack), $ref: `#/$defs/${keep(ref)}` };
-    const target = resolvePointer(root, ref);
+    const target = resolvePointer(root, ref, toolName);
     if (target === undefined) {
       throw new UserError(
         `Tool "${toolName}": the schema reference "${ref}" points at nothing. Define it under $defs or fix the pointer.`,
@@ -160,7 +172,7 @@ export function inlineRefs(root: JsonSchema, toolName: string): JsonSchema {
   const defs: JsonSchema = {};
   for (let i = 0; i < keptNames.size; i++) {
     const [pointer, name] = [...keptNames.entries()][i];
-    const { $schema: _s, $id: _i, ...body } = resolvePointer(root, pointer) ?? {};
+    const { $schema: _s, $id: _i, ...body } = resolvePointer(root, pointer, toolName) ?? {};
     defs[name] = expand(body, [pointer]);
   }
   return { ...result, $defs: defs };
@@ -206,13 +218,100 @@ function describePath(path: string): string {
   return path === "" ? "the arguments object" : `"${path}"`;
 }
 
+/** Keywords strict mode (OpenAI structured outputs) does not support, with what to do instead. */
+const STRICT_UNSUPPORTED: readonly (readonly [keyword: string, instead: string])[] = [
+  ["not", "Describe the allowed values directly (an enum, or a union of what is allowed)"],
+  ...["if", "then", "else"].map((k) => [k, "Use a union (z.union / anyOf) of the allowed shapes"] as const),
+];
+
+/** Keywords an object schema may have and still be merged with others out of an `allOf`. */
+const MERGEABLE_OBJECT_KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "description",
+  "title",
+]);
+
+/**
+ * Merges an `allOf` of plain object schemas (named properties, no extra keys) into one object schema, as
+ * strict mode closes every object (an `allOf` of closed objects matches nothing) and does not support
+ * `allOf` anyway. Returns undefined when the parts are not all plain objects or disagree on a property.
+ */
+function mergeAllOf(node: JsonSchema): JsonSchema | undefined {
+  const { allOf, ...outer } = node;
+  if (!Array.isArray(allOf) || allOf.length === 0) return undefined;
+  const outerTypes = typesOf(outer);
+  if (outerTypes.length > 0 && (outerTypes.length !== 1 || outerTypes[0] !== "object")) return undefined;
+  const { default: fallback, examples, ...outerRest } = outer;
+  const parts = [outerRest, ...allOf];
+  const properties: JsonSchema = {};
+  const required = new Set<string>();
+  const descriptions: string[] = [];
+  for (const part of parts) {
+    if (!isObject(part)) return undefined;
+    if (Object.keys(part).some((key) => !MERGEABLE_OBJECT_KEYWORDS.has(key))) return undefined;
+    const types = typesOf(part);
+    if (part !== outerRest && (types.length !== 1 || types[0] !== "object")) return undefined;
+    if ("additionalProperties" in part && part.additionalProperties !== false) return undefined;
+    if ("properties" in part && !isObject(part.properties)) return undefined;
+    for (const [name, sub] of Object.entries(isObject(part.properties) ? part.properties : {})) {
+      if (Object.hasOwn(properties, name) && JSON.stringify(properties[name]) !== JSON.stringify(sub)) {
+        return undefined;
+      }
+      properties[name] = sub;
+    }
+    for (const name of Array.isArray(part.required) ? part.required : []) {
+      if (typeof name === "string") required.add(name);
+    }
+    if (typeof part.description === "string" && !descriptions.includes(part.description)) {
+      descriptions.push(part.description);
+    }
+  }
+  const merged: JsonSchema = { type: "object", properties, required: [...required] };
+  if (typeof outer.title === "string") merged.title = outer.title;
+  if (descriptions.length > 0) merged.description = descriptions.join("\n");
+  if ("default" in outer) merged.default = fallback;
+  if ("examples" in outer) merged.examples = examples;
+  return merged;
+}
+
 /**
  * The OpenAI-strict form of a (ref-inlined, normalized) schema: every object gets
  * `additionalProperties: false` and lists all its properties in `required`; properties that were optional
- * become nullable. Throws `UserError` for a record (free-form keys), which strict mode cannot express.
+ * become nullable; `oneOf` becomes `anyOf` (validation still checks the original schema); an `allOf` of
+ * plain objects is merged into one object. Throws `UserError` for what strict mode cannot express: a
+ * record (free-form keys), any other `allOf`, `not`, and `if`/`then`/`else`.
  */
 export function toStrictSchema(schema: JsonSchema, toolName: string): JsonSchema {
-  const walk = (node: JsonSchema, path: string): JsonSchema => {
+  const refuse = (path: string, what: string, instead: string): never => {
+    throw new UserError(
+      `Tool "${toolName}": strict mode cannot express ${what} at ${describePath(path)}. ${instead}, or set strict: false.`,
+    );
+  };
+  const walk = (original: JsonSchema, path: string): JsonSchema => {
+    let node = original;
+    for (const [keyword, instead] of STRICT_UNSUPPORTED) {
+      if (keyword in node) refuse(path, `"${keyword}"`, instead);
+    }
+    if ("allOf" in node) {
+      node =
+        mergeAllOf(node) ??
+        refuse(
+          path,
+          'this "allOf" (an intersection)',
+          "Merge the parts into one object (a single z.object or object schema with all the properties)",
+        );
+    }
+    if ("oneOf" in node) {
+      const { oneOf, ...rest } = node;
+      if ("anyOf" in rest) {
+        refuse(path, 'both "oneOf" and "anyOf" on one schema', "Use a single union");
+      }
+      // Strict mode has no oneOf. anyOf accepts at least the same values; the original still validates.
+      node = { ...rest, anyOf: oneOf };
+    }
     const out = mapSubschemas(node, (sub, key) => {
       if (key === "properties" || key === "$defs") return sub; // handled below, with names
       return walk(sub, key === "items" || key === "prefixItems" ? `${path}[]` : path);

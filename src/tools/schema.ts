@@ -51,8 +51,11 @@ function readSource(value: unknown, toolName: string, what: "input" | "output"):
   }
   const io = what;
   if (isZod(value)) {
+    // An input type JSON cannot carry (a Date, a bigint, a Map...) could never be sent by a model: refuse
+    // it at definition. An output schema only documents results, so there it just becomes `{}`.
+    const unrepresentable = what === "input" ? refuseUnrepresentable(toolName) : "any";
     const json = attempt(toolName, what, () =>
-      z.toJSONSchema(value, { io, unrepresentable: "any", target: TARGET }),
+      z.toJSONSchema(value, { io, unrepresentable, target: TARGET }),
     );
     return { kind: "zod", schema: value, json };
   }
@@ -81,11 +84,77 @@ function readSource(value: unknown, toolName: string, what: "input" | "output"):
   return { kind: "json", json: value, original: value };
 }
 
+type UnrepresentableHandler = z.core.UnrepresentableHandler<z.core.$ZodTypes>;
+
+/** What to write instead of a zod type that JSON cannot carry, by the type's name in its def. */
+const REPRESENTABLE_INSTEAD: Record<string, string> = {
+  date:
+    "A model sends dates as strings: use z.iso.datetime() (or z.iso.date()), or " +
+    "z.iso.datetime().pipe(z.coerce.date()) to receive a Date (z.coerce.date() alone has no JSON Schema either)",
+  bigint: "Use z.number().int(), or z.string().pipe(z.coerce.bigint()) to receive a bigint",
+  map: "Use z.record(...) or an array of { key, value } objects",
+  set: "Use z.array(...)",
+  undefined: "Make the field optional with .optional() instead",
+  void: "Make the field optional with .optional() instead",
+  nan: "Use z.number()",
+  function: "A model can only send JSON data",
+  symbol: "A model can only send JSON data",
+  literal: "Use literals of strings, numbers, booleans or null, and .optional() for a missing value",
+  custom: "A model can only send JSON data: describe it with a JSON type (z.object, z.string...)",
+};
+
+/** Turns a path in the generated JSON Schema (`properties/a/items`) into a field path (`a[]`). */
+function fieldPath(schemaPath: readonly (string | number)[]): string {
+  let out = "";
+  for (let i = 0; i < schemaPath.length; i++) {
+    const segment = schemaPath[i];
+    const next = schemaPath[i + 1];
+    if ((segment === "properties" || segment === "$defs") && next !== undefined) {
+      out += out === "" ? String(next) : `.${String(next)}`;
+      i++;
+    } else if (segment === "prefixItems" && next !== undefined) {
+      out += `[${String(next)}]`;
+      i++;
+    } else if (segment === "items") {
+      out += "[]";
+    } else if (segment === "additionalProperties" || segment === "patternProperties") {
+      out += "[*]";
+      if (segment === "patternProperties") i++;
+    } else if (["anyOf", "oneOf", "allOf"].includes(String(segment))) {
+      i++; // a union or intersection member lives at the same field
+    }
+  }
+  return out;
+}
+
+/**
+ * The `unrepresentable` handler for a zod input: throws a `UserError` naming the tool and field, and what
+ * to use instead. A plain `z.custom()` (a check that may well accept JSON values) becomes `{}`; a
+ * `z.instanceof()` cannot match anything JSON produces and is refused.
+ */
+function refuseUnrepresentable(toolName: string): UnrepresentableHandler {
+  return ({ zodSchema, path, message }) => {
+    const def = zodSchema._zod.def;
+    const bag = zodSchema._zod.bag as { Class?: unknown };
+    if (def.type === "custom" && typeof bag.Class !== "function") return "any";
+    const instead =
+      def.type === "custom" && bag.Class === Date
+        ? REPRESENTABLE_INSTEAD.date
+        : (REPRESENTABLE_INSTEAD[def.type] ?? "A model can only send JSON data");
+    const field = fieldPath(path);
+    throw new UserError(
+      `Tool "${toolName}": the input field ${field === "" ? "(the arguments object)" : `"${field}"`} cannot ` +
+        `be sent as JSON (${message.replace(/\.$/, "")}). ${instead}.`,
+    );
+  };
+}
+
 function attempt(toolName: string, what: string, derive: () => unknown): JsonSchema {
   let json: unknown;
   try {
     json = derive();
   } catch (error) {
+    if (error instanceof UserError) throw error;
     throw new UserError(
       `Tool "${toolName}": could not derive JSON Schema from the ${what}: ${messageOf(error)}`,
     );
@@ -214,7 +283,8 @@ const FORMATS: Record<string, RegExp> = {
   date: /^\d{4}-\d{2}-\d{2}$/,
   time: /^\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})?$/,
   "date-time": /^\d{4}-\d{2}-\d{2}[tT ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[zZ]|[+-]\d{2}:\d{2})$/,
-  email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
+  // Same language as /^[^\s@]+@[^\s@]+\.[^\s@]+$/, which backtracks quadratically on a long domain.
+  email: /^[^\s@]+@(?=[^\s@]+$)[^\s@][^\s@.]*\.[^\s@]/,
   uuid: /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
   uri: /^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]*$/,
   ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,

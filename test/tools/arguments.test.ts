@@ -41,6 +41,27 @@ describe("parseArguments: safe repairs", () => {
     expect(parseArguments('```\n{"a": 1}\n```')).toEqual({ ok: true, value: { a: 1 }, repaired: true });
   });
 
+  it("strips a fence whose language tag, spaces or line breaks vary, as before", () => {
+    const ok = (value: unknown) => ({ ok: true, value, repaired: true });
+    expect(parseArguments('```{"a": 1}```')).toEqual(ok({ a: 1 }));
+    expect(parseArguments('  ```json  {"a": 1}```  \n')).toEqual(ok({ a: 1 }));
+    expect(parseArguments('```JSON-5 \t\r\n{"a": [1,]}\r\n```')).toEqual(ok({ a: [1] }));
+    expect(repairJson("```json\n\n{}\n\n```")).toBe("\n{}\n");
+    expect(repairJson("```\n```")).toBe("");
+    expect(repairJson("````")).toBe("````");
+    expect(repairJson("```json\n{}")).toBe("```json\n{}");
+  });
+
+  it("handles a 1 MB fence opening followed by whitespace (no quadratic backtracking)", () => {
+    const filler = 999_000;
+    expect(issueMessage(`\`\`\`${" ".repeat(filler)}`)).toMatch(/not valid JSON/);
+    expect(issueMessage(`\`\`\`json${" ".repeat(filler)}x`)).toMatch(/not valid JSON/);
+    expect(issueMessage(`\`\`\`\n${"\n".repeat(filler)}{`)).toMatch(/not valid JSON/);
+    const big = `\`\`\`json${" ".repeat(filler)}\n{"a": 1}\n\`\`\``;
+    expect(big.length).toBeLessThanOrEqual(MAX_ARGUMENT_CHARS);
+    expect(parseArguments(big)).toEqual({ ok: true, value: { a: 1 }, repaired: true });
+  });
+
   it("removes trailing commas before } and ]", () => {
     expect(parseArguments('{"a": [1, 2, ], "b": {"c": 1,},}')).toEqual({
       ok: true,

@@ -150,6 +150,58 @@ describe("Ajv errors", () => {
       { path: "n", message: "must be > 0, got 0" },
     ]);
   });
+
+  it("lists every accepted type for each array item that fails an items union", async () => {
+    const issues = await issuesOf(
+      {
+        type: "object",
+        properties: { xs: { type: "array", items: { anyOf: [{ type: "number" }, { type: "boolean" }] } } },
+      },
+      { xs: ["x", 1, "y"] },
+    );
+    expect(issues).toEqual([
+      { path: "xs[0]", message: 'expected number | boolean, got "x"' },
+      { path: "xs[2]", message: 'expected number | boolean, got "y"' },
+    ]);
+  });
+
+  it("reports the closest variant separately for each array item of a union of objects", async () => {
+    const issues = await issuesOf(
+      {
+        type: "object",
+        properties: {
+          rows: {
+            type: "array",
+            items: {
+              anyOf: [
+                {
+                  type: "object",
+                  properties: { a: { type: "string" }, d: { type: "string" } },
+                  required: ["a", "d"],
+                },
+                {
+                  type: "object",
+                  properties: { b: { type: "number" }, c: { type: "number" } },
+                  required: ["b", "c"],
+                },
+              ],
+            },
+          },
+        },
+      },
+      {
+        rows: [
+          { a: 1, d: "q" },
+          { a: "ok", d: "q" },
+          { b: 1, c: "x" },
+        ],
+      },
+    );
+    expect(issues).toEqual([
+      { path: "rows[0].a", message: "expected string, got 1" },
+      { path: "rows[2].c", message: 'expected number, got "x"' },
+    ]);
+  });
 });
 
 describe("Standard Schema issues", () => {

@@ -111,6 +111,66 @@ describe("JSON Schema derived from zod", () => {
     });
   });
 
+  it("refuses a z.date() input field, naming the tool and field and a string-based alternative", () => {
+    const define = () => compileInput(z.object({ trip: z.object({ when: z.date() }) }), { toolName: "book" });
+    expect(define).toThrow(UserError);
+    expect(define).toThrow(/Tool "book": the input field "trip\.when" cannot be sent as JSON/);
+    expect(define).toThrow(/z\.iso\.datetime\(\)\.pipe\(z\.coerce\.date\(\)\)/);
+    // z.coerce.date() has no JSON Schema either: zod reads its input as a Date.
+    expect(() => compileInput(z.object({ when: z.coerce.date() }), opts)).toThrow(/"when" cannot be sent/);
+    expect(() => compileInput(z.object({ when: z.instanceof(Date) }), opts)).toThrow(/"when" cannot be sent/);
+  });
+
+  it("refuses other input types JSON cannot carry, naming the field", () => {
+    const refused: [z.ZodType, RegExp][] = [
+      [z.object({ ids: z.array(z.bigint()).optional() }), /"ids\[\]".*z\.number\(\)\.int\(\)/],
+      [z.object({ m: z.map(z.string(), z.number()) }), /"m".*z\.record/],
+      [z.object({ s: z.set(z.string()) }), /"s".*z\.array/],
+      [z.object({ u: z.union([z.string(), z.undefined()]) }), /"u".*\.optional\(\)/],
+      [z.object({ v: z.void() }), /"v"/],
+      [z.object({ n: z.tuple([z.string(), z.nan()]) }), /"n\[1\]"/],
+      [z.object({ sym: z.symbol() }), /"sym"/],
+      [z.object({ big: z.literal(1n) }), /"big"/],
+      [z.object({ r: z.record(z.string(), z.date()) }), /"r\[\*\]"/],
+    ];
+    for (const [schema, message] of refused) {
+      expect(() => compileInput(schema, { toolName: "t" })).toThrow(UserError);
+      expect(() => compileInput(schema, { toolName: "t" })).toThrow(message);
+    }
+  });
+
+  it("keeps coerced, piped and transformed inputs that have a JSON form on the input side", async () => {
+    const compiled = compileInput(
+      z.object({
+        when: z.iso.datetime().pipe(z.coerce.date()),
+        big: z.string().pipe(z.coerce.bigint()),
+        length: z.string().transform((s) => s.length),
+        n: z.coerce.number(),
+        custom: z.custom<string>((v) => typeof v === "string"),
+      }),
+      opts,
+    );
+    const props = compiled.parameters.properties as Record<string, JsonSchema>;
+    expect(props.when).toMatchObject({ type: "string", format: "date-time" });
+    expect(props.big).toEqual({ type: "string" });
+    expect(props.length).toEqual({ type: "string" });
+    expect(props.n).toEqual({ type: "number" });
+    expect(props.custom).toEqual({});
+    expect(
+      await check(compiled, { when: "2024-05-06T07:08:09Z", big: "12", length: "abc", n: "4", custom: "c" }),
+    ).toEqual({
+      ok: true,
+      value: { when: new Date("2024-05-06T07:08:09Z"), big: 12n, length: 3, n: 4, custom: "c" },
+    });
+  });
+
+  it("still derives an output schema with a Date in it", () => {
+    expect(deriveOutputSchema(z.object({ at: z.date() }), "t")).toMatchObject({
+      type: "object",
+      properties: { at: {} },
+    });
+  });
+
   it("rejects a non-object root and says to wrap it in an object", () => {
     expect(() => compileInput(z.string(), { toolName: "echo" })).toThrow(UserError);
     expect(() => compileInput(z.string(), { toolName: "echo" })).toThrow(
@@ -284,6 +344,20 @@ describe("plain JSON Schema validated by Ajv", () => {
     });
   });
 
+  it("checks the email format of a 1 MB string (no quadratic backtracking)", async () => {
+    const emails = compileInput(
+      { type: "object", properties: { to: { type: "string", format: "email" } } },
+      opts,
+    );
+    expect(await check(emails, { to: "ann@example.com" })).toEqual({
+      ok: true,
+      value: { to: "ann@example.com" },
+    });
+    const result = await check(emails, { to: `x@${".".repeat(999_000)}@` });
+    expect(result).toMatchObject({ ok: false, issues: [{ path: "to" }] });
+    expect(result.ok ? "" : result.issues[0].message).toMatch(/^must be a valid email/);
+  });
+
   it("lets two tools use the same $id with different schemas", async () => {
     const first = compileInput({ $id: "args", type: "object", properties: { a: { type: "string" } } }, opts);
     const second = compileInput(
@@ -307,6 +381,23 @@ describe("plain JSON Schema validated by Ajv", () => {
     expect(() =>
       compileInput({ type: "object", properties: { a: { $ref: "#/$defs/Missing" } } }, opts),
     ).toThrow(/points at nothing/);
+  });
+
+  it("turns a $ref with a malformed %-escape into a UserError naming the tool and the ref", () => {
+    const schema = {
+      type: "object",
+      properties: { a: { $ref: "#/$defs/bad%zz" } },
+      $defs: { "bad%zz": { type: "string" } },
+    };
+    expect(() => compileInput(schema, { toolName: "lookup" })).toThrow(UserError);
+    expect(() => compileInput(schema, { toolName: "lookup" })).toThrow(
+      /Tool "lookup": the schema reference "#\/\$defs\/bad%zz" has a malformed %-escape/,
+    );
+    const escaped = compileInput(
+      { type: "object", properties: { a: { $ref: "#/$defs/a%25b" } }, $defs: { "a%b": { type: "string" } } },
+      opts,
+    );
+    expect((escaped.parameters.properties as JsonSchema).a).toEqual({ type: "string" });
   });
 
   it("refuses values that are not schemas", () => {
@@ -384,6 +475,73 @@ describe("strict mode", () => {
     expect(await check(withDefault, { limit: null })).toEqual({ ok: true, value: { limit: 10 } });
   });
 
+  describe("inside a union of objects", () => {
+    const Shape = z.discriminatedUnion("kind", [
+      z.object({ kind: z.literal("circle"), r: z.number(), label: z.string().optional() }),
+      z.object({ kind: z.literal("square"), w: z.number(), label: z.string().nullable() }),
+    ]);
+    const shapes = compileInput(z.object({ shape: Shape }), { toolName: "t", strict: true });
+
+    it("removes a null sent for an optional field of the branch the discriminator picks", async () => {
+      expect(await check(shapes, { shape: { kind: "circle", r: 1, label: null } })).toEqual({
+        ok: true,
+        value: { shape: { kind: "circle", r: 1 } },
+      });
+    });
+
+    it("keeps a null where the picked branch declares the field nullable", async () => {
+      expect(await check(shapes, { shape: { kind: "square", w: 2, label: null } })).toEqual({
+        ok: true,
+        value: { shape: { kind: "square", w: 2, label: null } },
+      });
+    });
+
+    it("coerces inside the branch the discriminator picks", async () => {
+      expect(await check(shapes, { shape: { kind: "circle", r: "1.5" } })).toEqual({
+        ok: true,
+        value: { shape: { kind: "circle", r: 1.5 } },
+      });
+    });
+
+    it("picks the branch by a one-value enum discriminator in a plain union", async () => {
+      const compiled = compileInput(
+        z.object({
+          op: z.union([
+            z.object({ type: z.enum(["add"]), n: z.number(), note: z.string().optional() }),
+            z.object({ type: z.enum(["clear"]), note: z.string().optional(), all: z.boolean().optional() }),
+          ]),
+        }),
+        { toolName: "t", strict: true },
+      );
+      expect(await check(compiled, { op: { type: "add", n: "3", note: null } })).toEqual({
+        ok: true,
+        value: { op: { type: "add", n: 3 } },
+      });
+      expect(await check(compiled, { op: { type: "clear", all: "true", note: null } })).toEqual({
+        ok: true,
+        value: { op: { type: "clear", all: true } },
+      });
+    });
+
+    it("without a discriminator, removes a null only when every branch with the field has it optional", async () => {
+      const compiled = compileInput(
+        z.object({
+          target: z.union([
+            z.object({ id: z.string(), note: z.string().optional(), tag: z.string().nullable() }),
+            z.object({ email: z.string(), note: z.string().optional(), tag: z.string().optional() }),
+          ]),
+        }),
+        { toolName: "t", strict: true },
+      );
+      expect(await check(compiled, { target: { id: "x", note: null, tag: null } })).toEqual({
+        ok: true,
+        value: { target: { id: "x", tag: null } },
+      });
+      const result = await check(compiled, { target: { email: "e", tag: null } });
+      expect(result.ok).toBe(false);
+    });
+  });
+
   it("keeps a null sent for a required field, so validation reports it", async () => {
     const result = await check(compiled, { query: null, items: [] });
     expect(result).toEqual({ ok: false, issues: [{ path: "query", message: "expected string, got null" }] });
@@ -401,6 +559,104 @@ describe("strict mode", () => {
     expect(() => compileInput(withRecord, { toolName: "t", strict: true })).toThrow(
       /record \(free-form keys\) at "meta\.labels".*\{ key, value \}/,
     );
+  });
+
+  it("turns oneOf into anyOf for the model, and still validates with the original union", async () => {
+    const compiled = compileInput(
+      z.object({
+        shape: z.discriminatedUnion("kind", [
+          z.object({ kind: z.literal("circle"), r: z.number() }),
+          z.object({ kind: z.literal("square"), w: z.number() }),
+        ]),
+      }),
+      { toolName: "t", strict: true },
+    );
+    expect(JSON.stringify(compiled.parameters)).not.toContain("oneOf");
+    const shape = (compiled.parameters.properties as Record<string, JsonSchema>).shape;
+    expect(shape.anyOf).toHaveLength(2);
+    expect((shape.anyOf as JsonSchema[])[0]).toMatchObject({ additionalProperties: false });
+    expect(await check(compiled, { shape: { kind: "square", w: 2 } })).toMatchObject({ ok: true });
+    expect(await check(compiled, { shape: { kind: "square", r: 2 } })).toMatchObject({ ok: false });
+  });
+
+  it("merges an allOf of plain objects into one closed object that can be satisfied", async () => {
+    const compiled = compileInput(
+      {
+        type: "object",
+        properties: {
+          who: {
+            description: "A person",
+            allOf: [
+              { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+              { type: "object", properties: { age: { type: "integer" } } },
+            ],
+          },
+        },
+        required: ["who"],
+      },
+      { toolName: "t", strict: true },
+    );
+    expect((compiled.parameters.properties as Record<string, JsonSchema>).who).toEqual({
+      type: "object",
+      description: "A person",
+      properties: { name: { type: "string" }, age: { type: ["integer", "null"] } },
+      required: ["name", "age"],
+      additionalProperties: false,
+    });
+    expect(await check(compiled, { who: { name: "a", age: null } })).toEqual({
+      ok: true,
+      value: { who: { name: "a" } },
+    });
+    const zodAnd = compileInput(
+      z.object({ who: z.object({ name: z.string() }).and(z.object({ age: z.number() }).describe("d")) }),
+      { toolName: "t", strict: true },
+    );
+    expect((zodAnd.parameters.properties as Record<string, JsonSchema>).who).toMatchObject({
+      properties: { name: { type: "string" }, age: { type: "number" } },
+      required: ["name", "age"],
+      additionalProperties: false,
+    });
+    expect(await check(zodAnd, { who: { name: "a", age: "3" } })).toEqual({
+      ok: true,
+      value: { who: { name: "a", age: 3 } },
+    });
+  });
+
+  it("refuses an allOf it cannot merge, naming the tool and path and what to do instead", () => {
+    const strict = (schema: unknown) => () => compileInput(schema, { toolName: "lookup", strict: true });
+    const intersection = z.object({ id: z.union([z.string(), z.number()]).and(z.number()) });
+    expect(strict(intersection)).toThrow(UserError);
+    expect(strict(intersection)).toThrow(/Tool "lookup".*"allOf".*at "id".*Merge.*strict: false/);
+    const conflicting = {
+      type: "object",
+      properties: {
+        a: {
+          allOf: [
+            { type: "object", properties: { x: { type: "string" } } },
+            { type: "object", properties: { x: { type: "number" } } },
+          ],
+        },
+      },
+    };
+    expect(strict(conflicting)).toThrow(/Tool "lookup".*"allOf".*at "a"/);
+    // Without strict mode the schema is used as it is.
+    expect(() => compileInput(conflicting, { toolName: "lookup" })).not.toThrow();
+  });
+
+  it("refuses not and if/then/else, naming the tool and path", () => {
+    const strict = (schema: unknown) => () => compileInput(schema, { toolName: "lookup", strict: true });
+    const withNot = { type: "object", properties: { n: { type: "number", not: { const: 0 } } } };
+    expect(strict(withNot)).toThrow(UserError);
+    expect(strict(withNot)).toThrow(/Tool "lookup".*"not" at "n".*strict: false/);
+    const withIf = {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "string" } },
+      if: { properties: { a: { const: "x" } } },
+      // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a thenable
+      then: { required: ["b"] },
+    };
+    expect(strict(withIf)).toThrow(/Tool "lookup".*"if" at the arguments object.*strict: false/);
+    expect(strict({ type: "object", properties: { v: { else: {} } } })).toThrow(/"else" at "v"/);
   });
 
   it("makes a plain JSON Schema strict and still validates with the original", async () => {
@@ -485,6 +741,42 @@ describe("coercion before validation", () => {
       ok: false,
       issues: [{ path: "name", message: "expected string, got 1" }],
     });
+  });
+
+  it("leaves a numeric string that would lose digits as a string, so validation reports it", async () => {
+    expect(await check(compiled, { count: "12345678901234567890" })).toEqual({
+      ok: false,
+      issues: [{ path: "count", message: 'expected number, got "12345678901234567890"' }],
+    });
+    expect(await check(compiled, { count: "9007199254740993", ratio: "1e-400" })).toEqual({
+      ok: false,
+      issues: [
+        { path: "count", message: 'expected number, got "9007199254740993"' },
+        { path: "ratio", message: 'expected number, got "1e-400"' },
+      ],
+    });
+  });
+
+  it("still coerces numeric strings that convert exactly", async () => {
+    const result = await check(compiled, {
+      count: "9007199254740991",
+      page: "007",
+      ratio: "1.10",
+      big: "-0.00125e2",
+      maybe: "+.5",
+    });
+    expect(result).toEqual({
+      ok: true,
+      value: { count: 9007199254740991, page: 7, ratio: 1.1, big: -0.125, maybe: 0.5 },
+    });
+  });
+
+  it("handles a 1 MB almost-numeric string (no quadratic backtracking)", async () => {
+    const digits = "1".repeat(999_000);
+    const zeros = `0.${"0".repeat(999_000)}1`;
+    const result = await check(compiled, { count: `${digits}x`, ratio: zeros, big: `-${digits}.5e` });
+    expect(result).toMatchObject({ ok: false });
+    expect(result.ok ? [] : result.issues.map((i) => i.path)).toEqual(["count", "ratio", "big"]);
   });
 
   it('does not read "yes" or "1" as a boolean', async () => {
