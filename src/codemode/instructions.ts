@@ -1,5 +1,6 @@
 import { formatDuration } from "../dispatch/failures.js";
 import type { CodeModeLimits } from "./limits.js";
+import { MAX_CODE_CHARS } from "./transpile.js";
 
 /** What the instructions need to say true things about a code mode. */
 export interface InstructionFacts {
@@ -32,6 +33,10 @@ export function toolDescription(facts: InstructionFacts): string {
 /** The system-prompt text for code mode: how to write the code, the declarations, the rules, the isolation. */
 export function codeModeInstructions(facts: InstructionFacts): string {
   const { limits } = facts;
+  // A fence longer than any run of backticks in the declarations (a description may contain ```).
+  const fence = "`".repeat(
+    Math.max(3, ...[...facts.declarations.matchAll(/`+/g)].map((m) => m[0].length + 1)),
+  );
   return `## Running code with ${facts.toolName}
 
 Use the ${facts.toolName} tool when a task needs several tool calls, loops, filtering, joining or arithmetic: write TypeScript that does the whole task and returns only what you need. Intermediate data stays in the sandbox instead of your context.
@@ -39,23 +44,23 @@ Use the ${facts.toolName} tool when a task needs several tool calls, loops, filt
 How the code runs:
 - It is TypeScript; types are stripped, top-level \`await\` works, and markdown fences are allowed.
 - The value of a top-level \`return\` (or else of the last expression) is the result you receive, as JSON. Return a small summary rather than raw data.
-- \`tools.<name>(args)\` returns a Promise of the tool's structured result (an object or array, not text). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
+- \`tools.<name>(args)\` returns a Promise of the tool's own value (structured data such as an object or array, not the text a direct call would show). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit"; "cancelled" or "refused" once the run is ending) and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
 - \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
 - There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object below, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
-      ? `Top-level variables, functions and classes you declare persist between runs in the same session; call with \`restart: true\` to start from a clean sandbox. A session unused for ${formatDuration(facts.sessionIdleMs)}, or whose run hit a time, CPU or memory limit, starts over.`
+      ? `Top-level variables, functions and classes you declare persist between runs in the same session; call with \`restart: true\` to start from a clean sandbox. A session unused for ${formatDuration(facts.sessionIdleMs)}, evicted to make room for others, or whose run was stopped (by a limit or a cancellation) starts over, and its next result says so.`
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 
-Limits of one run: ${formatDuration(limits.timeoutMs)} wall-clock time, ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
+Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time, ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
 
 Isolation (${facts.environmentName}): ${facts.isolation}
 
 The tools you can call:
-\`\`\`ts
+${fence}ts
 ${facts.declarations}
-\`\`\`
+${fence}
 `;
 }

@@ -280,7 +280,9 @@ function errorLine(error: NonNullable<CodeRunResult["error"]>, maxMessage: numbe
       : message;
   const tool = error.tool ? ` [tool ${error.tool}${error.kind ? `, ${error.kind}` : ""}]` : "";
   const where = error.line ? ` (line ${error.line}${error.column ? `, column ${error.column}` : ""})` : "";
-  return `Error: ${error.name}: ${cut}${tool}${where}`;
+  // A plain Error needs no name: "Error: Error: ..." says nothing more.
+  const name = error.name && error.name !== "Error" ? `${error.name}: ` : "";
+  return `Error: ${name}${cut}${tool}${where}`;
 }
 
 const SHORTENED_NOTE = "result (shortened to fit; cuts are marked with …):";

@@ -50,15 +50,65 @@ const HEADER = `async function ${MAIN}() {`;
  * `{ error }` with the line and column in the model's TypeScript.
  */
 export function prepareCode(source: string, options: PrepareOptions = {}): PreparedCode | PrepareFailure {
-  const text = source.replace(/\r\n?/g, "\n");
+  if (source.length > MAX_CODE_CHARS) {
+    return syntaxError(
+      `The code is ${source.length.toLocaleString("en-US")} characters long; run_code takes at most ${MAX_CODE_CHARS.toLocaleString("en-US")}. Send shorter code: fetch data with tools instead of pasting it.`,
+    );
+  }
+  // esbuild counts U+2028/U+2029 as line breaks; as escapes they mean the same in strings and comments,
+  // and every line keeps its number.
+  const text = source
+    .replace(/\r\n?/g, "\n")
+    .replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
   const fastPath = options.javascriptFastPath !== false;
-  const compile = (code: string) => (fastPath && compileJavaScript(code)) || compileTypeScript(code);
+  const compile = (code: string): PreparedCode | PrepareFailure => {
+    const tooDeep = nestingProblem(code);
+    if (tooDeep) return tooDeep;
+    return (fastPath && compileJavaScript(code)) || compileTypeScript(code);
+  };
   const fence = findFence(text);
   if (!fence) return compile(text);
-  if (text.slice(0, fence.start).trim() === "") return compile(fence.code);
-  // Prose before a fence is no code; but a line starting with ``` may also sit in a comment.
+  // A fenced block is the code, even after a word like `Code:` that would parse as JavaScript; only when
+  // the block does not compile and the whole text does (the fence sat in a comment) is the whole text used.
+  const fenced = compile(fence.code);
+  if (!("error" in fenced) || text.slice(0, fence.start).trim() === "") return fenced;
   const raw = compile(text);
-  return "error" in raw ? compile(fence.code) : raw;
+  return "error" in raw ? fenced : raw;
+}
+
+/** The longest source run_code accepts, in characters. */
+export const MAX_CODE_CHARS = 100_000;
+
+/** The deepest nesting of brackets, or run of prefix operators, the parsers are given. */
+export const MAX_CODE_NESTING = 200;
+
+/**
+ * Refuses code nested deeper than {@link MAX_CODE_NESTING}: esbuild and acorn recurse per level, and a few
+ * hundred thousand levels overflow esbuild's stack and stop its service for the whole process. The scan
+ * is rough (it also counts brackets inside strings), which only errs on the side of refusing.
+ */
+function nestingProblem(code: string): PrepareFailure | undefined {
+  let depth = 0;
+  let deepest = 0;
+  let prefixRun = 0;
+  let longestRun = 0;
+  for (let i = 0; i < code.length; i++) {
+    const c = code.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123)
+      deepest = Math.max(deepest, ++depth); // ( [ {
+    else if (c === 41 || c === 93 || c === 125) depth--; // ) ] }
+    if (c === 33 || c === 126 || c === 43 || c === 45)
+      longestRun = Math.max(longestRun, ++prefixRun); // ! ~ + -
+    else if (c !== 32 && c !== 9 && c !== 10) prefixRun = 0;
+  }
+  if (deepest <= MAX_CODE_NESTING && longestRun <= MAX_CODE_NESTING) return undefined;
+  return syntaxError(
+    `The code is nested more than ${MAX_CODE_NESTING} levels deep (brackets or prefix operators); write it flatter.`,
+  );
+}
+
+function syntaxError(message: string): PrepareFailure {
+  return { error: { name: "SyntaxError", message } };
 }
 
 /** The first fenced block (``` or ~~~, any info string): its code and where the fence starts. */
@@ -144,7 +194,11 @@ function compileTypeScript(code: string): PreparedCode | PrepareFailure {
   } catch (error) {
     return syntaxFailure(error, code, sourceLines);
   }
-  const body = extractBody(output.code, parseOrUndefined(output.code));
+  const program = parseOrUndefined(output.code);
+  // Without a parse there is no result rewrite and no check that the wrapper stayed closed: refuse.
+  if (!program)
+    return syntaxError("The code could not be prepared: it uses syntax this sandbox cannot check.");
+  const body = extractBody(output.code, program);
   if (!body) return { error: { name: "SyntaxError", message: 'Unexpected "}"' } };
   let lines: Segment[][] | undefined; // Decoded on first use: most runs never need a position.
   let outputLines: string[] | undefined;

@@ -444,6 +444,18 @@ describe("code mode: declarations and instructions", () => {
     expect(cm.instructions).toContain(cm.declarations);
   });
 
+  it("fences the declarations with more backticks than any description contains", () => {
+    const quoting = tool({
+      name: "quote",
+      description: "Use like:\n```\nquote()\n```",
+      input: z.object({}),
+      run: () => 1,
+    });
+    const cm = make({ toolset: new Toolset([quoting]) });
+    expect(cm.instructions).toContain("````ts\n");
+    expect(cm.instructions.trimEnd().endsWith("````")).toBe(true);
+  });
+
   it("session instructions say when a session starts over, with the idle time from the options", () => {
     const { toolset } = shop();
     const cm = make({ toolset, state: "session", sessionIdleMs: 5 * 60_000 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { IMPORT_NOT_AVAILABLE, type PreparedCode, prepareCode } from "../../src/codemode/transpile.js";
+import {
+  IMPORT_NOT_AVAILABLE,
+  MAX_CODE_CHARS,
+  type PreparedCode,
+  prepareCode,
+} from "../../src/codemode/transpile.js";
 
 type AsyncBody = (...args: unknown[]) => Promise<unknown>;
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
@@ -320,7 +325,38 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
     ]) {
       expect(prepareCode(source)).toEqual(prepareCode(source, { javascriptFastPath: false }));
     }
-    // V8 counts U+2028 as a line break where the one-to-one map would not: esbuild handles it.
-    expect(prepared("const s = 'a\u2028b';\ns.length").via).toBe("esbuild");
+    // U+2028 would count as a line break for V8 and esbuild but not here: it is escaped first.
+    expect(prepared("const s = 'a\u2028b';\ns.length").js).toContain("'a\\u2028b'");
+  });
+});
+
+describe("prepareCode: hostile and odd sources", () => {
+  it("refuses code longer than MAX_CODE_CHARS with a message saying the limit", () => {
+    const result = prepareCode(`// ${"x".repeat(MAX_CODE_CHARS)}`);
+    expect("error" in result && result.error.message).toMatch(/at most 100,000/);
+  });
+
+  it("refuses nesting deeper than MAX_CODE_NESTING before esbuild sees it, and esbuild keeps working", () => {
+    for (const source of [
+      `const x: number = ${"(".repeat(90_000)}1`,
+      `const x: number = 1;\n${"!".repeat(80_000)}x`,
+      `[${"[".repeat(1_000)}]`,
+    ]) {
+      const result = prepareCode(source);
+      expect("error" in result && result.error.message).toMatch(/nested more than/);
+    }
+    expect(prepared("const n: number = 2;\nn * 21").via).toBe("esbuild");
+  });
+
+  it("takes the fenced block even after a word that would parse as JavaScript", async () => {
+    for (const prose of ["Code:", "Solution"]) {
+      expect(await evaluate(`${prose}\n\`\`\`ts\nconst n: number = 41;\nn + 1\n\`\`\``)).toBe(42);
+    }
+  });
+
+  it("keeps error lines right after a U+2028 in TypeScript", async () => {
+    const code = prepared("const s: string = 'a\u2028b';\nconst t: string = s;\n(null as any).x");
+    const at = await thrownAt(code);
+    expect(code.mapPosition(at.line, at.column)?.line).toBe(3);
   });
 });
