@@ -101,12 +101,6 @@ export class SessionPool {
     }
   }
 
-  /** Disposes one session's sandbox. */
-  async end(id: string): Promise<void> {
-    const entry = this.#entries.get(id);
-    if (entry) await this.#drop(id, entry);
-  }
-
   /** Disposes every session's sandbox. */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);

@@ -49,9 +49,6 @@ export interface ToolResult {
   parentCallId?: string;
 }
 
-/** A decision on a gated call: `true` allows it; `false` or a reason string denies it. */
-export type ApprovalDecision = boolean | { allow: false; reason?: string };
-
 /**
  * The answer of an approval handler. `"ask"` defers to the stream consumer or the approvals channel, for
  * as long as someone reads the dispatch's events; with nobody reading, the call is denied.

@@ -84,6 +84,9 @@ function sizeOf(value: unknown): number | undefined {
 }
 
 /** `must be <= 50, got 99`, or `must have at most 3 items, got 5` for sizes. */
+/** What an Ajv size keyword (minus its min/max prefix) measures, as boundMessage names it. */
+const SIZE_ORIGINS: Record<string, string> = { Length: "string", Items: "array", Properties: "object" };
+
 function boundMessage(
   direction: "max" | "min",
   origin: string | undefined,
@@ -334,46 +337,14 @@ function ajvError(error: ErrorObject): ArgumentIssue[] {
       ];
     case "minLength":
     case "maxLength":
-      return [
-        {
-          path,
-          message: boundMessage(
-            error.keyword.slice(0, 3) as "min" | "max",
-            "string",
-            params.limit,
-            true,
-            error.data,
-          ),
-        },
-      ];
     case "minItems":
     case "maxItems":
-      return [
-        {
-          path,
-          message: boundMessage(
-            error.keyword.slice(0, 3) as "min" | "max",
-            "array",
-            params.limit,
-            true,
-            error.data,
-          ),
-        },
-      ];
     case "minProperties":
-    case "maxProperties":
-      return [
-        {
-          path,
-          message: boundMessage(
-            error.keyword.slice(0, 3) as "min" | "max",
-            "object",
-            params.limit,
-            true,
-            error.data,
-          ),
-        },
-      ];
+    case "maxProperties": {
+      const direction = error.keyword.slice(0, 3) as "min" | "max";
+      const origin = SIZE_ORIGINS[error.keyword.slice(3)];
+      return [{ path, message: boundMessage(direction, origin, params.limit, true, error.data) }];
+    }
     case "pattern":
       return [{ path, message: `must match pattern ${String(params.pattern)}, ${got}` }];
     case "format":
