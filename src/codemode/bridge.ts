@@ -7,8 +7,18 @@ import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.j
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
 
-/** How long a finished run waits for its aborted calls to report before it returns its result. */
+/**
+ * How long a finished run waits for the tools it started to really finish (a tool that ignores its
+ * signal keeps running after its call was aborted) before it returns; calls still running then are
+ * recorded as `abandoned`.
+ */
 export const SETTLE_WAIT_MS = 1_000;
+
+/**
+ * Characters of tool arguments one run may have in calls that have not finished (waiting for a slot or
+ * running). A call beyond it is refused: a run cannot pile up memory in the host by queueing calls.
+ */
+export const MAX_PENDING_ARGS_CHARS = 16_000_000;
 
 /** What a run's bridge needs from the run. */
 export interface RunBridgeInit {
@@ -34,7 +44,10 @@ export class RunBridge implements SandboxBridge {
   readonly #init: RunBridgeInit;
   readonly #slots: Semaphore;
   #count = 0;
-  readonly #inFlight = new Set<Promise<BridgeCallOutcome>>();
+  #pendingArgsChars = 0;
+  #logChars = 0;
+  /** Calls whose tool invocations have not all finished, by call id. */
+  readonly #unsettled = new Map<string, Promise<void>>();
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
@@ -42,7 +55,10 @@ export class RunBridge implements SandboxBridge {
   }
 
   log(entry: LogEntry): void {
-    if (!this.#init.signal.aborted) this.logs.push(entry);
+    if (this.#init.signal.aborted) return;
+    // The sandbox caps its console output; the host holds to the same cap whatever the sandbox does.
+    this.#logChars += entry.text.length + 1;
+    if (this.#logChars <= this.#init.limits.maxLogChars + 1_000) this.logs.push(entry);
   }
 
   async callTool(name: string, argsJson: string): Promise<BridgeCallOutcome> {
@@ -55,30 +71,40 @@ export class RunBridge implements SandboxBridge {
         `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
       );
     }
+    if (this.#pendingArgsChars + argsJson.length > MAX_PENDING_ARGS_CHARS) {
+      return refused(
+        name,
+        `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
+      );
+    }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
-    const call = this.#call(callId, name, argsJson);
-    this.#inFlight.add(call);
+    this.#pendingArgsChars += argsJson.length;
     try {
-      return await call;
+      return await this.#call(callId, name, argsJson);
     } finally {
-      this.#inFlight.delete(call);
+      this.#pendingArgsChars -= argsJson.length;
     }
   }
 
   /**
-   * Resolves once every call still in flight has reported, after the run ended and aborted them; a tool
-   * that ignores its signal is not waited for longer than {@link SETTLE_WAIT_MS}.
+   * Resolves once every tool the run started has really finished, after the run ended and aborted them.
+   * A tool that ignores its signal is not waited for longer than {@link SETTLE_WAIT_MS}; its call is then
+   * recorded as `abandoned` (it may still have an effect).
    */
   async settled(): Promise<void> {
-    if (this.#inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled(this.#inFlight),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, SETTLE_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    if (this.#unsettled.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(this.#unsettled.values()),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, SETTLE_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    for (const record of this.calls) {
+      if (this.#unsettled.has(record.callId)) record.status = "abandoned";
+    }
   }
 
   async #call(callId: string, name: string, argsJson: string): Promise<BridgeCallOutcome> {
@@ -110,6 +136,10 @@ export class RunBridge implements SandboxBridge {
           if (event.type === "completed" && event.callId === callId) value = event.value;
         },
       });
+      const settled = handle.settled().then(() => {
+        this.#unsettled.delete(callId);
+      });
+      this.#unsettled.set(callId, settled);
       [result] = (await handle.results()) as [ToolResult];
     } catch (error) {
       this.#record(callId, name, "cancelled", started);

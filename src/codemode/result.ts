@@ -11,7 +11,11 @@ export interface CallRecord {
   callId: string;
   /** The real tool name. */
   tool: string;
-  status: "ok" | "error" | "denied" | "invalid_arguments" | "timeout" | "limit" | "cancelled";
+  /**
+   * How the call ended. `abandoned`: the run ended while the tool was still running, and the tool had
+   * not finished when the run returned (it ignores its abort signal): it may still take effect.
+   */
+  status: "ok" | "error" | "denied" | "invalid_arguments" | "timeout" | "limit" | "cancelled" | "abandoned";
   durationMs: number;
 }
 
@@ -56,45 +60,61 @@ export function compactJson(value: unknown, maxChars: number): CompactJson | und
 
 /** The loosest structural shrink of `value` whose JSON fits `maxChars`, if any. */
 function shrinkToFit(value: unknown, maxChars: number): CompactJson | undefined {
+  const keysOf = new Map<object, string[]>();
   for (const limits of shrinkLadder(maxChars)) {
-    const json = safeStringify(value, limits);
+    const json = safeStringify(value, limits, keysOf);
     if (json === undefined) return undefined;
     if (json.length <= maxChars) return { json, shortened: true };
   }
   return undefined;
 }
 
-/** How hard a value is shrunk: the longest string, the most items and keys kept, the deepest nesting. */
+/**
+ * How hard a value is shrunk: the longest string, the most items and keys kept, the deepest nesting,
+ * and the characters of output one pass may produce before it stops visiting the value (so that every
+ * pass takes time in proportion to the budget, whatever the size of the value).
+ */
 interface Limits {
   string: number;
   items: number;
   keys: number;
   depth: number;
+  chars: number;
 }
 
 /**
- * Ever tighter limits. Breadth and string length shrink first (scaled to the budget), then depth, then
- * everything goes down to the bare minimum.
+ * Ever tighter limits. Breadth, string length and the output budget shrink first (scaled to the
+ * budget), then depth, then everything goes down to the bare minimum.
  */
 function* shrinkLadder(budget: number): Generator<Limits> {
+  let chars = budget;
   for (let factor = 1; factor > 1e-7; factor *= 0.8) {
+    chars = Math.max(64, Math.floor(budget * factor));
     const limits = {
       string: Math.max(40, Math.floor(budget * factor)),
       items: Math.max(3, Math.floor((budget / 2) * factor)),
       keys: Math.max(5, Math.floor((budget / 4) * factor)),
       depth: 20,
+      chars,
     };
     yield limits;
     if (limits.string === 40 && limits.items === 3 && limits.keys === 5) break;
   }
-  for (const depth of [12, 8, 6, 4, 3, 2, 1]) yield { string: 40, items: 3, keys: 5, depth };
-  yield { string: 16, items: 1, keys: 1, depth: 1 };
-  yield { string: 16, items: 1, keys: 1, depth: 0 };
+  for (const depth of [12, 8, 6, 4, 3, 2, 1]) yield { string: 40, items: 3, keys: 5, depth, chars };
+  yield { string: 16, items: 1, keys: 1, depth: 1, chars: 64 };
+  yield { string: 16, items: 1, keys: 1, depth: 0, chars: 64 };
 }
 
-function safeStringify(value: unknown, limits: Limits): string | undefined {
+/** One shrinking pass: its limits, the characters it may still produce, and a cache of object keys. */
+interface Pass {
+  limits: Limits;
+  left: number;
+  keysOf: Map<object, string[]>;
+}
+
+function safeStringify(value: unknown, limits: Limits, keysOf: Map<object, string[]>): string | undefined {
   try {
-    return JSON.stringify(shrink(value, limits, 0, new Set()));
+    return JSON.stringify(shrink(value, { limits, left: limits.chars, keysOf }, 0, new Set()));
   } catch {
     return undefined;
   }
@@ -102,46 +122,54 @@ function safeStringify(value: unknown, limits: Limits): string | undefined {
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** A plain JSON copy of `value` within `limits`; undefined where JSON would drop the value. */
-function shrink(value: unknown, limits: Limits, depth: number, ancestors: Set<object>): Json | undefined {
+/** A plain JSON copy of `value` within the pass's limits; undefined where JSON would drop the value. */
+function shrink(value: unknown, pass: Pass, depth: number, ancestors: Set<object>): Json | undefined {
   switch (typeof value) {
-    case "string":
-      return cutString(value, limits.string);
+    case "string": {
+      const text = cutString(value, pass.limits.string);
+      pass.left -= text.length + 2;
+      return text;
+    }
     case "number":
+      pass.left -= 8;
       return Number.isFinite(value) ? value : null;
     case "boolean":
+      pass.left -= 5;
       return value;
     case "bigint":
+      pass.left -= 8;
       return value.toString();
     case "object":
-      return value === null ? null : shrinkObject(value, limits, depth, ancestors);
+      pass.left -= 2;
+      return value === null ? null : shrinkObject(value, pass, depth, ancestors);
     default:
       return undefined; // undefined, functions and symbols have no JSON form.
   }
 }
 
-function shrinkObject(
-  value: object,
-  limits: Limits,
-  depth: number,
-  ancestors: Set<object>,
-): Json | undefined {
+function shrinkObject(value: object, pass: Pass, depth: number, ancestors: Set<object>): Json | undefined {
   if (ancestors.has(value)) return "…[circular]";
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === "function") {
     const plain: unknown = read(() => toJSON.call(value));
     return typeof plain === "object" && plain !== null
-      ? shrinkPlain(plain, limits, depth, ancestors)
-      : shrink(plain, limits, depth, ancestors);
+      ? shrinkPlain(plain, pass, depth, ancestors)
+      : shrink(plain, pass, depth, ancestors);
   }
-  return shrinkPlain(value, limits, depth, ancestors);
+  return shrinkPlain(value, pass, depth, ancestors);
 }
 
-function shrinkPlain(value: object, limits: Limits, depth: number, ancestors: Set<object>): Json {
+function shrinkPlain(value: object, pass: Pass, depth: number, ancestors: Set<object>): Json {
   if (ancestors.has(value)) return "…[circular]";
+  const { limits } = pass;
   const isArray = Array.isArray(value);
-  const keys = isArray ? [] : (read(() => Object.keys(value)) ?? []);
-  if (depth >= limits.depth) {
+  let keys: string[] = [];
+  if (!isArray) {
+    const known = pass.keysOf.get(value) ?? read(() => Object.keys(value));
+    keys = typeof known === "string" ? [] : known;
+    pass.keysOf.set(value, keys);
+  }
+  if (depth >= limits.depth || pass.left <= 0) {
     return isArray ? `…[array of ${value.length} items]` : `…[object with ${keys.length} keys]`;
   }
   ancestors.add(value);
@@ -149,30 +177,36 @@ function shrinkPlain(value: object, limits: Limits, depth: number, ancestors: Se
     if (isArray) {
       const kept = Math.min(value.length, limits.items);
       const items: Json[] = [];
-      for (let i = 0; i < kept; i++)
+      let i = 0;
+      for (; i < kept && pass.left > 0; i++) {
         items.push(
           shrink(
             read(() => value[i]),
-            limits,
+            pass,
             depth + 1,
             ancestors,
           ) ?? null,
         );
-      if (value.length > kept) items.push(`…[${value.length - kept} more items]`);
+      }
+      if (value.length > i) items.push(`…[${value.length - i} more items]`);
       return items;
     }
-    const out: { [key: string]: Json } = {};
+    // No prototype: a key named __proto__ stays an ordinary key, as in the value itself.
+    const out: { [key: string]: Json } = Object.create(null);
     const kept = Math.min(keys.length, limits.keys);
-    for (const key of keys.slice(0, kept)) {
+    let i = 0;
+    for (; i < kept && pass.left > 0; i++) {
+      const key = keys[i];
+      pass.left -= key.length + 3;
       const item = shrink(
         read(() => (value as Record<string, unknown>)[key]),
-        limits,
+        pass,
         depth + 1,
         ancestors,
       );
       if (item !== undefined) out[key] = item;
     }
-    if (keys.length > kept) out["…"] = `[${keys.length - kept} more keys]`;
+    if (keys.length > i) out["…"] = `[${keys.length - i} more keys]`;
     return out;
   } finally {
     ancestors.delete(value);

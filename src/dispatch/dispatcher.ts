@@ -93,7 +93,7 @@ export class Dispatcher<Deps = unknown> {
     };
     begin = start;
     setImmediate(start);
-    return makeHandle(turn.runId, turn.stream, turn.board, start);
+    return makeHandle(turn.runId, turn.stream, turn.board, start, scope);
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {
@@ -120,7 +120,7 @@ export class Dispatcher<Deps = unknown> {
       },
     );
     done.catch(() => {});
-    return makeHandle(turn.runId, own, turn.board, () => done);
+    return makeHandle(turn.runId, own, turn.board, () => done, scope);
   }
 
   #session(session: DispatchOptions["session"]): Session | undefined {
@@ -158,11 +158,17 @@ function makeHandle(
   stream: EventStream<DispatchEvent>,
   approvals: Approvals,
   start: () => Promise<ToolResult[]>,
+  scope: CallScope,
 ): DispatchHandle {
   return {
     runId,
     approvals,
     results: start,
+    settled: () =>
+      start().then(
+        () => scope.settled(),
+        () => scope.settled(),
+      ),
     [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
   };
 }

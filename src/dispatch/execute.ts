@@ -70,8 +70,10 @@ async function runAttempt(
   let timer: NodeJS.Timeout | undefined;
   try {
     const work = invokeChain(prepared, scope)(prepared.rawArgs, ctx);
-    // A tool still running after a timeout or cancellation must not raise an unhandled rejection later.
+    // A tool still running after a timeout or cancellation must not raise an unhandled rejection later,
+    // and the dispatch counts it as running until it really settles (`handle.settled()`).
     work.catch(() => {});
+    scope.track(work);
     if (controller && timeout !== undefined) {
       timer = setTimeout(() => {
         controller.abort(new AttemptTimedOut(`${tool.name} timed out after ${formatDuration(timeout)}.`));

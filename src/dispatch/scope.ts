@@ -27,6 +27,12 @@ export class CallScope {
   /** `{ parentCallId }` for nested calls, `{}` otherwise: spread into events. */
   readonly parentField: { parentCallId?: string };
   readonly signal: AbortSignal;
+  /**
+   * Tool invocations of this scope that have not settled yet. A timeout or a cancellation ends a call
+   * at once, but the tool's own promise may go on (a tool that ignores its signal): it stays here until
+   * it really settles.
+   */
+  readonly running = new Set<Promise<unknown>>();
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
@@ -57,6 +63,18 @@ export class CallScope {
       }
     }
     return this.turn.stream.push(event);
+  }
+
+  /** Keeps `work` in {@link running} until it settles. */
+  track(work: Promise<unknown>): void {
+    this.running.add(work);
+    const done = () => this.running.delete(work);
+    work.then(done, done);
+  }
+
+  /** Resolves once every tool invocation started in this scope so far has settled. */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   /** A RunContext for one attempt of a call (attempt 0 for approval checks). */

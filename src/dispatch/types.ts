@@ -122,6 +122,13 @@ export interface Approvals {
 export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
   /** Every call's result, in completion order. Rejects with RunCancelled or BudgetExceeded when the turn ended early. */
   results(): Promise<ToolResult[]>;
+  /**
+   * Resolves once the dispatch is over and every tool invocation it started has really finished. A call
+   * ended by its timeout or by cancellation has its result at once, but a tool that ignores its
+   * `ctx.signal` may still be running (and may still have effects): this waits for it too. Never rejects;
+   * race it with a timer of your own if a tool may never finish.
+   */
+  settled(): Promise<void>;
   readonly approvals: Approvals;
   /** The id given to the dispatch (`RunContext.runId`). */
   readonly runId: string;

@@ -324,14 +324,28 @@ describe("code mode: review findings that must stay fixed", () => {
   it("calls cut off by a timeout are listed as cancelled in the run's calls", async () => {
     const hang = tool({
       name: "hang",
-      description: "Hangs.",
+      description: "Hangs until its call is aborted.",
+      input: z.object({}),
+      run: (_args, ctx) =>
+        new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason))),
+    });
+    const cm = make({ toolset: new Toolset([hang]), limits: { timeoutMs: 200 } });
+    const result = await cm.run("await tools.hang({})");
+    expect(result.status).toBe("timeout");
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "hang", status: "cancelled" })]);
+  });
+
+  it("a call whose tool ignores its signal and never finishes is recorded as abandoned", async () => {
+    const hang = tool({
+      name: "hang",
+      description: "Hangs forever, ignoring its signal.",
       input: z.object({}),
       run: () => new Promise(() => {}),
     });
     const cm = make({ toolset: new Toolset([hang]), limits: { timeoutMs: 200 } });
     const result = await cm.run("await tools.hang({})");
     expect(result.status).toBe("timeout");
-    expect(result.calls).toEqual([expect.objectContaining({ tool: "hang", status: "cancelled" })]);
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "hang", status: "abandoned" })]);
   });
 });
 

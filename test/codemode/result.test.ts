@@ -216,3 +216,37 @@ describe("compactJson", () => {
     expect(JSON.parse(json)).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 });
+
+describe("compactJson: hostile values", () => {
+  it("keeps a __proto__ key of the value in the shortened JSON", () => {
+    const value = JSON.parse(`{"__proto__": {"admin": true}, "items": ${JSON.stringify("x".repeat(500))}}`);
+    const compact = compactJson(value, 200);
+    expect(compact?.shortened).toBe(true);
+    const parsed = JSON.parse(compact!.json) as object;
+    expect(Object.getOwnPropertyDescriptor(parsed, "__proto__")?.value).toEqual({ admin: true });
+  });
+
+  it("shrinks a huge tree with one pass over it plus work in proportion to the budget", () => {
+    let reads = 0;
+    const node = (depth: number): unknown =>
+      depth === 0
+        ? 0
+        : new Proxy([node(depth - 1), node(depth - 1), node(depth - 1)], {
+            get(target, key, receiver) {
+              reads++;
+              return Reflect.get(target, key, receiver);
+            },
+          });
+    // 3^11 = 177,147 leaves: shrinking it whole on every rung of the ladder took seconds.
+    const tree = [node(11), node(10), node(10)];
+    reads = 0;
+    JSON.stringify(tree);
+    const onePass = reads;
+    reads = 0;
+    const compact = compactJson(tree, 1_000);
+    expect(compact?.shortened).toBe(true);
+    expect(compact!.json.length).toBeLessThanOrEqual(1_000);
+    // Before the budget, every rung of the shrinking ladder walked the whole tree (dozens of passes).
+    expect(reads).toBeLessThan(onePass + 100_000);
+  });
+});

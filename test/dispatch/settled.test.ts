@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Dispatcher, tool } from "../../src/index.js";
+import { deferred, toolsetOf, wait } from "./helpers.js";
+
+/** A tool that never looks at its signal: it finishes (and writes) when `release` is resolved. */
+function stubbornWriter() {
+  const release = deferred();
+  const writes: string[] = [];
+  const write = tool({
+    name: "write",
+    description: "Writes after a delay, ignoring cancellation.",
+    input: z.object({ text: z.string() }),
+    run: async ({ text }) => {
+      await release.promise;
+      writes.push(text);
+      return "written";
+    },
+  });
+  return { write, release, writes };
+}
+
+describe("handle.settled(): the dispatch is over only when its tools really finished", () => {
+  it("a cancelled dispatch's results come at once, settled() waits for a tool that ignores its signal", async () => {
+    const { write, release, writes } = stubbornWriter();
+    const controller = new AbortController();
+    const handle = new Dispatcher(toolsetOf(write)).dispatch(
+      [{ id: "w", name: "write", arguments: { text: "late" } }],
+      { signal: controller.signal },
+    );
+    await wait(10);
+    controller.abort();
+    await expect(handle.results()).rejects.toThrow(/cancelled/i);
+    let settled = false;
+    const settling = handle.settled().then(() => {
+      settled = true;
+    });
+    await wait(20);
+    expect(settled).toBe(false);
+    expect(writes).toEqual([]);
+    release.resolve();
+    await settling;
+    expect(writes).toEqual(["late"]);
+  });
+
+  it("a call ended by its timeout is still running for settled() until the tool returns", async () => {
+    const { write, release } = stubbornWriter();
+    const handle = new Dispatcher(toolsetOf(write), { timeout: 10 }).dispatch([
+      { id: "w", name: "write", arguments: { text: "x" } },
+    ]);
+    const [result] = await handle.results();
+    expect(result?.error?.kind).toBe("timeout");
+    let settled = false;
+    void handle.settled().then(() => {
+      settled = true;
+    });
+    await wait(20);
+    expect(settled).toBe(false);
+    release.resolve();
+    await handle.settled();
+  });
+
+  it("settled() resolves (never rejects) for a dispatch whose calls all finished normally", async () => {
+    const echo = tool({ name: "echo", description: "Echo.", input: z.object({}), run: () => "ok" });
+    const handle = new Dispatcher(toolsetOf(echo)).dispatch([{ id: "e", name: "echo", arguments: {} }]);
+    await expect(handle.settled()).resolves.toBeUndefined();
+    expect((await handle.results())[0]?.ok).toBe(true);
+  });
+});
