@@ -47,6 +47,13 @@ export interface GuestRunConfig {
   maxResultChars: number;
   /** Tool calls the code may start in this run; later ones are refused inside the guest. */
   maxToolCalls: number;
+  /** Characters of JSON arguments one tool call may carry; a larger call is refused inside the guest. */
+  maxArgsChars: number;
+  /**
+   * Characters of text this sandbox may hand to `Intl.Segmenter` over its whole life: ICU copies the
+   * text outside the heap, where the memory limit does not see it.
+   */
+  maxIcuChars: number;
 }
 
 /** How a run ended, as the guest reports it (JSON text in the `done` message). */
@@ -71,6 +78,25 @@ export const USER_CODE_FILENAME = "run_code.js";
 export const PERSIST_PARAMETER = "__cordon_persist__";
 
 /**
+ * The name of the parameter through which wrapped code reads the value an earlier run of the session
+ * left for one of its top-level `var`s (an own data property of the global object, never a getter).
+ */
+export const RESTORE_PARAMETER = "__cordon_restore__";
+
+/**
+ * The error name of a run refused because an earlier run of the same sandbox changed a built-in that
+ * the prelude relies on (a session poisoned for the next run). The host restarts the session and runs
+ * the code again in a fresh sandbox.
+ */
+export const TAMPERED_ERROR_NAME = "SandboxTampered";
+
+/** The longest error name, message and stack the guest reports, in characters. */
+export const MAX_ERROR_NAME_CHARS = 200;
+export const MAX_ERROR_MESSAGE_CHARS = 20_000;
+/** Stack frames of the model's code kept in a reported stack. */
+export const MAX_STACK_FRAMES = 50;
+
+/**
  * The JavaScript source of a function expression equivalent to {@link installPrelude}, to be evaluated
  * in the guest in strict mode, e.g. `"use strict"; return (SOURCE)(send);`.
  */
@@ -82,10 +108,17 @@ export function preludeSource(): string {
 
 /**
  * Installs `tools`, `console`, `ToolCallError` and `queueMicrotask` on the guest's global object,
- * removes the globals that could outlive a run or reach outside the sandbox, and returns the
- * {@link GuestEntry} the host drives runs with.
+ * removes or bounds the built-ins that could outlive a run, reach outside the sandbox or hold memory the
+ * heap limit does not count, and returns the {@link GuestEntry} the host drives runs with.
  *
  * Runs INSIDE the guest (see the file comment); on the host it is only turned into source text.
+ *
+ * Everything a run's plumbing does after the model's code may have run (reporting a call, formatting a
+ * console line, settling a call, ending a run) uses built-ins captured here, avoids iterators and
+ * `instanceof`, and never reads a property a prototype could supply: a session's earlier run must not be
+ * able to steer a later one through the prelude. The built-ins the engine itself consults on the way
+ * (promise resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked before
+ * each later run of a sandbox; if an earlier run changed them, the run is refused as tampered.
  */
 export function installPrelude(send: GuestSend): GuestEntry {
   // ---- Built-ins captured now, so later changes by the model's code cannot affect the prelude. ----
@@ -93,39 +126,47 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const ObjectCtor = Object;
   const { defineProperty, freeze, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys } =
     ObjectCtor;
+  const setPrototypeOf = ObjectCtor.setPrototypeOf;
   const { stringify, parse } = JSON;
-  const { apply } = Reflect;
+  const { apply, construct, ownKeys } = Reflect;
+  const ProxyCtor = Proxy;
   const PromiseCtor = Promise;
   const promiseThen = Promise.prototype.then;
   const promiseResolveStatic = Promise.resolve;
   const promiseRejectStatic = Promise.reject;
-  const promiseResolve = (value: unknown) =>
-    apply(promiseResolveStatic, PromiseCtor, [value]) as Promise<unknown>;
   const MapCtor = Map;
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const mapDelete = Map.prototype.delete;
+  const mapEntries = Map.prototype.entries;
+  const mapSize = getOwnPropertyDescriptor(Map.prototype, "size")!.get!;
+  const mapIteratorNext = getPrototypeOf(new Map().entries()).next as () => IteratorResult<unknown>;
   const SetCtor = Set;
   const setHas = Set.prototype.has;
   const setAdd = Set.prototype.add;
+  const setValues = Set.prototype.values;
+  const setSize = getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
+  const setIteratorNext = getPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
   const ErrorCtor = Error;
+  const hasInstance = Function.prototype[Symbol.hasInstance];
   const StringCtor = String;
   const stringSlice = String.prototype.slice;
   const stringSplit = String.prototype.split;
   const stringIndexOf = String.prototype.indexOf;
+  const symbolToString = Symbol.prototype.toString;
   const regExpExec = RegExp.prototype.exec;
+  const regExpSource = getOwnPropertyDescriptor(RegExp.prototype, "source")!.get!;
+  const regExpToString = RegExp.prototype.toString;
   const arrayJoin = Array.prototype.join;
   const arrayPush = Array.prototype.push;
   const arraySort = Array.prototype.sort;
   const isArray = Array.isArray;
+  const dateGetTime = Date.prototype.getTime;
   const dateToISOString = Date.prototype.toISOString;
   const numberIsNaN = Number.isNaN;
   const mathMin = Math.min;
   const objectIs = Object.is;
-  const DateCtor = Date;
-  const RegExpCtor = RegExp;
 
-  const setPrototypeOf = Object.setPrototypeOf;
   /**
    * The same object without a prototype. Descriptors and reports are read by the engine (`get`, `set`,
    * `toJSON`); with no prototype, whatever the code adds to Object.prototype cannot change them.
@@ -143,14 +184,38 @@ export function installPrelude(send: GuestSend): GuestEntry {
     apply(stringSlice, text, end === undefined ? [start] : [start, end]) as string;
   const toText = (value: unknown): string => {
     try {
-      return typeof value === "symbol" ? value.toString() : StringCtor(value);
+      return typeof value === "symbol" ? (apply(symbolToString, value, []) as string) : StringCtor(value);
     } catch {
       return "[value that cannot be shown]";
     }
   };
+  /** `value instanceof ctor`, without consulting a `Symbol.hasInstance` the code may have added. */
+  const isInstance = (value: unknown, ctor: unknown): boolean => {
+    try {
+      return apply(hasInstance, ctor, [value]) as boolean;
+    } catch {
+      return false;
+    }
+  };
+  /** Whether `method` accepts `value` as its receiver: a brand check that runs no code of the model's. */
+  const hasBrand = (method: (...args: never[]) => unknown, value: unknown): boolean => {
+    try {
+      apply(method, value, []);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const cut = (text: string, max: number): string =>
+    text.length <= max ? text : `${slice(text, 0, max)}… [${text.length - max} more characters]`;
 
-  // The same value as USER_CODE_FILENAME: this function cannot refer to anything outside itself.
+  // The same values as USER_CODE_FILENAME, TAMPERED_ERROR_NAME and the caps: this function cannot refer
+  // to anything outside itself.
   const USER_FILE = "run_code.js";
+  const TAMPERED = "SandboxTampered";
+  const MAX_NAME = 200;
+  const MAX_MESSAGE = 20_000;
+  const MAX_FRAMES = 50;
 
   // ---- Globals that must not exist, and the messages for code that reaches for them. ----
   const NO_HOST =
@@ -185,6 +250,60 @@ export function installPrelude(send: GuestSend): GuestEntry {
     delete global[name];
   }
 
+  // ---- Memory the heap limit does not count ----
+
+  // A resizable ArrayBuffer reserves up to its maxByteLength outside the heap and commits it as it
+  // grows, unseen by the memory limit: the option is refused. The constructor is wrapped, and the
+  // wrapper replaces it everywhere the code could find it (the global, the prototype's constructor).
+  const ArrayBufferCtor = ArrayBuffer;
+  const SafeArrayBuffer: ArrayBufferConstructor = new ProxyCtor(ArrayBufferCtor, {
+    construct(target, args, newTarget): object {
+      const options = args[1] as { maxByteLength?: unknown } | null | undefined;
+      if (typeof options === "object" && options !== null && options.maxByteLength !== undefined) {
+        throw new RangeError(
+          "Resizable ArrayBuffers (the maxByteLength option) are not available in run_code: their memory is not counted by the sandbox's memory limit. Use a fixed-size ArrayBuffer.",
+        );
+      }
+      // Only the length goes on: the options object is never read again (no second look at a getter).
+      return construct(target, [args[0]], newTarget === SafeArrayBuffer ? target : newTarget);
+    },
+  });
+  defineProperty(global, "ArrayBuffer", bare({ value: SafeArrayBuffer, writable: true, configurable: true }));
+  defineProperty(
+    ArrayBufferCtor.prototype,
+    "constructor",
+    bare({ value: SafeArrayBuffer, writable: true, configurable: true }),
+  );
+
+  // ICU copies the text given to a segmenter outside the heap and keeps it as long as the segments
+  // live: the characters one sandbox may segment are bounded (by the run's config). V8's own break
+  // iterator does the same and is not standard: it is removed.
+  const intl = global.Intl as Record<string, unknown> | undefined;
+  if (intl !== undefined) delete intl.v8BreakIterator;
+  const Segmenter = intl?.Segmenter as { prototype: Record<string, unknown> } | undefined;
+  let icuChars = 0;
+  let icuBudget = 0;
+  if (Segmenter !== undefined) {
+    const segment = Segmenter.prototype.segment as (text: string) => unknown;
+    const holder = {
+      segment(this: unknown, input: unknown) {
+        const text = StringCtor(input);
+        if (icuChars + text.length > icuBudget) {
+          throw new RangeError(
+            `Intl.Segmenter was given ${icuChars + text.length} characters in this sandbox, more than the ${icuBudget} it allows (the segmenter keeps its text outside the memory limit). Segment smaller pieces of text.`,
+          );
+        }
+        icuChars += text.length;
+        return apply(segment, this, [text]);
+      },
+    };
+    defineProperty(
+      Segmenter.prototype,
+      "segment",
+      bare({ value: holder.segment, writable: true, configurable: true }),
+    );
+  }
+
   // ---- Errors ----
 
   /** A failed `tools.*` call: the real tool name, a kind (`denied`, `invalid_arguments`, ...) and a message. */
@@ -200,12 +319,14 @@ export function installPrelude(send: GuestSend): GuestEntry {
     }
   }
 
-  /** Keeps the header of a stack and the frames in the model's code; drops the prelude and engine frames. */
+  /** The frames of a stack that are in the model's code (at most MAX_FRAMES); the rest are dropped. */
   const userFrames = (stack: string): string[] => {
     const frames: string[] = [];
-    for (const line of apply(stringSplit, stack, ["\n"]) as string[]) {
-      if (apply(regExpExec, /^\s+at /, [line]) === null) continue;
-      if (apply(stringIndexOf, line, [`${USER_FILE}:`]) !== -1) push(frames, line);
+    const lines = apply(stringSplit, cut(stack, MAX_MESSAGE), ["\n"]) as string[];
+    for (let i = 0; i < lines.length && frames.length < MAX_FRAMES; i++) {
+      const line = lines[i];
+      if (apply(regExpExec, /^[ \t]+at /, [line]) === null) continue;
+      if (apply(stringIndexOf, line, [`${USER_FILE}:`]) !== -1) push(frames, slice(line, 0, 500));
     }
     return frames;
   };
@@ -214,7 +335,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
     const names = run === undefined ? [] : keys(run.config.toolNames);
     if (names.length === 0) return " No tools are available in this run.";
     const shown: string[] = [];
-    for (const name of names) push(shown, `tools.${name}`);
+    for (let i = 0; i < names.length; i++) push(shown, `tools.${names[i]}`);
     return ` The tools are: ${join(shown, ", ")}.`;
   };
 
@@ -224,13 +345,24 @@ export function installPrelude(send: GuestSend): GuestEntry {
     return join(names, ", ");
   };
 
-  /** Turns anything thrown by the model's code into the plain data the host receives. */
+  /** Reads a property of something the code threw, without letting a throwing getter escape. */
+  const readField = (source: object, key: string): unknown => {
+    try {
+      return (source as Record<string, unknown>)[key];
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Turns anything thrown by the model's code into the plain data the host receives, within caps. */
   const describeError = (thrown: unknown): NonNullable<GuestDoneReport["error"]> => {
     try {
       const isObject = (typeof thrown === "object" && thrown !== null) || typeof thrown === "function";
       const source = thrown as Record<string, unknown>;
-      let name = isObject && typeof source.name === "string" && source.name !== "" ? source.name : "Error";
-      let message = isObject ? toText(source.message ?? "") : toText(thrown);
+      // Read in order, with no catch per field: a value whose getters throw is unreadable as a whole.
+      const rawName = isObject ? source.name : undefined;
+      let name = typeof rawName === "string" && rawName !== "" ? cut(rawName, MAX_NAME) : "Error";
+      let message = cut(isObject ? toText(source.message ?? "") : toText(thrown), MAX_MESSAGE);
       if (!isObject) name = "Error";
       const rawStack = isObject ? source.stack : undefined;
       const frames = typeof rawStack === "string" ? userFrames(rawStack) : [];
@@ -245,15 +377,16 @@ export function installPrelude(send: GuestSend): GuestEntry {
       } else if (name === "TypeError" && missingTool !== null) {
         message = `${message}: there is no tool named ${missingTool[1]}.${toolList()}`;
       }
-      const error: NonNullable<GuestDoneReport["error"]> = { name, message };
-      error.stack = join([`${name}: ${message}`, ...frames], "\n");
-      if (thrown instanceof ToolCallError) {
-        error.tool = toText(thrown.tool);
-        error.kind = toText(thrown.kind);
+      const header: string[] = [`${name}: ${message}`];
+      for (let i = 0; i < frames.length; i++) push(header, frames[i]);
+      const error: NonNullable<GuestDoneReport["error"]> = bare({ name, message, stack: join(header, "\n") });
+      if (isInstance(thrown, ToolCallError)) {
+        error.tool = toText(readField(source, "tool"));
+        error.kind = toText(readField(source, "kind"));
       }
       return error;
     } catch {
-      return { name: "Error", message: "The code threw a value that could not be read." };
+      return bare({ name: "Error", message: "The code threw a value that could not be read." });
     }
   };
 
@@ -280,19 +413,23 @@ export function installPrelude(send: GuestSend): GuestEntry {
       }
     }
     const object = value as Record<string, unknown>;
-    for (const item of seen) if (item === object) return "[Circular]";
-    if (object instanceof ErrorCtor) {
-      const stack = object.stack;
-      return typeof stack === "string" ? stack : `${toText(object.name)}: ${toText(object.message)}`;
+    for (let i = 0; i < seen.length; i++) if (seen[i] === object) return "[Circular]";
+    if (isInstance(object, ErrorCtor)) {
+      const stack = readField(object, "stack");
+      return typeof stack === "string"
+        ? stack
+        : `${toText(readField(object, "name"))}: ${toText(readField(object, "message"))}`;
     }
-    if (object instanceof DateCtor) {
-      const time = object.getTime();
+    if (hasBrand(dateGetTime, object)) {
+      const time = apply(dateGetTime, object, []) as number;
       return numberIsNaN(time) ? "Invalid Date" : (apply(dateToISOString, object, []) as string);
     }
-    if (object instanceof RegExpCtor) return toText(object);
+    if (hasBrand(regExpSource, object)) return apply(regExpToString, object, []) as string;
     const isList = isArray(object);
     if (depth > 2) return isList ? "[Array]" : "[Object]";
-    const inner = [...seen, object];
+    const inner: unknown[] = [];
+    for (let i = 0; i < seen.length; i++) push(inner, seen[i]);
+    push(inner, object);
     const parts: string[] = [];
     let used = 0;
     const add = (part: string): boolean => {
@@ -311,20 +448,33 @@ export function installPrelude(send: GuestSend): GuestEntry {
       const shown = mathMin(list.length, 100);
       for (let i = 0; i < shown; i++) if (!add(show(list[i]))) break;
       if (list.length > shown) add(`... ${list.length - shown} more items`);
-    } else if (object instanceof MapCtor) {
-      prefix = `Map(${object.size}) `;
-      for (const [key, item] of object) if (!add(`${show(key)} => ${show(item)}`)) break;
-    } else if (object instanceof SetCtor) {
-      prefix = `Set(${object.size}) `;
-      for (const item of object) if (!add(show(item))) break;
+    } else if (hasBrand(mapSize, object)) {
+      prefix = `Map(${apply(mapSize, object, [])}) `;
+      const entries = apply(mapEntries, object, []) as object;
+      for (;;) {
+        const step = apply(mapIteratorNext, entries, []) as IteratorResult<[unknown, unknown]>;
+        if (step.done) break;
+        if (!add(`${show(step.value[0])} => ${show(step.value[1])}`)) break;
+      }
+    } else if (hasBrand(setSize, object)) {
+      prefix = `Set(${apply(setSize, object, [])}) `;
+      const values = apply(setValues, object, []) as object;
+      for (;;) {
+        const step = apply(setIteratorNext, values, []) as IteratorResult<unknown>;
+        if (step.done) break;
+        if (!add(show(step.value))) break;
+      }
     } else {
       const proto = getPrototypeOf(object);
       if (proto === null) prefix = "[Object: null prototype] ";
       else {
-        const ctorName = (getOwnPropertyDescriptor(proto, "constructor")?.value as { name?: unknown })?.name;
+        const ctor = getOwnPropertyDescriptor(proto, "constructor")?.value as object | undefined;
+        const ctorName = ctor === undefined ? undefined : getOwnPropertyDescriptor(ctor, "name")?.value;
         if (typeof ctorName === "string" && ctorName !== "Object" && ctorName !== "") prefix = `${ctorName} `;
       }
-      for (const key of keys(object)) {
+      const names = keys(object);
+      for (let i = 0; i < names.length; i++) {
+        const key = names[i];
         const descriptor = getOwnPropertyDescriptor(object, key);
         const label = apply(regExpExec, /^[A-Za-z_$][\w$]*$/, [key]) === null ? quote(key) : key;
         const shown =
@@ -342,8 +492,8 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const formatLine = (args: unknown[], budget: number): string => {
     const parts: string[] = [];
     let used = 0;
-    for (const arg of args) {
-      const part = formatValue(arg, 0, [], budget - used);
+    for (let i = 0; i < args.length; i++) {
+      const part = formatValue(args[i], 0, [], budget - used);
       push(parts, part);
       used += part.length + 1;
       if (used > budget) break;
@@ -369,6 +519,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
     snapshot: (() => Record<string, unknown>) | undefined;
   }
   let run: Run | undefined;
+  let runsStarted = 0;
   const builtinGlobals = new SetCtor<string>(getOwnPropertyNames(globalThis));
   for (const name of ["tools", "console", "ToolCallError", "queueMicrotask"])
     apply(setAdd, builtinGlobals, [name]);
@@ -444,6 +595,13 @@ export function installPrelude(send: GuestSend): GuestEntry {
         `The arguments of tools.${codeName}() must be plain data (an object).`,
       );
     }
+    const maxArgs = current.config.maxArgsChars;
+    if (argsJson.length > maxArgs) {
+      return fail(
+        "invalid_arguments",
+        `The arguments of tools.${codeName}() are ${argsJson.length} characters of JSON; one call may carry at most ${maxArgs}. Pass less data per call (split it over several calls, or pass ids instead of contents).`,
+      );
+    }
     const callId = ++current.calls;
     const json = argsJson;
     return new PromiseCtor((resolve, reject) => {
@@ -454,7 +612,9 @@ export function installPrelude(send: GuestSend): GuestEntry {
 
   const makeTools = (owner: Run, toolNames: Record<string, string>) => {
     const tools: Record<string, (args?: unknown) => Promise<unknown>> = {};
-    for (const codeName of keys(toolNames)) {
+    const codeNames = keys(toolNames);
+    for (let i = 0; i < codeNames.length; i++) {
+      const codeName = codeNames[i];
       const realName = toText(toolNames[codeName]);
       // A method definition has the tool's own name and cannot be called with `new`.
       const holder = {
@@ -466,20 +626,108 @@ export function installPrelude(send: GuestSend): GuestEntry {
     }
     return freeze(tools);
   };
+  let currentTools: unknown = freeze({});
 
-  const defineGlobal = (name: string, value: unknown) => {
-    defineProperty(globalThis, name, bare({ value, writable: false, enumerable: false, configurable: true }));
+  // These globals are defined once and can never be redefined or deleted: a run cannot leave a fake
+  // `tools` (or console) for the next run of its session. `tools` reads the current run's object.
+  const lockGlobal = (name: string, descriptor: PropertyDescriptor) => {
+    defineProperty(globalThis, name, bare({ ...descriptor, enumerable: false, configurable: false }));
   };
   freeze(ToolCallError.prototype);
   freeze(ToolCallError);
-  defineGlobal("console", sandboxConsole);
-  defineGlobal("ToolCallError", ToolCallError);
-  defineGlobal("queueMicrotask", (callback: unknown) => {
-    if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
-    apply(promiseThen, promiseResolve(undefined), [() => callback()]);
+  const toolsHolder = {
+    get tools() {
+      return currentTools;
+    },
+  };
+  lockGlobal("tools", { get: getOwnPropertyDescriptor(toolsHolder, "tools")!.get });
+  lockGlobal("console", { value: sandboxConsole, writable: false });
+  lockGlobal("ToolCallError", { value: ToolCallError, writable: false });
+  lockGlobal("globalThis", { value: globalThis, writable: false });
+  lockGlobal("queueMicrotask", {
+    value: (callback: unknown) => {
+      if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
+      apply(promiseThen, apply(promiseResolveStatic, PromiseCtor, [undefined]), [() => callback()]);
+    },
+    writable: false,
   });
 
-  /** Copies the top-level declarations registered by the wrapped code onto the global object. */
+  // ---- The built-ins the engine consults during a run's plumbing, checked before each later run ----
+
+  /** One watched built-in: its prototype and own properties as they were, and whether it may grow. */
+  interface Watched {
+    label: string;
+    target: object;
+    proto: object | null;
+    keys: (string | symbol)[];
+    descriptors: PropertyDescriptor[];
+    /** No property may be added: the engine looks up missing keys (`then`, `toJSON`) through it. */
+    closed: boolean;
+  }
+  const watched: Watched[] = [];
+  const watch = (label: string, target: object | undefined, closed: boolean) => {
+    if (target === undefined) return;
+    const ownKeyList = ownKeys(target);
+    const descriptors: PropertyDescriptor[] = [];
+    for (let i = 0; i < ownKeyList.length; i++)
+      push(descriptors, getOwnPropertyDescriptor(target, ownKeyList[i]));
+    push(watched, { label, target, proto: getPrototypeOf(target), keys: ownKeyList, descriptors, closed });
+  };
+  const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
+  watch("Object.prototype", ObjectCtor.prototype, true);
+  watch("Function.prototype", Function.prototype, true);
+  watch("Array.prototype", Array.prototype, true);
+  watch("Array Iterator prototype", getPrototypeOf([][Symbol.iterator]()), true);
+  watch("Iterator prototype", iteratorPrototype, true);
+  watch("Promise", PromiseCtor, false);
+  watch("Promise.prototype", PromiseCtor.prototype, true);
+  watch("Error", ErrorCtor, true);
+  watch("Error.prototype", ErrorCtor.prototype, true);
+  for (const name of ["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"]) {
+    watch(`${name}.prototype`, (global[name] as { prototype: object }).prototype, false);
+  }
+  watch("Date.prototype", Date.prototype, false);
+  watch("BigInt.prototype", BigInt.prototype, true);
+  watch("JSON", JSON, false);
+
+  const sameDescriptor = (a: PropertyDescriptor, b: PropertyDescriptor): boolean =>
+    a.value === b.value &&
+    a.get === b.get &&
+    a.set === b.set &&
+    a.writable === b.writable &&
+    a.enumerable === b.enumerable &&
+    a.configurable === b.configurable;
+
+  /** What an earlier run changed among the watched built-ins, or undefined when nothing. */
+  const tampering = (): string | undefined => {
+    for (let w = 0; w < watched.length; w++) {
+      const { label, target, proto, keys: known, descriptors, closed } = watched[w];
+      if (getPrototypeOf(target) !== proto) return `the prototype of ${label} was replaced`;
+      for (let i = 0; i < known.length; i++) {
+        const now = getOwnPropertyDescriptor(target, known[i]);
+        if (now === undefined) return `${label}.${toText(known[i])} was deleted`;
+        if (!sameDescriptor(now, descriptors[i])) return `${label}.${toText(known[i])} was changed`;
+      }
+      if (closed) {
+        const current = ownKeys(target);
+        if (current.length !== known.length) {
+          for (let i = 0; i < current.length; i++) {
+            let found = false;
+            for (let j = 0; j < known.length && !found; j++) found = known[j] === current[i];
+            if (!found) return `${label}.${toText(current[i])} was added`;
+          }
+        }
+      }
+    }
+    return undefined;
+  };
+
+  // ---- Ending runs ----
+
+  /**
+   * Copies the top-level declarations registered by the wrapped code onto the global object, as own
+   * data properties (defining, never assigning: no setter an earlier run left can run here).
+   */
   const persist = (current: Run) => {
     const snapshot = current.snapshot;
     if (snapshot === undefined) return;
@@ -489,27 +737,43 @@ export function installPrelude(send: GuestSend): GuestEntry {
     } catch {
       return;
     }
-    for (const name of keys(values)) {
+    const names = keys(values);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
       if (apply(setHas, builtinGlobals, [name])) continue;
       try {
-        global[name] = values[name];
+        defineProperty(
+          globalThis,
+          name,
+          bare({ value: values[name], writable: true, enumerable: true, configurable: true }),
+        );
       } catch {
-        // A name the code made read-only on globalThis: keep the old value.
+        // A name the code made non-configurable on globalThis: keep the old value.
       }
     }
   };
 
+  /** The value an earlier run left for a top-level `var`: an own data property of the global, if any. */
+  const restore = (name: unknown): unknown => {
+    if (typeof name !== "string") return undefined;
+    const descriptor = getOwnPropertyDescriptor(globalThis, name);
+    return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
+  };
+
   const finish = (current: Run, report: GuestDoneReport) => {
     if (current.finished) return;
-    persist(current);
+    // Finished first: nothing the code left behind (a getter, a pending call) can act for this run now.
     current.finished = true;
+    persist(current);
     if (current.droppedLogCalls > 0) {
       const text = `[console output truncated: the limit of ${current.config.maxLogChars} characters was reached; ${current.droppedLogCalls} console call(s) were cut or dropped]`;
       send("log", current.id, 0, "warn", text);
     }
     current.pending = new MapCtor();
-    if (report.error) report.error = bare({ ...report.error });
-    send("done", current.id, 0, "", stringify(bare({ ...report })));
+    const out: GuestDoneReport = bare({ status: report.status });
+    if (report.valueJson !== undefined) out.valueJson = report.valueJson;
+    if (report.error !== undefined) out.error = bare({ ...report.error });
+    send("done", current.id, 0, "", stringify(out));
   };
 
   const finishValue = (current: Run, value: unknown) => {
@@ -557,20 +821,34 @@ export function installPrelude(send: GuestSend): GuestEntry {
       snapshot: undefined,
     };
     run = current;
-    defineGlobal("tools", makeTools(current, config.toolNames));
-    defineGlobal("console", sandboxConsole);
+    currentTools = makeTools(current, config.toolNames);
+    icuBudget = config.maxIcuChars;
+    // A first run meets the built-ins as the prelude found them; a later one checks them first.
+    if (runsStarted++ > 0) {
+      const changed = tampering();
+      if (changed !== undefined) {
+        return finish(current, {
+          status: "error",
+          error: {
+            name: TAMPERED,
+            message: `An earlier run in this sandbox changed a built-in that run_code relies on (${changed}), so this run did not start in it.`,
+          },
+        });
+      }
+    }
     const register = (snapshot: unknown) => {
       if (typeof snapshot === "function" && run === current) {
         current.snapshot = snapshot as () => Record<string, unknown>;
       }
     };
-    let result: Promise<unknown>;
+    let result: unknown;
     try {
       if (typeof main !== "function") throw new TypeError("The code did not compile to a function.");
-      result = promiseResolve(apply(main, undefined, [register]));
+      result = apply(main, undefined, [register, restore]);
     } catch (thrown) {
       return finish(current, { status: "error", error: describeError(thrown) });
     }
+    // `main` is an async function: its result is a native promise, settled through the captured `then`.
     apply(promiseThen, result, [
       (value: unknown) => finishValue(current, value),
       (thrown: unknown) => finish(current, { status: "error", error: describeError(thrown) }),

@@ -1,6 +1,15 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
-export { type IsolateEnvironmentOptions, isolateEnvironment } from "../environments/isolate/index.js";
+export {
+  type IsolateEnvironment,
+  type IsolateEnvironmentOptions,
+  isolateEnvironment,
+} from "../environments/isolate/index.js";
+export {
+  SANDBOX_HOST_DEFAULTS,
+  type SandboxHostEnvironmentOptions,
+  sandboxHostEnvironment,
+} from "../environments/sandbox-host/index.js";
 export {
   type CodeMode,
   type CodeModeOptions,
@@ -8,6 +17,7 @@ export {
   codeMode,
   type RunCodeArgs,
   SESSION_REPLACED,
+  SESSION_TAMPERED,
 } from "./codemode/code-mode.js";
 export { type DeclaredTool, sanitizeToolName, toolDeclarations } from "./codemode/declarations.js";
 export type {

@@ -3,8 +3,13 @@
  * an error in the model's code.
  */
 
-import { USER_CODE_FILENAME } from "../../sandbox/prelude.js";
-import type { SandboxError } from "../../src/codemode/environment.js";
+import {
+  MAX_ERROR_MESSAGE_CHARS,
+  MAX_ERROR_NAME_CHARS,
+  MAX_STACK_FRAMES,
+  USER_CODE_FILENAME,
+} from "../../sandbox/prelude.js";
+import type { SandboxError } from "../../sandbox/protocol.js";
 
 /** The message for `import` statements, which have no meaning inside `run_code`. */
 const IMPORT_MESSAGE =
@@ -77,6 +82,9 @@ export function explainDynamicImport(error: SandboxError, code: string): Sandbox
   return { ...error, message, stack: [`Error: ${message}`, ...frames].join("\n") };
 }
 
+/** A stack frame in the model's code: the pattern is applied to one line at a time (linear time). */
+const USER_FRAME = new RegExp(`^[ \\t]+at .*?${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)`);
+
 /**
  * The line and column (1-based) of the first stack frame in the model's code, or undefined when the
  * stack has none. Lines are those of `ExecutionRequest.code`.
@@ -86,10 +94,36 @@ export function userCodePosition(
 ): { line: number; column: number } | undefined {
   if (!error.stack) return undefined;
   // Only frame lines count: the message itself may mention the file name.
-  const frame = new RegExp(`^\\s+at .*?${escapeRegExp(USER_CODE_FILENAME)}:(\\d+):(\\d+)`, "m").exec(
-    error.stack,
-  );
-  return frame ? { line: Number(frame[1]), column: Number(frame[2]) } : undefined;
+  for (const line of error.stack.split("\n")) {
+    const frame = USER_FRAME.exec(line);
+    if (frame) return { line: Number(frame[1]), column: Number(frame[2]) };
+  }
+  return undefined;
+}
+
+/**
+ * Cuts an error's name, message and stack to their caps (the stack to the frames of the model's code
+ * and at most {@link MAX_STACK_FRAMES} of them), before anything else reads them.
+ */
+export function boundError(error: SandboxError): SandboxError {
+  const bounded: SandboxError = {
+    ...error,
+    name: cut(error.name, MAX_ERROR_NAME_CHARS),
+    message: cut(error.message, MAX_ERROR_MESSAGE_CHARS),
+  };
+  if (error.stack !== undefined) {
+    const stack = cut(error.stack, MAX_ERROR_MESSAGE_CHARS + 40_000);
+    const lines = stack.split("\n");
+    const frames = lines.filter((line) => USER_FRAME.test(line)).slice(0, MAX_STACK_FRAMES);
+    bounded.stack = [`${bounded.name}: ${bounded.message}`, ...frames.map((line) => line.slice(0, 500))].join(
+      "\n",
+    );
+  }
+  return bounded;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
 
 function readMessage(error: unknown): string {

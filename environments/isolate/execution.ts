@@ -18,8 +18,10 @@ import type {
   LogEntry,
   SandboxBridge,
   SandboxError,
-} from "../../src/codemode/environment.js";
+} from "../../sandbox/protocol.js";
+import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../../sandbox/protocol.js";
 import {
+  boundError,
   compileError,
   explainDynamicImport,
   limitMessages,
@@ -29,12 +31,6 @@ import {
 } from "./errors.js";
 import { wrapCode } from "./wrap.js";
 
-/** Messages a run may send beyond one per console line and one per tool call (the end report, notices). */
-const MESSAGE_SLACK = 16;
-
-/** Tool calls one run may start when the limits do not say otherwise. */
-export const DEFAULT_MAX_TOOL_CALLS = 10_000;
-
 /** What an execution needs from the sandbox that owns the isolate. */
 export interface ExecutionDeps {
   isolate: ivm.Isolate;
@@ -42,8 +38,11 @@ export interface ExecutionDeps {
   entry: ivm.Reference<GuestEntry>;
   memoryMb: number;
   runId: number;
-  /** Kills the isolate (the sandbox is dead afterwards). Called at most once, before the run resolves. */
-  kill(): void;
+  /**
+   * Kills the isolate (the sandbox is dead afterwards). Called at most once, before the run resolves.
+   * `busy`: the isolate was running code or ran out of memory, so the kill may not have stopped it all.
+   */
+  kill(busy: boolean): void;
 }
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -77,8 +76,7 @@ export class Execution {
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    // One message per console line (each costs at least a character), per tool call, and a few more.
-    this.#maxMessages = request.limits.maxLogChars + this.#maxToolCalls + MESSAGE_SLACK;
+    this.#maxMessages = maxRunMessages(request.limits);
   }
 
   /** Runs the code; resolves with how it ended. Never rejects. */
@@ -154,6 +152,9 @@ export class Execution {
       maxLogChars: this.#request.limits.maxLogChars,
       maxResultChars: this.#request.limits.maxResultChars,
       maxToolCalls: this.#maxToolCalls,
+      maxArgsChars: this.#request.limits.maxArgsChars ?? DEFAULT_MAX_ARGS_CHARS,
+      // ICU keeps about two bytes per character outside the heap: at most half the heap's size in all.
+      maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
     };
     try {
       await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
@@ -293,13 +294,14 @@ export class Execution {
   /** Ends the run from the host's side and kills the isolate. */
   #stop(status: ExecutionOutcome["status"], error: SandboxError): void {
     if (this.#ended) return;
-    this.#deps.kill();
+    this.#deps.kill(this.#inFlight > 0 || error.name === "MemoryLimit");
     this.#finish({ status, error });
   }
 
   #finish(outcome: ExecutionOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
+    if (outcome.error) outcome.error = boundError(outcome.error);
     const position = outcome.error ? userCodePosition(outcome.error) : undefined;
     if (outcome.error && position) outcome.error = { ...outcome.error, ...position };
     clearTimeout(this.#wallTimer);

@@ -1,8 +1,9 @@
 /**
- * The isolate environment: runs the model's code in a V8 isolate inside this process, through
- * isolated-vm. The default environment of code mode: fast to start, with its own heap, no Node APIs, and
- * memory and CPU limits. It is not a process or kernel boundary; use the Docker environment for code
- * that may be hostile.
+ * The in-process isolate environment: runs the model's code in a V8 isolate inside this process, through
+ * isolated-vm. An opt-in for trusted code and the lowest latency: it has its own heap, no Node APIs, and
+ * memory and CPU limits, but V8 can abort the whole process on some allocations or ignore termination in
+ * native code, so code that may be hostile belongs in the default `sandboxHostEnvironment()`, which
+ * hosts these same isolates in supervised child processes (the sandbox-host program uses this module).
  *
  * What a session keeps between executions (one sandbox, several `execute` calls): the global object. Top-level
  * declarations of a run (`var`, `let`, `const`, `function`, `class`) are copied onto `globalThis` when the
@@ -12,13 +13,14 @@
  * calls are refused and their outcomes dropped.
  */
 
-import type { Environment, Sandbox, SandboxLimits } from "../../src/codemode/environment.js";
+import type { SandboxLimits } from "../../sandbox/protocol.js";
+import type { Environment } from "../../src/codemode/environment.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 
+export { DEFAULT_MAX_TOOL_CALLS } from "../../sandbox/protocol.js";
 export { userCodePosition } from "./errors.js";
-export { DEFAULT_MAX_TOOL_CALLS } from "./execution.js";
 export { type IsolatedVm, nodeFlagProblem } from "./load.js";
 export { IsolateSandbox } from "./sandbox.js";
 
@@ -41,15 +43,20 @@ export interface IsolateEnvironmentOptions {
   warm?: number;
 }
 
+/** The isolate environment: its sandboxes are {@link IsolateSandbox}es. */
+export interface IsolateEnvironment extends Environment {
+  open(limits: SandboxLimits): Promise<IsolateSandbox>;
+}
+
 /** Sets of limits whose spares are kept; opening with another one drops the least recently used. */
 export const MAX_SPARE_LIMITS = 4;
 
 /** The sentence the model's instructions use to describe this environment's isolation. */
 export const ISOLATE_ISOLATION =
-  "Your code runs in a V8 isolate inside the host process: it has its own heap, no Node.js APIs (no " +
+  "Your code runs in a V8 isolate inside the agent's own process: it has its own heap, no Node.js APIs (no " +
   "require, process, file system, network or timers) and memory and CPU limits, and can reach the outside " +
-  "world only through `tools`. It is not a separate process or kernel boundary: a bug in V8 could break " +
-  "out, so hostile code belongs in the Docker environment.";
+  "world only through `tools`. It shares the agent's process, so code that crashes the JavaScript engine " +
+  "ends the agent too.";
 
 /**
  * Creates the isolate environment. Each `open()` hands out a new isolate with the prelude installed (a
@@ -57,12 +64,12 @@ export const ISOLATE_ISOLATION =
  * `--no-node-snapshot` checked) on the first `open()`, which rejects with a clear message when either is
  * missing.
  */
-export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Environment {
+export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): IsolateEnvironment {
   const warm = options.warm ?? 1;
   if (!Number.isInteger(warm) || warm < 0) {
     throw new TypeError(`isolateEnvironment: warm must be a whole number, 0 or more; got ${String(warm)}.`);
   }
-  const open = new Set<Sandbox>();
+  const open = new Set<IsolateSandbox>();
   /** Spares by limits, least recently used first. */
   const spares = new Map<string, SpareSandboxes>();
   let closed = false;
@@ -93,7 +100,7 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Env
   return {
     name: "isolate",
     isolation: ISOLATE_ISOLATION,
-    async open(limits: SandboxLimits): Promise<Sandbox> {
+    async open(limits: SandboxLimits): Promise<IsolateSandbox> {
       if (closed) throw closedError();
       const ivmModule = loadIsolatedVm(options.ivm);
       const pool = sparesFor(ivmModule, limits);

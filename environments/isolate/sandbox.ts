@@ -48,6 +48,7 @@ export class IsolateSandbox implements Sandbox {
   #current: { runId: number; execution: Execution } | undefined;
   #runIds = 0;
   #dead = false;
+  #tainted = false;
 
   private constructor(isolate: ivm.Isolate, memoryMb: number, hooks: IsolateSandboxHooks) {
     this.#isolate = isolate;
@@ -69,7 +70,7 @@ export class IsolateSandbox implements Sandbox {
     const isolate = new ivmModule.Isolate({
       memoryLimit: memoryMb,
       onCatastrophicError: () => {
-        if (sandbox) sandbox.#kill();
+        if (sandbox) sandbox.#kill(true);
       },
     });
     sandbox = new IsolateSandbox(isolate, memoryMb, hooks);
@@ -96,6 +97,16 @@ export class IsolateSandbox implements Sandbox {
   /** False once the sandbox was disposed or killed by a limit, a cancellation or a crash. */
   get alive(): boolean {
     return !this.#dead && !this.#isolate.isDisposed;
+  }
+
+  /**
+   * True once the isolate was killed while it was running code, or after it hit its memory limit. V8
+   * can ignore termination inside native code (a huge sort, ICU on a huge string) and isolated-vm can
+   * leave a thread in its out-of-memory handler, so such a kill may leave a thread burning CPU or memory
+   * in this process after the run has ended: the process is no longer trustworthy for other runs.
+   */
+  get tainted(): boolean {
+    return this.#tainted;
   }
 
   /**
@@ -132,7 +143,7 @@ export class IsolateSandbox implements Sandbox {
         entry: this.#entry,
         memoryMb: this.#memoryMb,
         runId,
-        kill: () => this.#kill(),
+        kill: (busy) => this.#kill(busy),
       },
       request,
       bridge,
@@ -159,9 +170,10 @@ export class IsolateSandbox implements Sandbox {
     current.execution.receive(type, id, a, b);
   }
 
-  #kill(): void {
+  #kill(busy = false): void {
     if (this.#dead) return;
     this.#dead = true;
+    this.#tainted = busy;
     for (const release of [() => this.#entry?.release(), () => this.#context?.release()]) {
       try {
         release();

@@ -6,7 +6,7 @@
 
 import type { Pattern, Statement } from "acorn";
 import { parse } from "acorn";
-import { PERSIST_PARAMETER } from "../../sandbox/prelude.js";
+import { PERSIST_PARAMETER, RESTORE_PARAMETER } from "../../sandbox/prelude.js";
 
 /** The snapshot function's own variable (a name no model would declare). */
 const VALUES = "__cordon_values__";
@@ -21,17 +21,18 @@ export interface WrappedCode {
  * Wraps `code` (the body of an async function) as an async function expression. When the code parses,
  * its top-level declarations are registered with the prelude (through the `__cordon_persist__`
  * parameter) so that a session copies them onto `globalThis` when the run ends, and top-level `var`s
- * start from the value an earlier run left.
+ * start from the value an earlier run left (read through the `__cordon_restore__` parameter, which
+ * takes only own data properties of the global object, so no getter an earlier run left runs here).
  */
 export function wrapCode(code: string): WrappedCode {
   const declared = topLevelDeclarations(code);
-  let header = `(async function (${PERSIST_PARAMETER}) {`;
+  let header = `(async function (${PERSIST_PARAMETER}, ${RESTORE_PARAMETER}) {`;
   if (declared) {
     if (declared.strict) header += ' "use strict";';
     const names = [...declared.lets, ...declared.vars, ...declared.functions].filter(isPlainName);
     const restored = declared.vars.filter((name) => isPlainName(name) && !declared.functions.includes(name));
     if (restored.length > 0) {
-      header += ` var ${restored.map((name) => `${name} = globalThis[${JSON.stringify(name)}]`).join(", ")};`;
+      header += ` var ${restored.map((name) => `${name} = ${RESTORE_PARAMETER}(${JSON.stringify(name)})`).join(", ")};`;
     }
     if (names.length > 0) {
       const reads = [...new Set(names)]
@@ -109,6 +110,7 @@ function collectNames(pattern: Pattern, into: string[]): void {
 function isPlainName(name: string): boolean {
   return (
     name !== PERSIST_PARAMETER &&
+    name !== RESTORE_PARAMETER &&
     name !== VALUES &&
     name !== "eval" &&
     name !== "arguments" &&

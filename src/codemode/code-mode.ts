@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { z } from "zod";
-import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { TAMPERED_ERROR_NAME } from "../../sandbox/prelude.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { messageOf, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
@@ -18,7 +19,14 @@ import { type PreparedCode, prepareCode } from "./transpile.js";
 
 /** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
 export const SESSION_REPLACED =
-  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, or was ended by a time, CPU or memory limit or a cancellation): variables from earlier runs are gone.";
+  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or its sandbox process was replaced): variables from earlier runs are gone.";
+
+/**
+ * The note a run gets when an earlier run of its session changed a built-in that run_code relies on
+ * (for example added `Object.prototype.then`): the session was started afresh and the code ran there.
+ */
+export const SESSION_TAMPERED =
+  "This session's sandbox was started afresh, and this code ran in the new one, because an earlier run changed a built-in that run_code relies on: variables from earlier runs are gone. Leave built-in prototypes (Object.prototype, Array.prototype, Promise.prototype, Error) as they are.";
 
 /** The session a run belongs to in `state: "session"` when the caller names none. */
 export const DEFAULT_SESSION_ID = "default";
@@ -30,7 +38,10 @@ export const RUN_CODE_TIMEOUT_GRACE_MS = 5_000;
 export interface CodeModeOptions {
   /** The tools the code can call. */
   tools: Toolset | readonly AnyTool[];
-  /** Where the code runs. Default: `isolateEnvironment()`, an isolated-vm isolate in this process. */
+  /**
+   * Where the code runs. Default: `sandboxHostEnvironment()`, isolated-vm isolates in supervised
+   * sandbox processes. `isolateEnvironment()` runs them in this process instead: faster, for trusted code.
+   */
   environment?: Environment;
   /** The dispatcher proxied calls go through; default: a new Dispatcher over `tools`. */
   dispatcher?: Dispatcher;
@@ -88,7 +99,7 @@ export interface CodeMode {
 export function codeMode(options: CodeModeOptions): CodeMode {
   const toolset =
     options.tools instanceof Toolset ? options.tools : new Toolset(checkToolList(options.tools));
-  const environment = options.environment ?? isolateEnvironment();
+  const environment = options.environment ?? sandboxHostEnvironment();
   if (typeof environment.open !== "function") {
     throw new UserError("codeMode needs an environment, for example isolateEnvironment().");
   }
@@ -139,7 +150,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     const started = performance.now();
     if (closed) return failed("Error", "This code mode has been closed.", started);
     if (typeof code !== "string") return failed("TypeError", "code must be a string of TypeScript.", started);
-    const prepared = prepareCode(code);
+    const prepared = await prepareCode(code);
     if ("error" in prepared) {
       return {
         status: "error",
@@ -155,12 +166,22 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       const session = runOptions.session;
       const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
       try {
-        return await sessions.use(sessionId, runOptions.restart === true, async (sandbox, replaced) => {
-          const result = await execute(sandbox);
-          // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
-          if (replaced) result.logs.unshift({ level: "warn", text: SESSION_REPLACED });
-          return result;
-        });
+        return await sessions.use(
+          sessionId,
+          runOptions.restart === true,
+          async (sandbox, replaced, reopen) => {
+            let result = await execute(sandbox);
+            // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
+            let note = replaced ? SESSION_REPLACED : undefined;
+            if (result.error?.name === TAMPERED_ERROR_NAME) {
+              // The refused run did nothing: it runs again in a clean sandbox, and the model learns why.
+              note = `${SESSION_TAMPERED} ${result.error.message}`;
+              result = await execute(await reopen());
+            }
+            if (note) result.logs.unshift({ level: "warn", text: note });
+            return result;
+          },
+        );
       } catch (error) {
         return failed("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
       }

@@ -7,6 +7,13 @@ export const DEFAULT_MAX_SESSIONS = 16;
 /** How many expired or evicted session ids are remembered, so that their next run is told it starts over. */
 export const MAX_FORGOTTEN = 1_000;
 
+/** What runs in a session: its sandbox, whether it is new after a loss, and a way to start it over. */
+export type SessionTask<T> = (
+  sandbox: Sandbox,
+  replaced: boolean,
+  reopen: () => Promise<Sandbox>,
+) => Promise<T>;
+
 interface Entry {
   sandbox: Sandbox | undefined;
   lastUsed: number;
@@ -50,13 +57,10 @@ export class SessionPool {
 
   /**
    * Runs `task` with the session's sandbox, after the session's earlier runs. `restart` disposes the old
-   * sandbox first. `replaced` tells the task that the session's sandbox had died and this one is new.
+   * sandbox first. `replaced` tells the task that the session's sandbox had died and this one is new;
+   * `reopen` disposes the session's sandbox and gives the task a fresh one in its place.
    */
-  use<T>(
-    id: string,
-    restart: boolean,
-    task: (sandbox: Sandbox, replaced: boolean) => Promise<T>,
-  ): Promise<T> {
+  use<T>(id: string, restart: boolean, task: SessionTask<T>): Promise<T> {
     const entry = this.#entries.get(id) ?? {
       sandbox: undefined,
       // A session that expired or was evicted comes back empty: its next run is told so.
@@ -76,11 +80,7 @@ export class SessionPool {
     return run;
   }
 
-  async #runIn<T>(
-    entry: Entry,
-    restart: boolean,
-    task: (sandbox: Sandbox, replaced: boolean) => Promise<T>,
-  ): Promise<T> {
+  async #runIn<T>(entry: Entry, restart: boolean, task: SessionTask<T>): Promise<T> {
     try {
       if (entry.sandbox && (restart || !entry.sandbox.alive)) {
         entry.lost ||= !entry.sandbox.alive;
@@ -90,7 +90,14 @@ export class SessionPool {
       const replaced = entry.lost && !restart;
       entry.lost = false;
       entry.sandbox ??= await this.#environment.open(this.#limits);
-      return await task(entry.sandbox, replaced);
+      const reopen = async () => {
+        const old = entry.sandbox;
+        entry.sandbox = undefined;
+        await old?.dispose();
+        entry.sandbox = await this.#environment.open(this.#limits);
+        return entry.sandbox;
+      };
+      return await task(entry.sandbox, replaced, reopen);
     } finally {
       entry.pending--;
       entry.lastUsed = Date.now();

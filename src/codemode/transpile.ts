@@ -9,8 +9,8 @@
  */
 
 import type { Node, Program, Statement, Token } from "acorn";
-import { parse, tokTypes } from "acorn";
-import { type Message, transformSync } from "esbuild";
+import { Parser, parse, tokTypes } from "acorn";
+import { type Message, stop as stopEsbuild, transform } from "esbuild";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
 export interface PreparedCode {
@@ -30,6 +30,8 @@ export interface PreparedCode {
 export interface PrepareOptions {
   /** Take source that is plain JavaScript as it is, without esbuild. Default true. */
   javascriptFastPath?: boolean;
+  /** How long esbuild may take, in ms. Default {@link TRANSPILE_TIMEOUT_MS}. */
+  timeoutMs?: number;
 }
 
 /** Why the source could not be prepared: a syntax error, an `import`/`export`, with TS positions. */
@@ -45,11 +47,18 @@ export const IMPORT_NOT_AVAILABLE =
 const MAIN = "__cordon_main__";
 const HEADER = `async function ${MAIN}() {`;
 
+/** How long esbuild may take to strip the types of one run's code, in ms. */
+export const TRANSPILE_TIMEOUT_MS = 5_000;
+
 /**
  * Prepares the model's source for a sandbox. Never throws: a syntax error (or an `import`) comes back as
- * `{ error }` with the line and column in the model's TypeScript.
+ * `{ error }` with the line and column in the model's TypeScript. esbuild runs asynchronously (its own
+ * process), so the host's event loop never waits for it, and no longer than {@link TRANSPILE_TIMEOUT_MS}.
  */
-export function prepareCode(source: string, options: PrepareOptions = {}): PreparedCode | PrepareFailure {
+export async function prepareCode(
+  source: string,
+  options: PrepareOptions = {},
+): Promise<PreparedCode | PrepareFailure> {
   if (source.length > MAX_CODE_CHARS) {
     return syntaxError(
       `The code is ${source.length.toLocaleString("en-US")} characters long; run_code takes at most ${MAX_CODE_CHARS.toLocaleString("en-US")}. Send shorter code: fetch data with tools instead of pasting it.`,
@@ -61,18 +70,19 @@ export function prepareCode(source: string, options: PrepareOptions = {}): Prepa
     .replace(/\r\n?/g, "\n")
     .replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
   const fastPath = options.javascriptFastPath !== false;
-  const compile = (code: string): PreparedCode | PrepareFailure => {
+  const timeoutMs = options.timeoutMs ?? TRANSPILE_TIMEOUT_MS;
+  const compile = async (code: string): Promise<PreparedCode | PrepareFailure> => {
     const tooDeep = nestingProblem(code);
     if (tooDeep) return tooDeep;
-    return (fastPath && compileJavaScript(code)) || compileTypeScript(code);
+    return (fastPath && compileJavaScript(code)) || (await compileTypeScript(code, timeoutMs));
   };
   const fence = findFence(text);
   if (!fence) return compile(text);
   // A fenced block is the code, even after a word like `Code:` that would parse as JavaScript; only when
   // the block does not compile and the whole text does (the fence sat in a comment) is the whole text used.
-  const fenced = compile(fence.code);
+  const fenced = await compile(fence.code);
   if (!("error" in fenced) || text.slice(0, fence.start).trim() === "") return fenced;
-  const raw = compile(text);
+  const raw = await compile(text);
   return "error" in raw ? fenced : raw;
 }
 
@@ -83,28 +93,107 @@ export const MAX_CODE_CHARS = 100_000;
 export const MAX_CODE_NESTING = 200;
 
 /**
- * Refuses code nested deeper than {@link MAX_CODE_NESTING}: esbuild and acorn recurse per level, and a few
- * hundred thousand levels overflow esbuild's stack and stop its service for the whole process. The scan
- * is rough (it also counts brackets inside strings), which only errs on the side of refusing.
+ * Refuses code nested deeper than {@link MAX_CODE_NESTING}: esbuild and acorn recurse per level (a few
+ * hundred thousand levels overflow esbuild's stack), and esbuild's output grows with the square of the
+ * depth. Nesting is measured on JavaScript tokens (acorn's tokenizer), so brackets in comments, strings
+ * and regular expressions neither count nor cancel real ones; where the tokenizer cannot go on (syntax
+ * only TypeScript has, such as decorators), the rest is measured on raw text, where only openers count
+ * and a closer never takes the depth below zero. Both err on the side of refusing.
  */
 function nestingProblem(code: string): PrepareFailure | undefined {
-  let depth = 0;
-  let deepest = 0;
-  let prefixRun = 0;
-  let longestRun = 0;
-  for (let i = 0; i < code.length; i++) {
-    const c = code.charCodeAt(i);
-    if (c === 40 || c === 91 || c === 123)
-      deepest = Math.max(deepest, ++depth); // ( [ {
-    else if (c === 41 || c === 93 || c === 125) depth--; // ) ] }
-    if (c === 33 || c === 126 || c === 43 || c === 45)
-      longestRun = Math.max(longestRun, ++prefixRun); // ! ~ + -
-    else if (c !== 32 && c !== 9 && c !== 10) prefixRun = 0;
-  }
-  if (deepest <= MAX_CODE_NESTING && longestRun <= MAX_CODE_NESTING) return undefined;
+  const deepest = Math.max(...tokenNesting(code));
+  if (deepest <= MAX_CODE_NESTING) return undefined;
   return syntaxError(
     `The code is nested more than ${MAX_CODE_NESTING} levels deep (brackets or prefix operators); write it flatter.`,
   );
+}
+
+const OPENERS: ReadonlySet<unknown> = new Set([
+  tokTypes.parenL,
+  tokTypes.bracketL,
+  tokTypes.braceL,
+  tokTypes.dollarBraceL,
+]);
+const CLOSERS: ReadonlySet<unknown> = new Set([tokTypes.parenR, tokTypes.bracketR, tokTypes.braceR]);
+const PREFIXES: ReadonlySet<unknown> = new Set([
+  tokTypes.prefix,
+  tokTypes.plusMin,
+  tokTypes.incDec,
+  tokTypes._typeof,
+  tokTypes._void,
+  tokTypes._delete,
+]);
+
+/** Tokens after which TypeScript reads `!` as a non-null assertion (`x!`), which ends an expression. */
+const ENDS_EXPRESSION: ReadonlySet<unknown> = new Set([
+  tokTypes.name,
+  tokTypes.num,
+  tokTypes.string,
+  tokTypes.regexp,
+  tokTypes.parenR,
+  tokTypes.bracketR,
+  tokTypes._this,
+  tokTypes._super,
+  tokTypes._null,
+  tokTypes._true,
+  tokTypes._false,
+]);
+
+/** acorn's tokenizer, with the one piece of its state a TypeScript-aware reading needs to set. */
+interface Lexer {
+  getToken(): Token;
+  exprAllowed: boolean;
+}
+
+/** The deepest bracket nesting and the longest run of prefix operators, on tokens then raw text. */
+function tokenNesting(code: string): [number, number] {
+  let depth = 0;
+  let deepest = 0;
+  let run = 0;
+  let longestRun = 0;
+  let end = 0;
+  try {
+    // Decorators are TypeScript's only character JavaScript's tokenizer rejects; a space reads the same.
+    const text = code.replaceAll("@", " ");
+    const lexer = Parser.tokenizer(text, { ecmaVersion: "latest", allowHashBang: true }) as unknown as Lexer;
+    let previous: Token | undefined;
+    for (let token = lexer.getToken(); token.type !== tokTypes.eof; token = lexer.getToken()) {
+      end = token.end;
+      if (OPENERS.has(token.type)) deepest = Math.max(deepest, ++depth);
+      else if (CLOSERS.has(token.type)) depth = Math.max(0, depth - 1);
+      const nonNull =
+        token.type === tokTypes.prefix &&
+        text[token.start] === "!" &&
+        previous !== undefined &&
+        ENDS_EXPRESSION.has(previous.type) &&
+        !/[\n\r\u2028\u2029]/.test(text.slice(previous.end, token.start));
+      // `x! / y` divides in TypeScript: after a non-null assertion a slash is not a regular expression.
+      if (nonNull) lexer.exprAllowed = false;
+      if (PREFIXES.has(token.type) && !nonNull) longestRun = Math.max(longestRun, ++run);
+      else run = 0;
+      previous = token;
+    }
+    return [deepest, longestRun];
+  } catch {
+    const [rawDeepest, rawRun] = rawNesting(code.slice(end), depth, run);
+    return [Math.max(deepest, rawDeepest), Math.max(longestRun, rawRun)];
+  }
+}
+
+/** The raw-text measure, from a starting depth and run: every opener counts, closers stop at zero. */
+function rawNesting(text: string, depth: number, run: number): [number, number] {
+  let deepest = depth;
+  let longestRun = run;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123)
+      deepest = Math.max(deepest, ++depth); // ( [ {
+    else if (c === 41 || c === 93 || c === 125) depth = Math.max(0, depth - 1); // ) ] }
+    if (c === 33 || c === 126 || c === 43 || c === 45)
+      longestRun = Math.max(longestRun, ++run); // ! ~ + -
+    else if (!/\s/.test(text[i])) run = 0; // Any whitespace (\v, \f, Unicode spaces) continues a run.
+  }
+  return [deepest, longestRun];
 }
 
 function syntaxError(message: string): PrepareFailure {
@@ -178,20 +267,14 @@ function compileJavaScript(code: string): PreparedCode | undefined {
 }
 
 /** Strips types with esbuild inside a wrapper function, then rewrites the result statement. */
-function compileTypeScript(code: string): PreparedCode | PrepareFailure {
+async function compileTypeScript(code: string, timeoutMs: number): Promise<PreparedCode | PrepareFailure> {
   const sourceLines = countLines(code);
   let output: { code: string; map: string };
   try {
     // The wrapper sits on its own line, so line N of the source is line N of the wrapped text (0-based).
-    output = transformSync(`${HEADER}\n${code}\n}`, {
-      loader: "ts",
-      target: "es2022",
-      charset: "utf8",
-      sourcemap: "external",
-      sourcesContent: false,
-      tsconfigRaw: {},
-    });
+    output = await stripTypes(`${HEADER}\n${code}\n}`, timeoutMs);
   } catch (error) {
+    if (error instanceof TranspilerFailure) return syntaxError(error.message);
     return syntaxFailure(error, code, sourceLines);
   }
   const program = parseOrUndefined(output.code);
@@ -218,6 +301,62 @@ function compileTypeScript(code: string): PreparedCode | PrepareFailure {
     },
     via: "esbuild",
   };
+}
+
+/** esbuild could not give an answer for this code: it took too long, or its service stopped twice. */
+class TranspilerFailure extends Error {}
+
+/** esbuild's own message when its service process has died (and its JS side will not restart it). */
+const SERVICE_GONE = /The service (is no longer running|was stopped)/;
+
+/**
+ * esbuild's transform, with a deadline, and a second try on a fresh service when the service died (a
+ * crash on one run's code must not break the runs after it).
+ */
+async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: string; map: string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await withDeadline(
+        transform(wrapped, {
+          loader: "ts",
+          target: "es2022",
+          charset: "utf8",
+          sourcemap: "external",
+          sourcesContent: false,
+          tsconfigRaw: {},
+        }),
+        timeoutMs,
+      );
+    } catch (error) {
+      const gone = error instanceof Error && SERVICE_GONE.test(error.message);
+      if (!gone) throw error;
+      // The service's JS side keeps reporting a dead service until it is stopped; then it starts anew.
+      await stopEsbuild();
+      if (attempt >= 2) {
+        throw new TranspilerFailure(
+          "The TypeScript transpiler (esbuild) stopped while reading this code, so it was not run. Write it simpler (less deeply nested, shorter expressions).",
+        );
+      }
+    }
+  }
+}
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TranspilerFailure(
+            `Stripping the TypeScript types of this code took longer than ${ms} ms, so it was not run. Write it simpler (less deeply nested, shorter expressions).`,
+          ),
+        ),
+      ms,
+    );
+  });
+  // A late answer after the deadline is dropped; a late failure must not become an unhandled rejection.
+  work.catch(() => {});
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Parses esbuild's output; undefined for syntax acorn does not know yet (run without the result rewrite). */

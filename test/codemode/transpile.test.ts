@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   IMPORT_NOT_AVAILABLE,
@@ -5,6 +6,22 @@ import {
   type PreparedCode,
   prepareCode,
 } from "../../src/codemode/transpile.js";
+
+/** The process id of esbuild's service, a child of this process (Linux: read from /proc). */
+function esbuildServicePid(): number | undefined {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (parent === process.pid && command.includes("--service=")) return Number(entry);
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return undefined;
+}
 
 type AsyncBody = (...args: unknown[]) => Promise<unknown>;
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
@@ -14,14 +31,14 @@ const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
 /** `new AsyncFunction(body)` puts two lines of its own before the body. */
 const WRAPPER_LINES = 2;
 
-function prepared(source: string): PreparedCode {
-  const result = prepareCode(source);
+async function prepared(source: string): Promise<PreparedCode> {
+  const result = await prepareCode(source);
   if ("error" in result) throw new Error(`unexpected failure: ${result.error.message}`);
   return result;
 }
 
 async function evaluate(source: string): Promise<unknown> {
-  return new AsyncFunction(prepared(source).js)();
+  return new AsyncFunction((await prepared(source)).js)();
 }
 
 /** Runs the body, expects it to throw, and returns the body position V8 reports for the throw. */
@@ -35,8 +52,8 @@ async function thrownAt(code: PreparedCode): Promise<{ line: number; column: num
   return { line: Number(match[1]) - WRAPPER_LINES, column: Number(match[2]) };
 }
 
-function failure(source: string) {
-  const result = prepareCode(source);
+async function failure(source: string) {
+  const result = await prepareCode(source);
   if (!("error" in result)) throw new Error("expected a failure");
   return result.error;
 }
@@ -58,8 +75,8 @@ describe("prepareCode: markdown fences", () => {
     expect(await evaluate(source)).toBe(40);
   });
 
-  it("counts line numbers inside the fence", () => {
-    expect(failure("Some text\n\n```ts\nconst a = 1;\nconst b = ;\n```")).toMatchObject({
+  it("counts line numbers inside the fence", async () => {
+    expect(await failure("Some text\n\n```ts\nconst a = 1;\nconst b = ;\n```")).toMatchObject({
       line: 2,
       column: 11,
     });
@@ -80,7 +97,7 @@ describe("prepareCode: TypeScript", () => {
       "const chosen = pick(items, 1) as Item;",
       "chosen.name",
     ].join("\n");
-    const code = prepared(source);
+    const code = await prepared(source);
     expect(code.js).not.toMatch(/interface|Items|: number/);
     expect(await new AsyncFunction(code.js)()).toBe("b");
   });
@@ -116,7 +133,7 @@ describe("prepareCode: result value", () => {
     expect(await evaluate("if (true) { 3 }")).toBeUndefined();
     expect(await evaluate("{ 4 }")).toBeUndefined();
     expect(await evaluate("for (const x of [1]) { x }")).toBeUndefined();
-    expect(prepared("if (true) { 3 }").js).not.toContain("return");
+    expect((await prepared("if (true) { 3 }")).js).not.toContain("return");
   });
 
   it("returns undefined when the last statement is a declaration", async () => {
@@ -139,23 +156,23 @@ describe("prepareCode: result value", () => {
 });
 
 describe("prepareCode: modules", () => {
-  it("rejects a static import with a clear message and its line", () => {
-    expect(failure("const a = 1;\nimport fs from 'node:fs';\nfs")).toEqual({
+  it("rejects a static import with a clear message and its line", async () => {
+    expect(await failure("const a = 1;\nimport fs from 'node:fs';\nfs")).toEqual({
       name: "SyntaxError",
       message: IMPORT_NOT_AVAILABLE,
       line: 2,
       column: 1,
     });
-    expect(failure("import { x } from 'y';").message).toBe(IMPORT_NOT_AVAILABLE);
-    expect(failure("import type { X } from 'y';").message).toBe(IMPORT_NOT_AVAILABLE);
+    expect((await failure("import { x } from 'y';")).message).toBe(IMPORT_NOT_AVAILABLE);
+    expect((await failure("import type { X } from 'y';")).message).toBe(IMPORT_NOT_AVAILABLE);
   });
 
-  it("rejects export statements", () => {
-    expect(failure("export const x = 1;").message).toBe(IMPORT_NOT_AVAILABLE);
+  it("rejects export statements", async () => {
+    expect((await failure("export const x = 1;")).message).toBe(IMPORT_NOT_AVAILABLE);
   });
 
-  it("leaves dynamic import() to the sandbox", () => {
-    expect(prepared("await import('node:fs')").js).toContain("import(");
+  it("leaves dynamic import() to the sandbox", async () => {
+    expect((await prepared("await import('node:fs')")).js).toContain("import(");
   });
 
   it("does not mistake identifiers starting with import for an import", async () => {
@@ -164,24 +181,29 @@ describe("prepareCode: modules", () => {
 });
 
 describe("prepareCode: syntax errors", () => {
-  it("reports the line and column in the TypeScript source, past type-only lines", () => {
+  it("reports the line and column in the TypeScript source, past type-only lines", async () => {
     const source =
       "type A = { x: number };\ninterface B { y: string }\n\nconst a: A = { x: 1 };\nconst b = ;";
-    expect(failure(source)).toEqual({ name: "SyntaxError", message: 'Unexpected ";"', line: 5, column: 11 });
+    expect(await failure(source)).toEqual({
+      name: "SyntaxError",
+      message: 'Unexpected ";"',
+      line: 5,
+      column: 11,
+    });
   });
 
-  it("counts columns in UTF-16 units like editors and V8", () => {
-    expect(failure("const ü = 'é'; const = 3")).toMatchObject({ line: 1, column: 22 });
+  it("counts columns in UTF-16 units like editors and V8", async () => {
+    expect(await failure("const ü = 'é'; const = 3")).toMatchObject({ line: 1, column: 22 });
   });
 
-  it("places an error at the end of the input on the last line", () => {
-    const error = failure("const a = 1;\nif (a) {\n  a;");
+  it("places an error at the end of the input on the last line", async () => {
+    const error = await failure("const a = 1;\nif (a) {\n  a;");
     expect(error.line).toBe(3);
     expect(error.message).toMatch(/end of file/);
   });
 
-  it("rejects source that closes the wrapper function", () => {
-    expect(failure("}\n{").name).toBe("SyntaxError");
+  it("rejects source that closes the wrapper function", async () => {
+    expect((await failure("}\n{")).name).toBe("SyntaxError");
   });
 });
 
@@ -196,7 +218,7 @@ describe("prepareCode: mapPosition", () => {
       "",
       "throw new Error('no user ' + user.id);",
     ].join("\n");
-    const code = prepared(source);
+    const code = await prepared(source);
     const at = await thrownAt(code);
     expect(at.line).toBeLessThan(7);
     expect(code.mapPosition(at.line, at.column)).toEqual({
@@ -207,7 +229,7 @@ describe("prepareCode: mapPosition", () => {
 
   it("maps an error inside the rewritten last expression, undoing the inserted `return (`", async () => {
     const source = "type T = { a?: { b: number } };\nconst t: T = {};\n\nt.a!.b";
-    const code = prepared(source);
+    const code = await prepared(source);
     const at = await thrownAt(code);
     const mapped = code.mapPosition(at.line, at.column);
     expect(mapped?.line).toBe(4);
@@ -216,13 +238,13 @@ describe("prepareCode: mapPosition", () => {
   });
 
   it("maps positions inside a fenced block to lines of the fenced code", async () => {
-    const code = prepared("Run this:\n```ts\nconst n: number = 1;\nnull!.x\n```");
+    const code = await prepared("Run this:\n```ts\nconst n: number = 1;\nnull!.x\n```");
     const at = await thrownAt(code);
     expect(code.mapPosition(at.line, at.column)?.line).toBe(2);
   });
 
-  it("returns undefined for positions the model did not write", () => {
-    const code = prepared("const a: number = 1;\na");
+  it("returns undefined for positions the model did not write", async () => {
+    const code = await prepared("const a: number = 1;\na");
     expect(code.mapPosition(1, 1)).toBeUndefined();
     expect(code.mapPosition(999, 1)).toBeUndefined();
   });
@@ -253,8 +275,8 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
   ];
 
   it.each(javascript)("gives the same result as esbuild for %j", async (source) => {
-    const fast = prepared(source);
-    const slow = prepareCode(source, { javascriptFastPath: false });
+    const fast = await prepared(source);
+    const slow = await prepareCode(source, { javascriptFastPath: false });
     if ("error" in slow) throw new Error(`esbuild failed: ${slow.error.message}`);
     expect(fast.via).toBe("javascript");
     expect(slow.via).toBe("esbuild");
@@ -268,14 +290,14 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
 
   it("runs the code as written, so positions map one to one", async () => {
     const source = "const a = 1;\n\n  const b = a + 1; null.x;\n'unreached'";
-    const code = prepared(source);
+    const code = await prepared(source);
     expect(code.via).toBe("javascript");
     const at = await thrownAt(code);
     // Line N of the source is line N + 1 of the body (the wrapper's line comes first), columns are equal.
     expect(at.line).toBe(4);
     expect(code.mapPosition(at.line, at.column)).toEqual({ line: 3, column: at.column });
     // The same place as esbuild's source map gives.
-    const slow = prepareCode(source, { javascriptFastPath: false }) as PreparedCode;
+    const slow = (await prepareCode(source, { javascriptFastPath: false })) as PreparedCode;
     const slowAt = await thrownAt(slow);
     expect(slow.mapPosition(slowAt.line, slowAt.column)?.line).toBe(3);
     expect(code.mapPosition(1, 1)).toBeUndefined();
@@ -284,7 +306,7 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
 
   it("maps an error inside the rewritten last expression to the model's column", async () => {
     const source = "const t = {};\nt.a.b";
-    const code = prepared(source);
+    const code = await prepared(source);
     expect(code.via).toBe("javascript");
     const at = await thrownAt(code);
     const mapped = code.mapPosition(at.line, at.column);
@@ -293,7 +315,7 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
     expect(mapped?.column).toBeLessThanOrEqual("t.a.b".length);
   });
 
-  it("sends TypeScript through esbuild", () => {
+  it("sends TypeScript through esbuild", async () => {
     for (const source of [
       "const x: number = 1; x + 1",
       "interface A { a: number }\n1",
@@ -301,51 +323,93 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
       "const v = 1 as number;\nv",
       "```ts\nconst n: number = 2;\nn\n```",
     ]) {
-      expect(prepared(source).via, source).toBe("esbuild");
+      expect((await prepared(source)).via, source).toBe("esbuild");
     }
   });
 
   it("sends JavaScript that TypeScript reads as type arguments through esbuild", async () => {
     // In JavaScript `f<T>(x)` is `(f < T) > x`; in TypeScript it is a call of f with a type argument.
     const source = "const f = (x) => x * 2;\nconst T = 1;\nf<T>(21)";
-    const code = prepared(source);
+    const code = await prepared(source);
     expect(code.via).toBe("esbuild");
     expect(await evaluate(source)).toBe(42);
     // Comparisons in one direction only stay on the fast path.
-    expect(prepared("let i = 0;\nwhile (i < 3) i++;\ni <= 3").via).toBe("javascript");
-    expect(prepared("const s = 8 >> 1, t = 3 >= 2;\n[s, t]").via).toBe("javascript");
+    expect((await prepared("let i = 0;\nwhile (i < 3) i++;\ni <= 3")).via).toBe("javascript");
+    expect((await prepared("const s = 8 >> 1, t = 3 >= 2;\n[s, t]")).via).toBe("javascript");
   });
 
-  it("sends syntax errors and imports through esbuild, with the same failures", () => {
+  it("sends syntax errors and imports through esbuild, with the same failures", async () => {
     for (const source of [
       "const a = 1;\nconst b = ;",
       "const a = 1;\nimport fs from 'node:fs';\nfs",
       "}\n{",
       "export const x = 1;",
     ]) {
-      expect(prepareCode(source)).toEqual(prepareCode(source, { javascriptFastPath: false }));
+      expect(await prepareCode(source)).toEqual(await prepareCode(source, { javascriptFastPath: false }));
     }
     // U+2028 would count as a line break for V8 and esbuild but not here: it is escaped first.
-    expect(prepared("const s = 'a\u2028b';\ns.length").js).toContain("'a\\u2028b'");
+    expect((await prepared("const s = 'a\u2028b';\ns.length")).js).toContain("'a\\u2028b'");
   });
 });
 
 describe("prepareCode: hostile and odd sources", () => {
-  it("refuses code longer than MAX_CODE_CHARS with a message saying the limit", () => {
-    const result = prepareCode(`// ${"x".repeat(MAX_CODE_CHARS)}`);
+  it("refuses code longer than MAX_CODE_CHARS with a message saying the limit", async () => {
+    const result = await prepareCode(`// ${"x".repeat(MAX_CODE_CHARS)}`);
     expect("error" in result && result.error.message).toMatch(/at most 100,000/);
   });
 
-  it("refuses nesting deeper than MAX_CODE_NESTING before esbuild sees it, and esbuild keeps working", () => {
+  it("refuses nesting deeper than MAX_CODE_NESTING before esbuild sees it, and esbuild keeps working", async () => {
     for (const source of [
       `const x: number = ${"(".repeat(90_000)}1`,
       `const x: number = 1;\n${"!".repeat(80_000)}x`,
       `[${"[".repeat(1_000)}]`,
     ]) {
-      const result = prepareCode(source);
+      const result = await prepareCode(source);
       expect("error" in result && result.error.message).toMatch(/nested more than/);
     }
-    expect(prepared("const n: number = 2;\nn * 21").via).toBe("esbuild");
+    expect((await prepared("const n: number = 2;\nn * 21")).via).toBe("esbuild");
+  });
+
+  it("measures nesting on tokens: closers in a comment do not hide deep nesting after it", async () => {
+    const source = `/* ${")]}".repeat(20_000)} */\nconst x: number = 1;\n${"{".repeat(12_000)}${"}".repeat(12_000)}`;
+    expect((await failure(source)).message).toMatch(/nested more than 200 levels/);
+  });
+
+  it("counts a run of prefix operators separated by any whitespace, vertical tabs included", async () => {
+    const source = `const x: number = 1;\n${"!\v".repeat(40_000)}x`;
+    expect((await failure(source)).message).toMatch(/nested more than 200 levels/);
+  });
+
+  it("reads a slash after TypeScript's non-null assertion as division, so nesting after it counts", async () => {
+    const source = `declare const x: any;\nx! / ${"( /* ) */ ".repeat(7_000)} 1 ${")".repeat(7_000)} / 1`;
+    expect((await failure(source)).message).toMatch(/nested more than 200 levels/);
+  });
+
+  it("does not count brackets inside strings, comments and regular expressions", async () => {
+    const source = `const s: string = "${"(".repeat(300)}"; // ${"[".repeat(300)}\nconst r = /${"\\{".repeat(300)}/;\ns.length`;
+    expect(await evaluate(source)).toBe(300);
+  });
+
+  it("reads code with decorators (TypeScript only) on tokens too", async () => {
+    const source = `const dec = (t: unknown) => t;\n@dec class A {}\n${"{".repeat(300)}${"}".repeat(300)}`;
+    expect((await failure(source)).message).toMatch(/nested more than 200 levels/);
+  });
+
+  it("gives esbuild a deadline: a transpile that takes longer fails that run with a clear message", async () => {
+    const source = "const a: number = 1;\n".repeat(4_000);
+    const result = await prepareCode(source, { javascriptFastPath: false, timeoutMs: 1 });
+    expect("error" in result && result.error.message).toMatch(/took longer than 1 ms, so it was not run/);
+    expect((await prepared("const n: number = 2;\nn * 21")).via).toBe("esbuild");
+  });
+
+  it("recovers when esbuild's service process dies: the next run is transpiled by a new one", async () => {
+    expect((await prepared("const n: number = 1;\nn")).via).toBe("esbuild");
+    const service = esbuildServicePid();
+    expect(service).toBeDefined();
+    process.kill(service!, "SIGKILL");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await evaluate("const n: number = 2;\nn * 21")).toBe(42);
+    expect(esbuildServicePid()).not.toBe(service);
   });
 
   it("takes the fenced block even after a word that would parse as JavaScript", async () => {
@@ -355,7 +419,7 @@ describe("prepareCode: hostile and odd sources", () => {
   });
 
   it("keeps error lines right after a U+2028 in TypeScript", async () => {
-    const code = prepared("const s: string = 'a\u2028b';\nconst t: string = s;\n(null as any).x");
+    const code = await prepared("const s: string = 'a\u2028b';\nconst t: string = s;\n(null as any).x");
     const at = await thrownAt(code);
     expect(code.mapPosition(at.line, at.column)?.line).toBe(3);
   });

@@ -3,15 +3,45 @@
  * recorded with timings. No part of isolated-vm is mocked.
  */
 
+import { afterAll, beforeAll } from "vitest";
 import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import type {
   BridgeCallOutcome,
+  Environment,
   ExecutionOutcome,
   LogEntry,
   Sandbox,
   SandboxBridge,
   SandboxLimits,
 } from "../../src/codemode/environment.js";
+
+/** The environments a suite can run against: the in-process isolate and the default sandbox host. */
+export const TEST_ENVIRONMENTS: { name: string; create: () => Environment }[] = [
+  { name: "in-process isolate", create: () => isolateEnvironment() },
+  { name: "sandbox host", create: () => sandboxHostEnvironment() },
+];
+
+let current: Environment | undefined;
+
+/** The environment `runOnce` and `openSandbox` use: the in-process isolate unless a suite chose another. */
+function environmentInUse(): Environment {
+  current ??= isolateEnvironment();
+  return current;
+}
+
+/** Makes the enclosing suite's `runOnce` and `openSandbox` use a new environment, closed after it. */
+export function useEnvironment(create: () => Environment): void {
+  let mine: Environment | undefined;
+  beforeAll(() => {
+    mine = create();
+    current = mine;
+  });
+  afterAll(async () => {
+    if (current === mine) current = undefined;
+    await mine?.close();
+  });
+}
 
 /** Generous limits so that only the limit a test is about can end a run. */
 export const LIMITS: SandboxLimits = {
@@ -91,7 +121,7 @@ export function toolNames(tools: Record<string, unknown> = defaultTools()): Reco
 
 /** Opens a sandbox with the given limits (merged over {@link LIMITS}). */
 export async function openSandbox(limits: Partial<SandboxLimits> = {}): Promise<Sandbox> {
-  return isolateEnvironment().open({ ...LIMITS, ...limits });
+  return environmentInUse().open({ ...LIMITS, ...limits });
 }
 
 /** Runs code once in a fresh sandbox and disposes it; returns the outcome, the bridge and the sandbox. */
@@ -100,7 +130,7 @@ export async function runOnce(
   options: { limits?: Partial<SandboxLimits>; tools?: Record<string, ToolFn>; signal?: AbortSignal } = {},
 ): Promise<{ outcome: ExecutionOutcome; bridge: TestBridge; sandbox: Sandbox; elapsed: number }> {
   const limits = { ...LIMITS, ...options.limits };
-  const sandbox = await isolateEnvironment().open(limits);
+  const sandbox = await environmentInUse().open(limits);
   const tools = options.tools ?? defaultTools();
   const bridge = makeBridge(tools);
   const started = performance.now();

@@ -1,304 +1,324 @@
 import { describe, expect, it } from "vitest";
-import { isolateEnvironment } from "../../environments/isolate/index.js";
 import type { BridgeCallOutcome, SandboxBridge } from "../../src/codemode/environment.js";
-import { LIMITS, makeBridge, openSandbox, resultOf, runOnce } from "../isolate/helpers.js";
+import {
+  LIMITS,
+  makeBridge,
+  openSandbox,
+  resultOf,
+  runOnce,
+  TEST_ENVIRONMENTS,
+  useEnvironment,
+} from "../isolate/helpers.js";
 import { guardHost } from "./host-guard.js";
 
 guardHost();
 
-describe("security: escape attempts stay inside the sandbox", () => {
-  it("this.constructor.constructor('return process')() finds no process", async () => {
-    const code = `
-      const F = this.constructor.constructor;
-      const out = { sameFunction: F === Function, process: F("return typeof process")() };
-      try { F("return globalThis")().__cordonHostSentinel = "pwned"; } catch (e) { out.err = String(e); }
-      out.hostSentinel = typeof F("return globalThis.__cordonHostSentinel")();
-      return out;`;
-    const { outcome } = await runOnce(code);
-    const value = resultOf(outcome) as Record<string, unknown>;
-    expect(value.sameFunction).toBe(true);
-    expect(value.hostSentinel).toBe("string"); // the sandbox's own copy, written above
-    expect(value.process).toBe("undefined");
-  });
+for (const { name, create } of TEST_ENVIRONMENTS) {
+  describe(`[${name}]`, () => {
+    useEnvironment(create);
 
-  it("errors of failed tool calls are sandbox objects all the way up their constructor chains", async () => {
-    const code = `
-      try { await tools.fail({ message: "x" }); } catch (e) {
-        const chain = [];
-        for (let o = e; o; o = Object.getPrototypeOf(o)) chain.push(o.constructor === undefined ? "?" : o.constructor.name);
-        return {
-          chain,
-          fnIsLocal: e.constructor.constructor === Function,
-          protoFnIsLocal: Object.getPrototypeOf(Object.getPrototypeOf(e)).constructor.constructor === Function,
-          process: e.constructor.constructor("return typeof process")(),
-          require: e.constructor.constructor("return typeof require")(),
-        };
-      }`;
-    const { outcome } = await runOnce(code);
-    expect(resultOf(outcome)).toEqual({
-      chain: ["ToolCallError", "ToolCallError", "Error", "Object"],
-      fnIsLocal: true,
-      protoFnIsLocal: true,
-      process: "undefined",
-      require: "undefined",
-    });
-  });
-
-  it("an exception thrown by the host bridge reaches the code only as a sandbox error", async () => {
-    const sandbox = await isolateEnvironment().open(LIMITS);
-    const bridge: SandboxBridge = {
-      async callTool(): Promise<BridgeCallOutcome> {
-        throw new TypeError("host failure with a host stack");
-      },
-      log() {},
-    };
-    const code = `
-      try { await tools.x({}); } catch (e) {
-        return { local: e instanceof Error && e.constructor.constructor === Function,
-                 process: e.constructor.constructor("return typeof process")(), stack: e.stack };
-      }`;
-    const outcome = await sandbox.execute(
-      { code, toolNames: { x: "x" }, limits: LIMITS },
-      bridge,
-      new AbortController().signal,
-    );
-    await sandbox.dispose();
-    const value = resultOf(outcome) as { local: boolean; process: string; stack: string };
-    expect(value.local).toBe(true);
-    expect(value.process).toBe("undefined");
-    expect(value.stack).not.toMatch(/node:|node_modules|execution\.ts|\/work\//);
-  });
-
-  it("Proxy traps and thenables passed as tool arguments run in the sandbox; the host gets JSON text", async () => {
-    const code = `
-      const seen = [];
-      const proxy = new Proxy({}, {
-        ownKeys() { seen.push("ownKeys"); return ["a"]; },
-        getOwnPropertyDescriptor() { seen.push("gopd"); return { value: 1, enumerable: true, configurable: true }; },
-        get(target, key) { seen.push("get:" + String(key)); return key === "a" ? 1 : undefined; },
+    describe("security: escape attempts stay inside the sandbox", () => {
+      it("this.constructor.constructor('return process')() finds no process", async () => {
+        const code = `
+          const F = this.constructor.constructor;
+          const out = { sameFunction: F === Function, process: F("return typeof process")() };
+          try { F("return globalThis")().__cordonHostSentinel = "pwned"; } catch (e) { out.err = String(e); }
+          out.hostSentinel = typeof F("return globalThis.__cordonHostSentinel")();
+          return out;`;
+        const { outcome } = await runOnce(code);
+        const value = resultOf(outcome) as Record<string, unknown>;
+        expect(value.sameFunction).toBe(true);
+        expect(value.hostSentinel).toBe("string"); // the sandbox's own copy, written above
+        expect(value.process).toBe("undefined");
       });
-      const echoed = await tools.echo(proxy);
-      const thenable = await tools.echo({ then(resolve) { seen.push("then called"); resolve("x"); }, v: 2 });
-      return { seen, echoed, thenable };`;
-    const { outcome, bridge } = await runOnce(code);
-    const value = resultOf(outcome) as { seen: string[]; echoed: unknown; thenable: unknown };
-    expect(value.seen).toContain("ownKeys");
-    expect(value.seen).not.toContain("then called");
-    expect(value.echoed).toEqual({ a: 1 });
-    expect(value.thenable).toEqual({ v: 2 });
-    expect(bridge.calls.map((c) => c.argsJson)).toEqual(['{"a":1}', '{"v":2}']);
-    for (const call of bridge.calls) expect(typeof call.argsJson).toBe("string");
-  });
 
-  it("a Proxy returned as the result is serialized inside the sandbox; the host gets a string", async () => {
-    const code = `
-      return new Proxy({ real: 1 }, {
-        get(target, key) { return key === "toJSON" ? undefined : key === "real" ? "from-trap" : target[key]; },
-      });`;
-    const { outcome } = await runOnce(code);
-    expect(typeof outcome.valueJson).toBe("string");
-    expect(resultOf(outcome)).toEqual({ real: "from-trap" });
-  });
+      it("errors of failed tool calls are sandbox objects all the way up their constructor chains", async () => {
+        const code = `
+          try { await tools.fail({ message: "x" }); } catch (e) {
+            const chain = [];
+            for (let o = e; o; o = Object.getPrototypeOf(o)) chain.push(o.constructor === undefined ? "?" : o.constructor.name);
+            return {
+              chain,
+              fnIsLocal: e.constructor.constructor === Function,
+              protoFnIsLocal: Object.getPrototypeOf(Object.getPrototypeOf(e)).constructor.constructor === Function,
+              process: e.constructor.constructor("return typeof process")(),
+              require: e.constructor.constructor("return typeof require")(),
+            };
+          }`;
+        const { outcome } = await runOnce(code);
+        expect(resultOf(outcome)).toEqual({
+          chain: ["ToolCallError", "ToolCallError", "Error", "Object"],
+          fnIsLocal: true,
+          protoFnIsLocal: true,
+          process: "undefined",
+          require: "undefined",
+        });
+      });
 
-  it("a Proxy result whose traps throw ends as an error, not a host crash", async () => {
-    const { outcome } = await runOnce("return new Proxy({}, { ownKeys() { throw new Error('trap'); } });");
-    expect(outcome.status).toBe("error");
-    expect(outcome.error?.message).toMatch(/could not be turned into JSON: trap/);
-  });
+      it("an exception thrown by the host bridge reaches the code only as a sandbox error", async () => {
+        const sandbox = await openSandbox();
+        const bridge: SandboxBridge = {
+          async callTool(): Promise<BridgeCallOutcome> {
+            throw new TypeError("host failure with a host stack");
+          },
+          log() {},
+        };
+        const code = `
+          try { await tools.x({}); } catch (e) {
+            return { local: e instanceof Error && e.constructor.constructor === Function,
+                     process: e.constructor.constructor("return typeof process")(), stack: e.stack };
+          }`;
+        const outcome = await sandbox.execute(
+          { code, toolNames: { x: "x" }, limits: LIMITS },
+          bridge,
+          new AbortController().signal,
+        );
+        await sandbox.dispose();
+        const value = resultOf(outcome) as { local: boolean; process: string; stack: string };
+        expect(value.local).toBe(true);
+        expect(value.process).toBe("undefined");
+        expect(value.stack).not.toMatch(/node:|node_modules|execution\.ts|\/work\//);
+      });
 
-  it("Error.prepareStackTrace sees no prelude function or receiver through CallSites", async () => {
-    const code = `
-      const frames = [];
-      Error.prepareStackTrace = (error, callSites) => {
-        for (const site of callSites) {
-          const fn = site.getFunction();
-          const self = site.getThis();
-          frames.push({ file: String(site.getFileName()), fn: typeof fn, fnName: fn ? String(fn.name) : "",
-                        thisType: self === globalThis ? "global" : typeof self });
+      it("Proxy traps and thenables passed as tool arguments run in the sandbox; the host gets JSON text", async () => {
+        const code = `
+          const seen = [];
+          const proxy = new Proxy({}, {
+            ownKeys() { seen.push("ownKeys"); return ["a"]; },
+            getOwnPropertyDescriptor() { seen.push("gopd"); return { value: 1, enumerable: true, configurable: true }; },
+            get(target, key) { seen.push("get:" + String(key)); return key === "a" ? 1 : undefined; },
+          });
+          const echoed = await tools.echo(proxy);
+          const thenable = await tools.echo({ then(resolve) { seen.push("then called"); resolve("x"); }, v: 2 });
+          return { seen, echoed, thenable };`;
+        const { outcome, bridge } = await runOnce(code);
+        const value = resultOf(outcome) as { seen: string[]; echoed: unknown; thenable: unknown };
+        expect(value.seen).toContain("ownKeys");
+        expect(value.seen).not.toContain("then called");
+        expect(value.echoed).toEqual({ a: 1 });
+        expect(value.thenable).toEqual({ v: 2 });
+        expect(bridge.calls.map((c) => c.argsJson)).toEqual(['{"a":1}', '{"v":2}']);
+        for (const call of bridge.calls) expect(typeof call.argsJson).toBe("string");
+      });
+
+      it("a Proxy returned as the result is serialized inside the sandbox; the host gets a string", async () => {
+        const code = `
+          return new Proxy({ real: 1 }, {
+            get(target, key) { return key === "toJSON" ? undefined : key === "real" ? "from-trap" : target[key]; },
+          });`;
+        const { outcome } = await runOnce(code);
+        expect(typeof outcome.valueJson).toBe("string");
+        expect(resultOf(outcome)).toEqual({ real: "from-trap" });
+      });
+
+      it("a Proxy result whose traps throw ends as an error, not a host crash", async () => {
+        const { outcome } = await runOnce(
+          "return new Proxy({}, { ownKeys() { throw new Error('trap'); } });",
+        );
+        expect(outcome.status).toBe("error");
+        expect(outcome.error?.message).toMatch(/could not be turned into JSON: trap/);
+      });
+
+      it("Error.prepareStackTrace sees no prelude function or receiver through CallSites", async () => {
+        const code = `
+          const frames = [];
+          Error.prepareStackTrace = (error, callSites) => {
+            for (const site of callSites) {
+              const fn = site.getFunction();
+              const self = site.getThis();
+              frames.push({ file: String(site.getFileName()), fn: typeof fn, fnName: fn ? String(fn.name) : "",
+                            thisType: self === globalThis ? "global" : typeof self });
+            }
+            return "custom";
+          };
+          try { await tools.echo({ toJSON() { throw new Error("from toJSON"); } }); } catch (e) { void e.stack; }
+          try { await tools.fail({}); } catch (e) { void e.stack; }
+          console.log({ toString() { return "x"; } });
+          (function recurse() { try { recurse(); } catch (e) { void e.stack; } })();
+          Error.prepareStackTrace = undefined;
+          return frames.filter((f) => !f.file.includes("run_code.js"));`;
+        const { outcome } = await runOnce(code);
+        const foreign = resultOf(outcome) as { file: string; fn: string; fnName: string; thisType: string }[];
+        expect(foreign.length).toBeGreaterThan(0); // prelude frames were on the stacks...
+        for (const frame of foreign) {
+          // ...but, being strict code, they give away neither their function nor their receiver.
+          expect(frame.fn).toBe("undefined");
+          expect(["undefined", "global"]).toContain(frame.thisType);
+          expect(frame.fnName).not.toMatch(/ivm/);
         }
-        return "custom";
-      };
-      try { await tools.echo({ toJSON() { throw new Error("from toJSON"); } }); } catch (e) { void e.stack; }
-      try { await tools.fail({}); } catch (e) { void e.stack; }
-      console.log({ toString() { return "x"; } });
-      (function recurse() { try { recurse(); } catch (e) { void e.stack; } })();
-      Error.prepareStackTrace = undefined;
-      return frames.filter((f) => !f.file.includes("run_code.js"));`;
-    const { outcome } = await runOnce(code);
-    const foreign = resultOf(outcome) as { file: string; fn: string; fnName: string; thisType: string }[];
-    expect(foreign.length).toBeGreaterThan(0); // prelude frames were on the stacks...
-    for (const frame of foreign) {
-      // ...but, being strict code, they give away neither their function nor their receiver.
-      expect(frame.fn).toBe("undefined");
-      expect(["undefined", "global"]).toContain(frame.thisType);
-      expect(frame.fnName).not.toMatch(/ivm/);
-    }
-  });
+      });
 
-  it("an error whose name is a Symbol produces only sandbox errors when its stack is read", async () => {
-    const code = `
-      async function f() {
-        const e = new Error("x");
-        e.name = Symbol("s");
-        try { return ["no throw", typeof e.stack]; } catch (t) {
-          return [t.constructor.constructor === Function, t.constructor.constructor("return typeof process")()];
-        }
-      }
-      return await f();`;
-    const { outcome } = await runOnce(code);
-    const value = resultOf(outcome) as unknown[];
-    if (value[0] !== "no throw") expect(value).toEqual([true, "undefined"]);
-    expect(outcome.status).toBe("ok");
-  });
+      it("an error whose name is a Symbol produces only sandbox errors when its stack is read", async () => {
+        const code = `
+          async function f() {
+            const e = new Error("x");
+            e.name = Symbol("s");
+            try { return ["no throw", typeof e.stack]; } catch (t) {
+              return [t.constructor.constructor === Function, t.constructor.constructor("return typeof process")()];
+            }
+          }
+          return await f();`;
+        const { outcome } = await runOnce(code);
+        const value = resultOf(outcome) as unknown[];
+        if (value[0] !== "no throw") expect(value).toEqual([true, "undefined"]);
+        expect(outcome.status).toBe("ok");
+      });
 
-  it("Symbol.species tricks on promises only ever hand out sandbox functions", async () => {
-    const code = `
-      const got = [];
-      class FakePromise {
-        constructor(executor) {
-          executor(
-            (v) => got.push(["resolve", typeof v]),
-            (err) => got.push(["reject", err.constructor.constructor === Function, err.constructor.constructor("return typeof process")()]),
-          );
-        }
-      }
-      const p = tools.fail({ message: "species" });
-      p.constructor = { [Symbol.species]: FakePromise };
-      p.then();
-      try { await p; } catch {}
-      await null; await null;
-      Promise.prototype.constructor = { [Symbol.species]: FakePromise };
-      const q = tools.add({ a: 1, b: 1 });
-      q.then((v) => got.push(["then", v]));
-      await new Promise((resolve) => Promise.resolve().then.call(q, resolve));
-      return got;`;
-    const { outcome } = await runOnce(code);
-    expect(outcome.status).toBe("ok");
-    const got = resultOf(outcome) as unknown[][];
-    expect(got).toContainEqual(["reject", true, "undefined"]);
-  });
+      it("Symbol.species tricks on promises only ever hand out sandbox functions", async () => {
+        const code = `
+          const got = [];
+          class FakePromise {
+            constructor(executor) {
+              executor(
+                (v) => got.push(["resolve", typeof v]),
+                (err) => got.push(["reject", err.constructor.constructor === Function, err.constructor.constructor("return typeof process")()]),
+              );
+            }
+          }
+          const p = tools.fail({ message: "species" });
+          p.constructor = { [Symbol.species]: FakePromise };
+          p.then();
+          try { await p; } catch {}
+          await null; await null;
+          Promise.prototype.constructor = { [Symbol.species]: FakePromise };
+          const q = tools.add({ a: 1, b: 1 });
+          q.then((v) => got.push(["then", v]));
+          await new Promise((resolve) => Promise.resolve().then.call(q, resolve));
+          return got;`;
+        const { outcome } = await runOnce(code);
+        expect(outcome.status).toBe("ok");
+        const got = resultOf(outcome) as unknown[][];
+        expect(got).toContainEqual(["reject", true, "undefined"]);
+      });
 
-  it("patching the sandbox's built-ins never hands the prelude's bridge function to the code", async () => {
-    const code = `
-      const leaked = [];
-      const check = (label, values) => {
-        for (const v of values) if (typeof v === "function" && /ivm|send/i.test(String(v.name))) leaked.push(label + ":" + v.name);
-      };
-      const wrap = (object, key, label) => {
-        const original = object[key];
-        Object.defineProperty(object, key, { configurable: true, writable: true, value: function (...args) {
-          check(label, [this, ...args]);
-          return Reflect.apply(original, this, args);
-        } });
-      };
-      wrap(Function.prototype, "call", "call");
-      wrap(Function.prototype, "apply", "apply");
-      wrap(Function.prototype, "bind", "bind");
-      wrap(Map.prototype, "set", "Map.set");
-      wrap(Map.prototype, "get", "Map.get");
-      wrap(Array.prototype, "push", "push");
-      wrap(Array.prototype, "join", "join");
-      wrap(Promise.prototype, "then", "then");
-      const origApply = Reflect.apply;
-      Reflect.apply = (f, t, a) => { check("Reflect.apply", [f, t, ...(a || [])]); return origApply(f, t, a); };
-      JSON.stringify = (v) => { check("stringify", [v]); return "{not json"; };
-      JSON.parse = (v) => { check("parse", [v]); return "hijacked"; };
-      Object.defineProperty = (o, k, d) => { check("defineProperty", [o, d && d.value]); return o; };
-      const sum = await tools.add({ a: 2, b: 2 });
-      console.log("logged", { a: 1 });
-      let failed;
-      try { await tools.fail({}); } catch (e) { failed = e.kind; }
-      return { leaked, sum, failed };`;
-    const { outcome, bridge } = await runOnce(code);
-    // The prelude captured the originals: JSON went out and came back intact, nothing leaked.
-    expect(bridge.calls.map((c) => c.argsJson)).toEqual(['{"a":2,"b":2}', "{}"]);
-    expect(bridge.logs.map((l) => l.text)).toEqual(["logged { a: 1 }"]);
-    expect(outcome.status).toBe("ok");
-    expect(outcome.valueJson).toBe('{"leaked":[],"sum":4,"failed":"denied"}');
-  });
+      it("patching the sandbox's built-ins never hands the prelude's bridge function to the code", async () => {
+        const code = `
+          const leaked = [];
+          const check = (label, values) => {
+            for (const v of values) if (typeof v === "function" && /ivm|send/i.test(String(v.name))) leaked.push(label + ":" + v.name);
+          };
+          const wrap = (object, key, label) => {
+            const original = object[key];
+            Object.defineProperty(object, key, { configurable: true, writable: true, value: function (...args) {
+              check(label, [this, ...args]);
+              return Reflect.apply(original, this, args);
+            } });
+          };
+          wrap(Function.prototype, "call", "call");
+          wrap(Function.prototype, "apply", "apply");
+          wrap(Function.prototype, "bind", "bind");
+          wrap(Map.prototype, "set", "Map.set");
+          wrap(Map.prototype, "get", "Map.get");
+          wrap(Array.prototype, "push", "push");
+          wrap(Array.prototype, "join", "join");
+          wrap(Promise.prototype, "then", "then");
+          const origApply = Reflect.apply;
+          Reflect.apply = (f, t, a) => { check("Reflect.apply", [f, t, ...(a || [])]); return origApply(f, t, a); };
+          JSON.stringify = (v) => { check("stringify", [v]); return "{not json"; };
+          JSON.parse = (v) => { check("parse", [v]); return "hijacked"; };
+          Object.defineProperty = (o, k, d) => { check("defineProperty", [o, d && d.value]); return o; };
+          const sum = await tools.add({ a: 2, b: 2 });
+          console.log("logged", { a: 1 });
+          let failed;
+          try { await tools.fail({}); } catch (e) { failed = e.kind; }
+          return { leaked, sum, failed };`;
+        const { outcome, bridge } = await runOnce(code);
+        // The prelude captured the originals: JSON went out and came back intact, nothing leaked.
+        expect(bridge.calls.map((c) => c.argsJson)).toEqual(['{"a":2,"b":2}', "{}"]);
+        expect(bridge.logs.map((l) => l.text)).toEqual(["logged { a: 1 }"]);
+        expect(outcome.status).toBe("ok");
+        expect(outcome.valueJson).toBe('{"leaked":[],"sum":4,"failed":"denied"}');
+      });
 
-  it("functions the prelude calls cannot reach their caller through .caller or arguments.callee", async () => {
-    const code = `
-      const callers = [];
-      const args = {
-        get probe() {
-          try { callers.push(typeof Object.getOwnPropertyDescriptor(args, "probe").get.caller); } catch { callers.push("throws"); }
-          return 1;
-        },
-        toJSON: function () { callers.push(arguments.callee.caller === null ? "null" : typeof arguments.callee.caller); return { probe: this.probe }; },
-      };
-      await tools.echo(args);
-      return callers;`;
-    const { outcome } = await runOnce(code);
-    const callers = resultOf(outcome) as string[];
-    expect(callers.length).toBeGreaterThan(0);
-    for (const caller of callers) expect(caller).not.toBe("function");
-  });
+      it("functions the prelude calls cannot reach their caller through .caller or arguments.callee", async () => {
+        const code = `
+          const callers = [];
+          const args = {
+            get probe() {
+              try { callers.push(typeof Object.getOwnPropertyDescriptor(args, "probe").get.caller); } catch { callers.push("throws"); }
+              return 1;
+            },
+            toJSON: function () { callers.push(arguments.callee.caller === null ? "null" : typeof arguments.callee.caller); return { probe: this.probe }; },
+          };
+          await tools.echo(args);
+          return callers;`;
+        const { outcome } = await runOnce(code);
+        const callers = resultOf(outcome) as string[];
+        expect(callers.length).toBeGreaterThan(0);
+        for (const caller of callers) expect(caller).not.toBe("function");
+      });
 
-  it("prototype pollution inside the sandbox does not reach the host", async () => {
-    const code = `
-      Object.prototype.polluted = "yes";
-      Array.prototype.map = () => "hijacked";
-      Object.prototype.toJSON = undefined;
-      const value = await tools.echo({ a: 1 });
-      return JSON.parse('{"__proto__": {"polluted": "via json"}, "b": 2}');`;
-    const { outcome, bridge } = await runOnce(code);
-    expect(outcome.status).toBe("ok");
-    expect(bridge.calls[0]?.argsJson).toBe('{"a":1}');
-    const parsed = JSON.parse(outcome.valueJson ?? "null") as Record<string, unknown>;
-    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+      it("prototype pollution inside the sandbox does not reach the host", async () => {
+        const code = `
+          Object.prototype.polluted = "yes";
+          Array.prototype.map = () => "hijacked";
+          Object.prototype.toJSON = undefined;
+          const value = await tools.echo({ a: 1 });
+          return JSON.parse('{"__proto__": {"polluted": "via json"}, "b": 2}');`;
+        const { outcome, bridge } = await runOnce(code);
+        expect(outcome.status).toBe("ok");
+        expect(bridge.calls[0]?.argsJson).toBe('{"a":1}');
+        const parsed = JSON.parse(outcome.valueJson ?? "null") as Record<string, unknown>;
+        expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      });
 
-  it("unhandled rejections in the sandbox never reach the host's process", async () => {
-    const code = `
-      Promise.reject(new Error("unhandled 1"));
-      (async () => { throw new Error("unhandled 2"); })();
-      tools.fail({ message: "unhandled tool failure" });
-      await tools.sleep({ ms: 20 });
-      return "finished";`;
-    const { outcome } = await runOnce(code);
-    expect(resultOf(outcome)).toBe("finished");
-  });
+      it("unhandled rejections in the sandbox never reach the host's process", async () => {
+        const code = `
+          Promise.reject(new Error("unhandled 1"));
+          (async () => { throw new Error("unhandled 2"); })();
+          tools.fail({ message: "unhandled tool failure" });
+          await tools.sleep({ ms: 20 });
+          return "finished";`;
+        const { outcome } = await runOnce(code);
+        expect(resultOf(outcome)).toBe("finished");
+      });
 
-  it("a thrown object with hostile getters becomes plain data without running code on the host", async () => {
-    const code = `
-      throw { get name() { return { toString() { throw new Error("no"); } }; },
-              get message() { throw new Error("getter"); },
-              get stack() { while (true) {} } };`;
-    const { outcome } = await runOnce(code);
-    expect(outcome.status).toBe("error");
-    expect(typeof outcome.error?.message).toBe("string");
-    expect(typeof outcome.error?.name).toBe("string");
-  });
-});
-
-describe("security: the prelude does not depend on what the code does to Object.prototype", () => {
-  it("a polluted Object.prototype.toJSON does not corrupt the end report", async () => {
-    const { outcome } = await runOnce("Object.prototype.toJSON = () => undefined; throw new Error('x')", {
-      limits: { timeoutMs: 2_000 },
+      it("a thrown object with hostile getters becomes plain data without running code on the host", async () => {
+        const code = `
+          throw { get name() { return { toString() { throw new Error("no"); } }; },
+                  get message() { throw new Error("getter"); },
+                  get stack() { while (true) {} } };`;
+        const { outcome } = await runOnce(code);
+        expect(outcome.status).toBe("error");
+        expect(typeof outcome.error?.message).toBe("string");
+        expect(typeof outcome.error?.name).toBe("string");
+      });
     });
-    expect(outcome.status).toBe("error");
-    expect(outcome.error?.message).toBe("x");
-  });
 
-  it("an accessor-looking Object.prototype.get does not break the next run's setup", async () => {
-    const sandbox = await openSandbox();
-    const run = (code: string) =>
-      sandbox.execute({ code, toolNames: {}, limits: LIMITS }, makeBridge({}), new AbortController().signal);
-    try {
-      const first = await run(
-        "Object.prototype.get = function () {}; Object.prototype.set = function () {}; return 1;",
-      );
-      expect(first.status).toBe("ok");
-      expect(await run("return 2;")).toMatchObject({ status: "ok", valueJson: "2" });
-    } finally {
-      await sandbox.dispose();
-    }
-  });
+    describe("security: the prelude does not depend on what the code does to Object.prototype", () => {
+      it("a polluted Object.prototype.toJSON does not corrupt the end report", async () => {
+        const { outcome } = await runOnce("Object.prototype.toJSON = () => undefined; throw new Error('x')", {
+          limits: { timeoutMs: 2_000 },
+        });
+        expect(outcome.status).toBe("error");
+        expect(outcome.error?.message).toBe("x");
+      });
 
-  it("a file name in an error message is not taken for the error's position", async () => {
-    const { outcome } = await runOnce('throw new Error("see run_code.js:77:3")');
-    expect(outcome.error).toMatchObject({ line: 1, column: 7 });
+      it("an accessor-looking Object.prototype.get left by one run makes the next run of the sandbox refuse to start as tampered", async () => {
+        const sandbox = await openSandbox();
+        const bridge = makeBridge({});
+        const run = (code: string) =>
+          sandbox.execute({ code, toolNames: {}, limits: LIMITS }, bridge, new AbortController().signal);
+        try {
+          const first = await run(
+            "Object.prototype.get = function () {}; Object.prototype.set = function () {}; return 1;",
+          );
+          expect(first.status).toBe("ok");
+          const second = await run("console.log('the second run ran'); return 2;");
+          expect(second.status).toBe("error");
+          expect(second.error).toMatchObject({ name: "SandboxTampered" });
+          expect(second.error?.message).toMatch(/Object\.prototype\.get was added/);
+          expect(bridge.logs).toEqual([]);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("a file name in an error message is not taken for the error's position", async () => {
+        const { outcome } = await runOnce('throw new Error("see run_code.js:77:3")');
+        expect(outcome.error).toMatchObject({ line: 1, column: 7 });
+      });
+    });
   });
-});
+}

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxLimits } from "../../src/codemode/environment.js";
-import { LIMITS, makeBridge, openSandbox, resultOf, runOnce, sleep, toolNames } from "../isolate/helpers.js";
+import {
+  LIMITS,
+  makeBridge,
+  openSandbox,
+  resultOf,
+  runOnce,
+  sleep,
+  TEST_ENVIRONMENTS,
+  toolNames,
+  useEnvironment,
+} from "../isolate/helpers.js";
 import { guardHost } from "./host-guard.js";
 
 guardHost();
@@ -17,177 +27,186 @@ async function runWatched(code: string, limits: Partial<SandboxLimits>) {
   }
 }
 
-describe("security: exhaustion attempts end with the right status within their limit", () => {
-  it("an infinite loop ends at the CPU limit while the host keeps running", async () => {
-    const { outcome, elapsed, ticks } = await runWatched("for (;;) {}", {
-      cpuTimeMs: 200,
-      timeoutMs: 10_000,
+for (const { name, create } of TEST_ENVIRONMENTS) {
+  describe(`[${name}]`, () => {
+    useEnvironment(create);
+
+    describe("security: exhaustion attempts end with the right status within their limit", () => {
+      it("an infinite loop ends at the CPU limit while the host keeps running", async () => {
+        const { outcome, elapsed, ticks } = await runWatched("for (;;) {}", {
+          cpuTimeMs: 200,
+          timeoutMs: 10_000,
+        });
+        expect(outcome.status).toBe("limit");
+        expect(outcome.error?.message).toMatch(/CPU time/);
+        expect(elapsed).toBeLessThan(200 * 5 + 1_000);
+        expect(ticks).toBeGreaterThan(0);
+      });
+
+      it("a microtask loop ends at the wall-clock timeout", async () => {
+        const code = "await new Promise(() => { (function spin() { Promise.resolve().then(spin); })(); });";
+        const { outcome, elapsed, ticks } = await runWatched(code, { timeoutMs: 300, cpuTimeMs: 60_000 });
+        expect(outcome.status).toBe("timeout");
+        expect(elapsed).toBeLessThan(300 * 5);
+        expect(ticks).toBeGreaterThan(0);
+      });
+
+      it("a never-settling thenable returned as the result ends at the timeout", async () => {
+        const { outcome, elapsed } = await runWatched("return { then() {} };", { timeoutMs: 200 });
+        expect(outcome.status).toBe("timeout");
+        expect(elapsed).toBeLessThan(200 * 5);
+      });
+
+      it("a synchronous tool-call flood is refused in the sandbox after maxToolCalls and ends at the CPU limit", async () => {
+        const code = "for (;;) { tools.add({ a: 1, b: 2 }).catch(() => {}); }";
+        const { outcome, bridge, elapsed } = await runWatched(code, {
+          maxToolCalls: 50,
+          cpuTimeMs: 300,
+          timeoutMs: 10_000,
+        });
+        expect(outcome.status).toBe("limit");
+        expect(bridge.calls.length).toBeLessThanOrEqual(50);
+        expect(elapsed).toBeLessThan(300 * 5 + 1_000);
+      });
+
+      it("an awaited tool-call flood ends at the timeout and no call reaches the bridge afterwards", async () => {
+        const code = "for (;;) { try { await tools.add({ a: 1, b: 2 }); } catch {} }";
+        const { outcome, bridge } = await runWatched(code, {
+          maxToolCalls: 200,
+          timeoutMs: 300,
+          cpuTimeMs: 60_000,
+        });
+        expect(["timeout", "limit"]).toContain(outcome.status);
+        const calls = bridge.calls.length;
+        expect(calls).toBeLessThanOrEqual(200);
+        await sleep(100);
+        expect(bridge.calls.length).toBe(calls);
+      });
+
+      it("a console flood is capped inside the sandbox and ends at the timeout", async () => {
+        const code = "for (;;) console.log('x'.repeat(1000));";
+        const { outcome, bridge } = await runWatched(code, {
+          maxLogChars: 5_000,
+          timeoutMs: 300,
+          cpuTimeMs: 60_000,
+        });
+        expect(outcome.status).toBe("timeout");
+        expect(bridge.logs.reduce((sum, l) => sum + l.text.length, 0)).toBeLessThanOrEqual(5_000);
+        expect(bridge.logs.length).toBeLessThanOrEqual(6);
+      });
+
+      it("a flood of empty console lines is capped too, and the host's timers keep running", async () => {
+        const code = "for (;;) console.log();";
+        const { outcome, bridge, ticks } = await runWatched(code, {
+          maxLogChars: 5_000,
+          timeoutMs: 300,
+          cpuTimeMs: 60_000,
+        });
+        expect(outcome.status).toBe("timeout");
+        // Each line costs at least one character of the cap, plus one notice at the end.
+        expect(bridge.logs.length).toBeLessThanOrEqual(5_001);
+        expect(ticks).toBeGreaterThan(0);
+      });
+
+      it("a huge array allocation ends at the memory limit", async () => {
+        const code = "const big = []; for (let i = 0; i < 1e9; i++) big.push({ i, s: 'item ' + i });";
+        const { outcome, elapsed } = await runWatched(code, {
+          memoryMb: 32,
+          timeoutMs: 20_000,
+          cpuTimeMs: 20_000,
+        });
+        expect(outcome.status).toBe("limit");
+        expect(outcome.error?.message).toMatch(/32 MB/);
+        expect(elapsed).toBeLessThan(20_000);
+      });
+
+      it("a buffer larger than the memory limit is refused inside the sandbox", async () => {
+        const code = "const buffer = new ArrayBuffer(1024 * 1024 * 1024); return buffer.byteLength;";
+        const { outcome } = await runWatched(code, { memoryMb: 32 });
+        expect(["error", "limit"]).toContain(outcome.status);
+        expect(outcome.valueJson).toBeUndefined();
+      });
+
+      it("string doubling stops with an error or at the memory limit", async () => {
+        const { outcome } = await runWatched("let s = 'x'; for (;;) s += s;", {
+          memoryMb: 32,
+          timeoutMs: 10_000,
+        });
+        expect(["error", "limit"]).toContain(outcome.status);
+      });
+
+      it("deep recursion is a catchable RangeError and the sandbox stays usable", async () => {
+        const sandbox = await openSandbox();
+        const signal = new AbortController().signal;
+        const first = await sandbox.execute(
+          { code: "function f(n) { return f(n + 1) + 1; }\nf(0);", toolNames: toolNames(), limits: LIMITS },
+          makeBridge(),
+          signal,
+        );
+        expect(first.status).toBe("error");
+        expect(first.error).toMatchObject({
+          name: "RangeError",
+          message: "Maximum call stack size exceeded",
+        });
+        expect(sandbox.alive).toBe(true);
+        const second = await sandbox.execute(
+          { code: "return 'still alive';", toolNames: {}, limits: LIMITS },
+          makeBridge(),
+          signal,
+        );
+        expect(resultOf(second)).toBe("still alive");
+        await sandbox.dispose();
+      });
+
+      it("a catastrophic regular expression ends at the CPU limit", async () => {
+        const code = "return /^(a+)+$/.test('a'.repeat(40) + 'b');";
+        const { outcome, elapsed } = await runWatched(code, { cpuTimeMs: 200, timeoutMs: 10_000 });
+        expect(outcome.status).toBe("limit");
+        expect(elapsed).toBeLessThan(200 * 5 + 1_000);
+      });
+
+      it("Atomics.wait cannot block: there is no shared memory to wait on", async () => {
+        const code = "Atomics.wait(new Int32Array(new ArrayBuffer(16)), 0, 0);";
+        const { outcome, elapsed } = await runWatched(code, { timeoutMs: 2_000 });
+        expect(outcome.status).toBe("error");
+        expect(outcome.error?.name).toBe("TypeError");
+        expect(elapsed).toBeLessThan(2_000);
+      });
+
+      it("WebAssembly memory cannot be grown outside the heap limit: WebAssembly is absent", async () => {
+        const code = "const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); m.grow(60000);";
+        const { outcome } = await runWatched(code, {});
+        expect(outcome.status).toBe("error");
+        expect(outcome.error?.message).toMatch(/^WebAssembly is not available in run_code/);
+      });
+
+      it("FinalizationRegistry callbacks cannot be scheduled to run after the run", async () => {
+        const { outcome } = await runWatched(
+          "new FinalizationRegistry(() => { for (;;) {} }).register({}, 1);",
+          {},
+        );
+        expect(outcome.status).toBe("error");
+        expect(outcome.error?.message).toMatch(/^FinalizationRegistry is not available in run_code/);
+      });
+
+      it("a result far over maxResultChars is refused in the sandbox", async () => {
+        const { outcome } = await runWatched("return 'x'.repeat(5_000_000);", { maxResultChars: 1_000 });
+        expect(outcome.status).toBe("limit");
+        expect(outcome.valueJson).toBeUndefined();
+        expect(outcome.error?.message).toContain("5000002 characters");
+      });
+
+      it("many sandboxes opened and killed leave nothing running", async () => {
+        const outcomes = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            runOnce("for (;;) {}", { limits: { timeoutMs: 200, cpuTimeMs: 60_000 } }),
+          ),
+        );
+        for (const { outcome, sandbox } of outcomes) {
+          expect(outcome.status).toBe("timeout");
+          expect(sandbox.alive).toBe(false);
+        }
+      });
     });
-    expect(outcome.status).toBe("limit");
-    expect(outcome.error?.message).toMatch(/CPU time/);
-    expect(elapsed).toBeLessThan(200 * 5 + 1_000);
-    expect(ticks).toBeGreaterThan(0);
   });
-
-  it("a microtask loop ends at the wall-clock timeout", async () => {
-    const code = "await new Promise(() => { (function spin() { Promise.resolve().then(spin); })(); });";
-    const { outcome, elapsed, ticks } = await runWatched(code, { timeoutMs: 300, cpuTimeMs: 60_000 });
-    expect(outcome.status).toBe("timeout");
-    expect(elapsed).toBeLessThan(300 * 5);
-    expect(ticks).toBeGreaterThan(0);
-  });
-
-  it("a never-settling thenable returned as the result ends at the timeout", async () => {
-    const { outcome, elapsed } = await runWatched("return { then() {} };", { timeoutMs: 200 });
-    expect(outcome.status).toBe("timeout");
-    expect(elapsed).toBeLessThan(200 * 5);
-  });
-
-  it("a synchronous tool-call flood is refused in the sandbox after maxToolCalls and ends at the CPU limit", async () => {
-    const code = "for (;;) { tools.add({ a: 1, b: 2 }).catch(() => {}); }";
-    const { outcome, bridge, elapsed } = await runWatched(code, {
-      maxToolCalls: 50,
-      cpuTimeMs: 300,
-      timeoutMs: 10_000,
-    });
-    expect(outcome.status).toBe("limit");
-    expect(bridge.calls.length).toBeLessThanOrEqual(50);
-    expect(elapsed).toBeLessThan(300 * 5 + 1_000);
-  });
-
-  it("an awaited tool-call flood ends at the timeout and no call reaches the bridge afterwards", async () => {
-    const code = "for (;;) { try { await tools.add({ a: 1, b: 2 }); } catch {} }";
-    const { outcome, bridge } = await runWatched(code, {
-      maxToolCalls: 200,
-      timeoutMs: 300,
-      cpuTimeMs: 60_000,
-    });
-    expect(["timeout", "limit"]).toContain(outcome.status);
-    const calls = bridge.calls.length;
-    expect(calls).toBeLessThanOrEqual(200);
-    await sleep(100);
-    expect(bridge.calls.length).toBe(calls);
-  });
-
-  it("a console flood is capped inside the sandbox and ends at the timeout", async () => {
-    const code = "for (;;) console.log('x'.repeat(1000));";
-    const { outcome, bridge } = await runWatched(code, {
-      maxLogChars: 5_000,
-      timeoutMs: 300,
-      cpuTimeMs: 60_000,
-    });
-    expect(outcome.status).toBe("timeout");
-    expect(bridge.logs.reduce((sum, l) => sum + l.text.length, 0)).toBeLessThanOrEqual(5_000);
-    expect(bridge.logs.length).toBeLessThanOrEqual(6);
-  });
-
-  it("a flood of empty console lines is capped too, and the host's timers keep running", async () => {
-    const code = "for (;;) console.log();";
-    const { outcome, bridge, ticks } = await runWatched(code, {
-      maxLogChars: 5_000,
-      timeoutMs: 300,
-      cpuTimeMs: 60_000,
-    });
-    expect(outcome.status).toBe("timeout");
-    // Each line costs at least one character of the cap, plus one notice at the end.
-    expect(bridge.logs.length).toBeLessThanOrEqual(5_001);
-    expect(ticks).toBeGreaterThan(0);
-  });
-
-  it("a huge array allocation ends at the memory limit", async () => {
-    const code = "const big = []; for (let i = 0; i < 1e9; i++) big.push({ i, s: 'item ' + i });";
-    const { outcome, elapsed } = await runWatched(code, {
-      memoryMb: 32,
-      timeoutMs: 20_000,
-      cpuTimeMs: 20_000,
-    });
-    expect(outcome.status).toBe("limit");
-    expect(outcome.error?.message).toMatch(/32 MB/);
-    expect(elapsed).toBeLessThan(20_000);
-  });
-
-  it("a buffer larger than the memory limit is refused inside the sandbox", async () => {
-    const code = "const buffer = new ArrayBuffer(1024 * 1024 * 1024); return buffer.byteLength;";
-    const { outcome } = await runWatched(code, { memoryMb: 32 });
-    expect(["error", "limit"]).toContain(outcome.status);
-    expect(outcome.valueJson).toBeUndefined();
-  });
-
-  it("string doubling stops with an error or at the memory limit", async () => {
-    const { outcome } = await runWatched("let s = 'x'; for (;;) s += s;", {
-      memoryMb: 32,
-      timeoutMs: 10_000,
-    });
-    expect(["error", "limit"]).toContain(outcome.status);
-  });
-
-  it("deep recursion is a catchable RangeError and the sandbox stays usable", async () => {
-    const sandbox = await openSandbox();
-    const signal = new AbortController().signal;
-    const first = await sandbox.execute(
-      { code: "function f(n) { return f(n + 1) + 1; }\nf(0);", toolNames: toolNames(), limits: LIMITS },
-      makeBridge(),
-      signal,
-    );
-    expect(first.status).toBe("error");
-    expect(first.error).toMatchObject({ name: "RangeError", message: "Maximum call stack size exceeded" });
-    expect(sandbox.alive).toBe(true);
-    const second = await sandbox.execute(
-      { code: "return 'still alive';", toolNames: {}, limits: LIMITS },
-      makeBridge(),
-      signal,
-    );
-    expect(resultOf(second)).toBe("still alive");
-    await sandbox.dispose();
-  });
-
-  it("a catastrophic regular expression ends at the CPU limit", async () => {
-    const code = "return /^(a+)+$/.test('a'.repeat(40) + 'b');";
-    const { outcome, elapsed } = await runWatched(code, { cpuTimeMs: 200, timeoutMs: 10_000 });
-    expect(outcome.status).toBe("limit");
-    expect(elapsed).toBeLessThan(200 * 5 + 1_000);
-  });
-
-  it("Atomics.wait cannot block: there is no shared memory to wait on", async () => {
-    const code = "Atomics.wait(new Int32Array(new ArrayBuffer(16)), 0, 0);";
-    const { outcome, elapsed } = await runWatched(code, { timeoutMs: 2_000 });
-    expect(outcome.status).toBe("error");
-    expect(outcome.error?.name).toBe("TypeError");
-    expect(elapsed).toBeLessThan(2_000);
-  });
-
-  it("WebAssembly memory cannot be grown outside the heap limit: WebAssembly is absent", async () => {
-    const code = "const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); m.grow(60000);";
-    const { outcome } = await runWatched(code, {});
-    expect(outcome.status).toBe("error");
-    expect(outcome.error?.message).toMatch(/^WebAssembly is not available in run_code/);
-  });
-
-  it("FinalizationRegistry callbacks cannot be scheduled to run after the run", async () => {
-    const { outcome } = await runWatched(
-      "new FinalizationRegistry(() => { for (;;) {} }).register({}, 1);",
-      {},
-    );
-    expect(outcome.status).toBe("error");
-    expect(outcome.error?.message).toMatch(/^FinalizationRegistry is not available in run_code/);
-  });
-
-  it("a result far over maxResultChars is refused in the sandbox", async () => {
-    const { outcome } = await runWatched("return 'x'.repeat(5_000_000);", { maxResultChars: 1_000 });
-    expect(outcome.status).toBe("limit");
-    expect(outcome.valueJson).toBeUndefined();
-    expect(outcome.error?.message).toContain("5000002 characters");
-  });
-
-  it("many sandboxes opened and killed leave nothing running", async () => {
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        runOnce("for (;;) {}", { limits: { timeoutMs: 200, cpuTimeMs: 60_000 } }),
-      ),
-    );
-    for (const { outcome, sandbox } of outcomes) {
-      expect(outcome.status).toBe("timeout");
-      expect(sandbox.alive).toBe(false);
-    }
-  });
-});
+}

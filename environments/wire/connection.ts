@@ -1,0 +1,249 @@
+/**
+ * cordon's end of a connection to a sandbox host (`sandbox/host-main.ts`): it opens sandboxes over the
+ * wire protocol, routes reports to the runs they belong to, checks the peer's health with pings, and
+ * ends every run with a clear outcome when the peer goes away. It knows nothing of the transport (a
+ * child process's stdio, a container's stream, a socket): its owner feeds it bytes and tells it when
+ * the stream has ended, and decides what to do when the peer misbehaves (kill it).
+ */
+
+import {
+  type Command,
+  encodeMessage,
+  type HostHealth,
+  LineSplitter,
+  PROTOCOL_VERSION,
+  parseReport,
+  type Report,
+  type SandboxLimits,
+} from "../../sandbox/protocol.js";
+import type { Ending } from "./endings.js";
+import { type RunLink, WireSandbox } from "./wire-sandbox.js";
+
+/** Writes one encoded line to the peer. */
+export interface Transport {
+  write(line: string): void;
+}
+
+/** What a connection tells its owner. */
+export interface ConnectionHooks {
+  /**
+   * The peer broke the protocol, stopped answering, or asked to die (a `fatal` report): the owner must
+   * stop it and then call {@link WireConnection.end} with the ending its runs get.
+   */
+  onFailure(failure: PeerFailure): void;
+  /** A run ended with its sandbox killed while busy: the peer's process should be replaced. */
+  onTainted?(): void;
+  /** The peer's health, from each `pong`. */
+  onHealth?(health: HostHealth): void;
+  /** A run started or ended. */
+  onActivity?(): void;
+}
+
+/** Why the owner should stop the peer. */
+export type PeerFailure =
+  | { kind: "violation"; detail: string }
+  | { kind: "unresponsive"; detail: string }
+  | { kind: "fatal"; reason: string };
+
+/** The pause between pings, and how long a pong may take before the peer counts as hung. */
+export interface Heartbeat {
+  intervalMs: number;
+  timeoutMs: number;
+}
+
+/** One connection to one sandbox host. */
+export class WireConnection {
+  /** Resolves once the peer said `hello` in this protocol's version; rejects when it cannot. */
+  readonly ready: Promise<void>;
+  readonly #transport: Transport;
+  readonly #hooks: ConnectionHooks;
+  readonly #splitter = new LineSplitter();
+  readonly #runs = new Map<number, RunLink>();
+  readonly #sandboxes = new Set<WireSandbox>();
+  #nextId = 0;
+  #hello = false;
+  #ended: Ending | undefined;
+  #settleReady: { resolve(): void; reject(error: Error): void } = { resolve() {}, reject() {} };
+  #heartbeat: NodeJS.Timeout | undefined;
+  #awaitingPong: { id: number; sentAt: number } | undefined;
+
+  constructor(transport: Transport, hooks: ConnectionHooks) {
+    this.#transport = transport;
+    this.#hooks = hooks;
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.#settleReady = { resolve, reject };
+    });
+    // A caller that never awaits `ready` must not see an unhandled rejection.
+    this.ready.catch(() => {});
+  }
+
+  /** Runs in progress (sent and not yet reported done). */
+  get activeRuns(): number {
+    let active = 0;
+    for (const run of this.#runs.values()) if (!run.finished) active++;
+    return active;
+  }
+
+  /** Sandboxes opened and not disposed or dead. */
+  get liveSandboxes(): number {
+    return this.#sandboxes.size;
+  }
+
+  /** True once {@link end} was called. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** Opens a sandbox on the peer. The command is sent at once; a failure to open shows in its first run. */
+  open(limits: SandboxLimits): WireSandbox {
+    if (this.#ended) throw new Error(this.#ended.error.message);
+    const sandbox = new WireSandbox(this.#nextId++, limits, {
+      send: (command) => this.#send(command),
+      newRunId: () => this.#nextId++,
+      track: (run) => {
+        this.#runs.set(run.id, run);
+        this.#hooks.onActivity?.();
+      },
+      fail: (failure) => this.#hooks.onFailure(failure),
+      forget: (dead) => this.#sandboxes.delete(dead),
+      ended: () => this.#ended,
+    });
+    this.#sandboxes.add(sandbox);
+    this.#send({ type: "open", sandbox: sandbox.id, limits });
+    return sandbox;
+  }
+
+  /** Bytes from the peer. A line that breaks the protocol is reported to the owner; nothing throws. */
+  receive(chunk: Buffer): void {
+    if (this.#ended) return;
+    let lines: string[];
+    try {
+      lines = this.#splitter.push(chunk);
+    } catch (error) {
+      this.#violation((error as Error).message);
+      return;
+    }
+    for (const line of lines) {
+      if (this.#ended) return;
+      let report: Report;
+      try {
+        report = parseReport(line);
+      } catch (error) {
+        this.#violation((error as Error).message);
+        return;
+      }
+      this.#route(report);
+    }
+  }
+
+  /**
+   * The peer is gone (or is being stopped): every run still open ends with `ending`, every sandbox is
+   * dead, and nothing more is sent. Safe to call twice; the first ending wins.
+   */
+  end(ending: Ending): void {
+    if (this.#ended) return;
+    this.#ended = ending;
+    clearInterval(this.#heartbeat);
+    this.#settleReady.reject(new Error(ending.error.message));
+    for (const run of this.#runs.values()) run.end(ending);
+    this.#runs.clear();
+    for (const sandbox of this.#sandboxes) sandbox.markDead();
+    this.#sandboxes.clear();
+    this.#hooks.onActivity?.();
+  }
+
+  /**
+   * Pings the peer every `intervalMs`; a pong that takes longer than `timeoutMs` is a hung peer. The
+   * timer never keeps the process alive.
+   */
+  startHeartbeat({ intervalMs, timeoutMs }: Heartbeat): void {
+    clearInterval(this.#heartbeat);
+    let pings = 0;
+    this.#heartbeat = setInterval(() => {
+      if (this.#ended) return;
+      const waiting = this.#awaitingPong;
+      if (waiting) {
+        const late = performance.now() - waiting.sentAt;
+        // Read whatever already arrived before judging: this process's own event loop may have been slow.
+        if (late > timeoutMs) {
+          setImmediate(() => {
+            if (this.#awaitingPong === waiting && !this.#ended) {
+              this.#hooks.onFailure({
+                kind: "unresponsive",
+                detail: `it did not answer a ping for ${Math.round(late)} ms`,
+              });
+            }
+          });
+        }
+        return;
+      }
+      this.#awaitingPong = { id: ++pings, sentAt: performance.now() };
+      this.#send({ type: "ping", id: pings });
+    }, intervalMs);
+    this.#heartbeat.unref();
+  }
+
+  #route(report: Report): void {
+    const problem = this.#problemWith(report);
+    if (problem !== undefined) this.#violation(problem);
+  }
+
+  /** Acts on one report; returns what was wrong with it when it breaks the protocol. */
+  #problemWith(report: Report): string | undefined {
+    if (!this.#hello) {
+      if (report.type !== "hello") return `the first message was ${report.type}, not hello`;
+      if (report.protocol !== PROTOCOL_VERSION) {
+        return `it speaks protocol version ${report.protocol}, this cordon speaks ${PROTOCOL_VERSION}; install matching versions`;
+      }
+      this.#hello = true;
+      this.#settleReady.resolve();
+      return undefined;
+    }
+    switch (report.type) {
+      case "hello":
+        return "a second hello";
+      case "pong":
+        if (this.#awaitingPong?.id === report.id) this.#awaitingPong = undefined;
+        this.#hooks.onHealth?.(report.health);
+        return undefined;
+      case "fatal":
+        this.#hooks.onFailure({ kind: "fatal", reason: report.reason });
+        return undefined;
+      case "call":
+      case "log":
+      case "done": {
+        const run = this.#runs.get(report.run);
+        if (!run) return `a ${report.type} message for run ${report.run}, which is not running`;
+        const problem = run.receive(report);
+        if (problem) return problem;
+        if (report.type === "done") {
+          this.#runs.delete(report.run);
+          if (report.tainted) this.#hooks.onTainted?.();
+          this.#hooks.onActivity?.();
+        }
+        return undefined;
+      }
+    }
+  }
+
+  #violation(detail: string): void {
+    this.#hooks.onFailure({ kind: "violation", detail });
+  }
+
+  /** Sends a command; false when it could not be sent (over the size cap, or the connection ended). */
+  #send(command: Command): boolean {
+    if (this.#ended) return false;
+    let line: string;
+    try {
+      line = encodeMessage(command);
+    } catch {
+      return false;
+    }
+    try {
+      this.#transport.write(line);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * How runs end when the sandbox host running them goes away, in words the model reads: what happened,
+ * that only the sandbox was affected, and what to do next.
+ */
+
+import type { ExecutionOutcome, SandboxError } from "../../sandbox/protocol.js";
+
+/** The outcome every run still open on a sandbox host gets when that host goes away. */
+export interface Ending {
+  status: ExecutionOutcome["status"];
+  error: SandboxError;
+}
+
+const CONTAINED =
+  "Only the sandbox was affected: the agent's process is fine, and the next run gets a fresh sandbox.";
+
+/** Messages V8 prints when it aborts on memory: an allocation too large, or the heap exhausted. */
+const MEMORY_ABORT = /out of memory|invalid size|invalid array length|allocation failed|heap limit/i;
+
+/** The sandbox host's process ended without being asked to (a crash, V8 aborting, a kill from outside). */
+export function crashEnding(exit: { code: number | null; signal: string | null; stderr: string }): Ending {
+  const lines = exit.stderr.split("\n").map((line) => line.replace(/^[#\s]+/, "").trim());
+  // V8 prints a banner ("Fatal error in , line 0") before the line that says what went wrong.
+  const fatalLine =
+    lines.find((line) => MEMORY_ABORT.test(line)) ??
+    lines.find((line) => /fatal/i.test(line) && !/^Fatal error in\b/.test(line)) ??
+    lines.find((line) => /fatal|error/i.test(line));
+  const how = exit.signal ? `it was ended by ${exit.signal}` : `it exited with code ${exit.code}`;
+  const detail = fatalLine ? `${how}: ${fatalLine.slice(0, 200)}` : how;
+  if (fatalLine && MEMORY_ABORT.test(fatalLine)) {
+    return {
+      status: "limit",
+      error: {
+        name: "MemoryLimit",
+        message: `The sandbox process ran out of memory and stopped (${detail}): the code built something too large, such as a huge string or array. ${CONTAINED} Work on smaller pieces of data.`,
+      },
+    };
+  }
+  return {
+    status: "error",
+    error: {
+      name: "SandboxCrashed",
+      message: `The sandbox process stopped unexpectedly (${detail}) while running the code. ${CONTAINED}`,
+    },
+  };
+}
+
+/** The process used more memory than its budget (it counts memory outside the JavaScript heap too). */
+export function memoryEnding(usedMb: number, limitMb: number): Ending {
+  return {
+    status: "limit",
+    error: {
+      name: "MemoryLimit",
+      message: `The sandbox process used ${usedMb} MB of memory, over its budget of ${limitMb} MB (memory outside the JavaScript heap counts too), and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+    },
+  };
+}
+
+/** The process had more threads than its budget: work the engine could not stop kept running. */
+export function threadsEnding(threads: number, limit: number): Ending {
+  return {
+    status: "limit",
+    error: {
+      name: "SandboxOverloaded",
+      message: `The sandbox process had ${threads} threads, over its budget of ${limit} (work the engine could not stop kept running), and was stopped. ${CONTAINED}`,
+    },
+  };
+}
+
+/** The process stopped answering, or did not stop a run it was told to stop. */
+export function unresponsiveEnding(detail: string): Ending {
+  return {
+    status: "error",
+    error: {
+      name: "SandboxUnresponsive",
+      message: `The sandbox process stopped responding (${detail}) and was stopped. ${CONTAINED}`,
+    },
+  };
+}
+
+/** The process sent something the protocol does not allow. */
+export function violationEnding(detail: string): Ending {
+  return {
+    status: "error",
+    error: {
+      name: "SandboxCrashed",
+      message: `The sandbox process sent a message cordon cannot accept (${detail.slice(0, 300)}) and was stopped. ${CONTAINED}`,
+    },
+  };
+}
+
+/** The process said it cannot go on. */
+export function fatalEnding(reason: string): Ending {
+  if (reason.startsWith("memory:")) {
+    return {
+      status: "limit",
+      error: {
+        name: "MemoryLimit",
+        message: `The sandbox process ran out of memory (${reason.slice(0, 300)}) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+      },
+    };
+  }
+  return {
+    status: "error",
+    error: {
+      name: "SandboxCrashed",
+      message: `The sandbox process stopped (${reason.slice(0, 300)}). ${CONTAINED}`,
+    },
+  };
+}
+
+/** The environment was closed while the run was going on. */
+export function closedEnding(): Ending {
+  return {
+    status: "cancelled",
+    error: { name: "Disposed", message: "The sandbox was closed while the code was running." },
+  };
+}

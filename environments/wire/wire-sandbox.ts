@@ -1,0 +1,272 @@
+/**
+ * A sandbox that lives in a sandbox host on the other end of a {@link WireConnection}, and the runs
+ * executed in it. The sandbox host enforces the run's limits; this side carries tool calls and console
+ * lines to the run's bridge, caps what one run may send, and keeps its own deadlines, so that a sandbox
+ * host that stops cooperating can never hold a run open.
+ */
+
+import {
+  type BridgeCallOutcome,
+  type Command,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  maxRunMessages,
+  type Report,
+  type SandboxBridge,
+  type SandboxLimits,
+} from "../../sandbox/protocol.js";
+import type { Sandbox } from "../../src/codemode/environment.js";
+import type { PeerFailure } from "./connection.js";
+import type { Ending } from "./endings.js";
+
+/** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
+export const BACKSTOP_GRACE_MS = 2_000;
+
+/** How long a cancelled run may take to report that it stopped before cordon stops the sandbox host. */
+export const CANCEL_GRACE_MS = 2_000;
+
+/** What a sandbox needs from its connection. */
+export interface SandboxLink {
+  /** Sends a command; false when it could not be sent (over the size cap, or the connection ended). */
+  send(command: Command): boolean;
+  newRunId(): number;
+  track(run: RunLink): void;
+  /** The peer misbehaved: its owner stops it. */
+  fail(failure: PeerFailure): void;
+  forget(sandbox: WireSandbox): void;
+  /** How the connection ended, once it has. */
+  ended(): Ending | undefined;
+}
+
+/** What the connection needs from a run. */
+export interface RunLink {
+  readonly id: number;
+  /** True once the peer reported the run done, or the connection ended it. */
+  readonly finished: boolean;
+  /** A report for this run; returns a description of the problem when it breaks the protocol. */
+  receive(report: Extract<Report, { run: number }>): string | undefined;
+  /** Ends the run because the connection is gone. */
+  end(ending: Ending): void;
+}
+
+/** A sandbox in a sandbox host. Made by {@link WireConnection.open}. */
+export class WireSandbox implements Sandbox {
+  readonly id: number;
+  readonly #limits: SandboxLimits;
+  readonly #link: SandboxLink;
+  #current: WireRun | undefined;
+  #dead = false;
+  #disposed = false;
+
+  constructor(id: number, limits: SandboxLimits, link: SandboxLink) {
+    this.id = id;
+    this.#limits = limits;
+    this.#link = link;
+  }
+
+  get alive(): boolean {
+    return !this.#dead && this.#link.ended() === undefined;
+  }
+
+  async execute(
+    request: ExecutionRequest,
+    bridge: SandboxBridge,
+    signal: AbortSignal,
+  ): Promise<ExecutionOutcome> {
+    if (!this.alive) {
+      throw new Error(
+        "This sandbox is no longer alive (it was disposed, a limit or a cancellation ended it, or its sandbox process stopped); open a new sandbox.",
+      );
+    }
+    if (this.#current)
+      throw new Error("This sandbox is already running code; it runs one execution at a time.");
+    if (signal.aborted) {
+      return {
+        status: "cancelled",
+        error: { name: "Cancelled", message: "The run was cancelled before it started." },
+      };
+    }
+    const link = this.#link;
+    const run = new WireRun(link.newRunId(), request, bridge, link);
+    this.#current = run;
+    link.track(run);
+    let cancelTimer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      link.send({ type: "cancel", run: run.id });
+      cancelTimer = setTimeout(() => {
+        run.resolve({ status: "cancelled", error: { name: "Cancelled", message: "The run was cancelled." } });
+        link.fail({
+          kind: "unresponsive",
+          detail: `it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`,
+        });
+      }, CANCEL_GRACE_MS);
+    };
+    const { timeoutMs } = request.limits;
+    const backstop = setTimeout(
+      () => {
+        run.resolve({
+          status: "timeout",
+          error: {
+            name: "Timeout",
+            message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox process did not stop it, so the process was stopped; the sandbox was reset.`,
+          },
+        });
+        link.fail({ kind: "unresponsive", detail: `it did not end a run at its ${timeoutMs} ms limit` });
+      },
+      Math.min(timeoutMs + BACKSTOP_GRACE_MS, 2 ** 31 - 1),
+    );
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (!link.send({ type: "exec", sandbox: this.id, run: run.id, request })) {
+        run.resolve({
+          status: "error",
+          error: {
+            name: "SandboxError",
+            message: "The code could not be sent to the sandbox: it is too large.",
+          },
+        });
+      }
+      const outcome = await run.outcome;
+      if (!run.sandboxAlive) this.#dead = true;
+      return outcome;
+    } finally {
+      clearTimeout(backstop);
+      clearTimeout(cancelTimer);
+      signal.removeEventListener("abort", onAbort);
+      this.#current = undefined;
+    }
+  }
+
+  /** Stops a run in progress (as cancelled) and frees the sandbox on the peer. Safe to call twice. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#dead = true;
+    const current = this.#current;
+    if (current) {
+      this.#link.send({ type: "cancel", run: current.id });
+      current.resolve({
+        status: "cancelled",
+        error: { name: "Disposed", message: "The sandbox was closed while the code was running." },
+      });
+    }
+    this.#link.send({ type: "dispose", sandbox: this.id });
+    this.#link.forget(this);
+  }
+
+  /** The connection is gone: the sandbox went with it. */
+  markDead(): void {
+    this.#dead = true;
+  }
+
+  /** The limits the sandbox was opened with. */
+  get limits(): SandboxLimits {
+    return this.#limits;
+  }
+}
+
+/** One run: forwards its tool calls and console lines, and resolves with its outcome. */
+class WireRun implements RunLink {
+  readonly id: number;
+  readonly outcome: Promise<ExecutionOutcome>;
+  finished = false;
+  /** False when the peer reported the run's sandbox killed (or the connection ended). */
+  sandboxAlive = true;
+  readonly #bridge: SandboxBridge;
+  readonly #link: SandboxLink;
+  readonly #tools: ReadonlySet<string>;
+  readonly #maxMessages: number;
+  #messages = 0;
+  #resolved = false;
+  #resolve: (outcome: ExecutionOutcome) => void = () => {};
+
+  constructor(id: number, request: ExecutionRequest, bridge: SandboxBridge, link: SandboxLink) {
+    this.id = id;
+    this.#bridge = bridge;
+    this.#link = link;
+    this.#tools = new Set(Object.values(request.toolNames));
+    this.#maxMessages = maxRunMessages(request.limits);
+    this.outcome = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  /** Gives the run its outcome (the first one wins); later reports of the run are still accepted. */
+  resolve(outcome: ExecutionOutcome): void {
+    if (this.#resolved) return;
+    this.#resolved = true;
+    this.#resolve(outcome);
+  }
+
+  receive(report: Extract<Report, { run: number }>): string | undefined {
+    if (report.type === "done") {
+      this.finished = true;
+      this.sandboxAlive = report.alive;
+      this.resolve(report.outcome);
+      return undefined;
+    }
+    if (++this.#messages > this.#maxMessages) {
+      return `run ${this.id} sent more than ${this.#maxMessages} messages, more than its limits allow`;
+    }
+    if (report.type === "log") {
+      if (!this.#resolved) callSafely(() => this.#bridge.log(report.entry));
+      return undefined;
+    }
+    if (report.type === "call") this.#call(report.call, report.tool, report.args);
+    return undefined;
+  }
+
+  end(ending: Ending): void {
+    this.finished = true;
+    this.sandboxAlive = false;
+    this.resolve({ status: ending.status, error: ending.error });
+  }
+
+  #call(call: number, tool: string, args: string): void {
+    const answer = (outcome: BridgeCallOutcome) => {
+      if (this.finished) return;
+      if (this.#link.send({ type: "result", run: this.id, call, outcome })) return;
+      const size = outcome.ok ? outcome.valueJson.length : 0;
+      this.#link.send({
+        type: "result",
+        run: this.id,
+        call,
+        outcome: failure(
+          tool,
+          "error",
+          `The result of ${tool} is ${size.toLocaleString("en-US")} characters of JSON, too large to pass into the sandbox. Ask the tool for less (a page, a filter, fewer fields).`,
+        ),
+      });
+    };
+    if (this.#resolved) {
+      answer(failure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
+      return;
+    }
+    if (!this.#tools.has(tool)) {
+      answer(failure(tool, "unknown_tool", `There is no tool named ${tool} in this run.`));
+      return;
+    }
+    Promise.resolve()
+      .then(() => this.#bridge.callTool(tool, args))
+      .catch((error: unknown) =>
+        failure(
+          tool,
+          "error",
+          `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      )
+      .then(answer);
+  }
+}
+
+function failure(tool: string, kind: string, message: string): BridgeCallOutcome {
+  return { ok: false, error: { tool, kind, message } };
+}
+
+function callSafely(action: () => void): void {
+  try {
+    action();
+  } catch {
+    // A failing log sink must not end the run.
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The sandbox-host program: `node --no-node-snapshot host-main.js [--rss-limit-mb=N]`. It reads
+ * commands from stdin and writes reports to stdout, one JSON line each (`protocol.ts`), and hosts the
+ * isolates that run the model's code. cordon starts it as a supervised child process; a Docker image
+ * runs the same program.
+ *
+ * It is built to be killed: whatever goes wrong inside it (V8 aborting on a huge allocation, a thread
+ * that ignores termination, memory outside the heap), the worst outcome is this process ending, which
+ * its supervisor notices and repairs. It ends itself when its input closes (its supervisor is gone) and
+ * when it uses more memory than it was given.
+ */
+
+import { readFileSync } from "node:fs";
+import { isolateEnvironment } from "../environments/isolate/index.js";
+import { loadIsolatedVm } from "../environments/isolate/load.js";
+import {
+  type Command,
+  encodeMessage,
+  type HostHealth,
+  LineSplitter,
+  parseCommand,
+  type Report,
+} from "./protocol.js";
+import { SandboxHost } from "./sandbox-host.js";
+
+/** How often the process checks its own memory, in ms. */
+const MEMORY_CHECK_MS = 100;
+
+main();
+
+function main(): void {
+  // stdout carries the protocol and nothing else: anything printed goes to stderr.
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+  const rssLimitMb = readRssLimit(process.argv.slice(2));
+
+  let ivm: ReturnType<typeof loadIsolatedVm>;
+  try {
+    ivm = loadIsolatedVm();
+  } catch (error) {
+    die(error instanceof Error ? error.message : String(error));
+  }
+  const host = new SandboxHost(isolateEnvironment({ ivm, warm: 1 }), send);
+  send(SandboxHost.hello());
+
+  const splitter = new LineSplitter();
+  process.stdin.on("data", (chunk: Buffer) => {
+    let lines: string[];
+    try {
+      lines = splitter.push(chunk);
+    } catch (error) {
+      die(`cordon sent an oversized message: ${(error as Error).message}`);
+    }
+    for (const line of lines) {
+      let command: Command;
+      try {
+        command = parseCommand(line);
+      } catch (error) {
+        die(`cordon sent a message this sandbox host cannot read: ${(error as Error).message}`);
+      }
+      if (command.type === "ping") send({ type: "pong", id: command.id, health: health() });
+      else host.handle(command);
+    }
+  });
+  // The supervisor is gone (or closed the pipe to stop this process): nothing here is worth keeping.
+  process.stdin.on("end", () => killSelf());
+  process.stdin.on("error", () => killSelf());
+
+  if (rssLimitMb !== undefined) {
+    setInterval(() => {
+      const rssMb = process.memoryUsage.rss() / 2 ** 20;
+      if (rssMb > rssLimitMb) {
+        die(`memory: the process used ${Math.round(rssMb)} MB, over its budget of ${rssLimitMb} MB`);
+      }
+    }, MEMORY_CHECK_MS).unref();
+  }
+}
+
+/** Writes a report to stdout; false when it is over the protocol's size cap. */
+function send(report: Report): boolean {
+  let line: string;
+  try {
+    line = encodeMessage(report);
+  } catch {
+    return false;
+  }
+  process.stdout.write(line);
+  return true;
+}
+
+/** Says why the process cannot go on, then ends it. */
+function die(reason: string): never {
+  send({ type: "fatal", reason });
+  killSelf();
+}
+
+/**
+ * Ends the process at once. `process.exit()` is not enough: after an isolate ran out of memory, a thread
+ * stuck in isolated-vm's handler can keep exit from ever returning.
+ */
+function killSelf(): never {
+  process.kill(process.pid, "SIGKILL");
+  // Unreachable: SIGKILL cannot be caught.
+  throw new Error("unreachable");
+}
+
+function health(): HostHealth {
+  const cpu = process.cpuUsage();
+  const result: HostHealth = {
+    rssMb: Math.round(process.memoryUsage.rss() / 2 ** 20),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+  };
+  const threads = threadCount();
+  if (threads !== undefined) result.threads = threads;
+  return result;
+}
+
+/** The process's thread count from /proc (Linux); undefined elsewhere. */
+function threadCount(): number | undefined {
+  try {
+    const match = /^Threads:\s+(\d+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readRssLimit(args: string[]): number | undefined {
+  for (const arg of args) {
+    const match = /^--rss-limit-mb=(\d+)$/.exec(arg);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
+}

@@ -1,0 +1,346 @@
+/**
+ * The wire protocol between cordon and a sandbox host: the program that hosts isolated-vm isolates in a
+ * process of its own (a supervised child process, a Docker container, a machine behind `cordon serve`).
+ *
+ * One JSON object per line, each way, over any byte stream (stdio pipes, a socket). cordon sends
+ * {@link Command}s; the sandbox host answers with {@link Report}s. Nothing here assumes that both ends
+ * share a machine: there are no file paths, process ids that matter, or shared memory. Every line is at
+ * most {@link MAX_MESSAGE_BYTES}; a side that receives a longer or malformed line ends the connection.
+ *
+ * This file also holds the plain-data types that cross every sandbox boundary (limits, requests,
+ * outcomes, console lines), so that `sandbox/` needs nothing from `src/`.
+ */
+
+/** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
+export const PROTOCOL_VERSION = 1;
+
+/** The longest line either side sends or accepts, in bytes of UTF-8. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+// ---- The data that crosses every sandbox boundary ----
+
+/** The limits a sandbox enforces while it runs one piece of code. */
+export interface SandboxLimits {
+  /** Wall-clock time for one run, in ms; the host ends the run (and may destroy the sandbox) after it. */
+  timeoutMs: number;
+  /** CPU time the sandbox may use in one run, in ms (time spent waiting for tools does not count). */
+  cpuTimeMs: number;
+  /** Memory for the sandbox's heap, in MB. */
+  memoryMb: number;
+  /** Characters of console output kept per run; output beyond it is dropped and counted. */
+  maxLogChars: number;
+  /** Characters of the JSON-encoded result value. */
+  maxResultChars: number;
+  /**
+   * Tool calls the sandbox lets the code start in one run; later calls are refused inside the sandbox,
+   * so a flood never reaches the host. Optional: environments use a generous default (10,000) without it.
+   */
+  maxToolCalls?: number;
+  /**
+   * Characters of JSON arguments one tool call may carry; a larger call is refused inside the sandbox
+   * before it leaves. Optional: environments use {@link DEFAULT_MAX_ARGS_CHARS} without it.
+   */
+  maxArgsChars?: number;
+}
+
+/** Characters of JSON arguments one tool call may carry when the limits do not say otherwise. */
+export const DEFAULT_MAX_ARGS_CHARS = 1_000_000;
+
+/** Tool calls one run may start when the limits do not say otherwise. */
+export const DEFAULT_MAX_TOOL_CALLS = 10_000;
+
+/** Messages a run may send beyond one per console line and one per tool call (the end report, notices). */
+const MESSAGE_SLACK = 16;
+
+/**
+ * The most messages (console lines and tool calls) one run can legitimately send: every console line
+ * costs at least one character of `maxLogChars`. A sandbox that sends more is misbehaving; both ends stop
+ * it, because a flood keeps the receiver's event loop too busy for the timers that enforce the limits.
+ */
+export function maxRunMessages(limits: SandboxLimits): number {
+  return limits.maxLogChars + (limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) + MESSAGE_SLACK;
+}
+
+/** What the model's code did on the way: one console line. */
+export interface LogEntry {
+  level: "log" | "info" | "warn" | "error" | "debug";
+  text: string;
+}
+
+/** An error thrown by the model's code, recreated in plain data. */
+export interface SandboxError {
+  name: string;
+  message: string;
+  /** The stack as the sandbox saw it (positions are in the transpiled JavaScript). */
+  stack?: string;
+  /** Where the error was thrown in `ExecutionRequest.code` (1-based line and column), when known. */
+  line?: number;
+  column?: number;
+  /** Set when the error came from a failed `tools.*` call. */
+  tool?: string;
+  kind?: string;
+}
+
+/** The outcome of one tool call, as the sandbox receives it. */
+export type BridgeCallOutcome =
+  | { ok: true; valueJson: string }
+  | { ok: false; error: { tool: string; kind: string; message: string } };
+
+/** How one execution ended. `valueJson` is the JSON text of the result (absent for `undefined`). */
+export interface ExecutionOutcome {
+  status: "ok" | "error" | "timeout" | "limit" | "cancelled";
+  valueJson?: string;
+  error?: SandboxError;
+}
+
+/** What a sandbox is asked to execute. */
+export interface ExecutionRequest {
+  /**
+   * JavaScript: the body of an async function (so `await` and `return` work at the top level). The
+   * environment wraps it; line 1 of `code` must stay line 1 of what the sandbox reports.
+   */
+  code: string;
+  /** The names under which tools are reachable in code, mapped to the real tool names. */
+  toolNames: Readonly<Record<string, string>>;
+  limits: SandboxLimits;
+}
+
+/**
+ * The host side of a run, handed to the sandbox: tool calls and console lines go through it. The host
+ * never receives a sandbox function or object: only strings.
+ */
+export interface SandboxBridge {
+  /** A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. */
+  callTool(name: string, argsJson: string): Promise<BridgeCallOutcome>;
+  /** A console line. */
+  log(entry: LogEntry): void;
+}
+
+// ---- Messages ----
+
+/** What cordon tells a sandbox host. Sandbox and run ids are chosen by cordon, unique per connection. */
+export type Command =
+  /** Create a sandbox (an isolate with the prelude) with these limits. */
+  | { type: "open"; sandbox: number; limits: SandboxLimits }
+  /** Run code in a sandbox opened before. */
+  | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
+  /** The outcome of a tool call the sandbox host reported with `call`. */
+  | { type: "result"; run: number; call: number; outcome: BridgeCallOutcome }
+  /** Stop a run (it ends as cancelled; its sandbox is killed). */
+  | { type: "cancel"; run: number }
+  /** Free a sandbox (a run still in it is stopped). */
+  | { type: "dispose"; sandbox: number }
+  /** Ask for a `pong`: how cordon tells a live sandbox host from a hung one, and reads its health. */
+  | { type: "ping"; id: number };
+
+/** How the sandbox host's process is doing, in every `pong`. */
+export interface HostHealth {
+  /** Resident memory of the whole process, in MB (heaps, memory outside them, native allocations). */
+  rssMb: number;
+  /** Threads of the process, where the platform tells (Linux); a stuck isolate thread shows here. */
+  threads?: number;
+  /** CPU time the process has used since it started, in ms (all threads). */
+  cpuMs: number;
+}
+
+/** What a sandbox host tells cordon. */
+export type Report =
+  /** The first line: the protocol it speaks. */
+  | { type: "hello"; protocol: number; node: string }
+  /** Code called `tools.<tool>(args)`; answer with `result`. */
+  | { type: "call"; run: number; call: number; tool: string; args: string }
+  /** A console line of a run. */
+  | { type: "log"; run: number; entry: LogEntry }
+  /**
+   * A run ended. `alive` is false when its sandbox was killed on the way (a limit, a cancellation);
+   * `tainted` when it was killed while running code or out of memory, which may leave work behind in
+   * the sandbox host's process (a thread V8 could not stop): that process should be replaced.
+   */
+  | { type: "done"; run: number; outcome: ExecutionOutcome; alive: boolean; tainted: boolean }
+  | { type: "pong"; id: number; health: HostHealth }
+  /** The sandbox host cannot go on (it ends right after); `reason` says why. */
+  | { type: "fatal"; reason: string };
+
+/** Encodes a message as one line (with its newline); throws a RangeError when it is over the cap. */
+export function encodeMessage(message: Command | Report): string {
+  const line = `${JSON.stringify(message)}\n`;
+  // A UTF-8 byte is at least a character and at most three per UTF-16 unit: skip the count when safe.
+  if (line.length * 3 > MAX_MESSAGE_BYTES && Buffer.byteLength(line) > MAX_MESSAGE_BYTES) {
+    throw new RangeError(
+      `A ${message.type} message of ${Buffer.byteLength(line)} bytes is over the protocol's cap of ${MAX_MESSAGE_BYTES} bytes.`,
+    );
+  }
+  return line;
+}
+
+/**
+ * Splits a byte stream into lines of at most {@link MAX_MESSAGE_BYTES}. `push` returns the complete lines
+ * of a chunk; a line over the cap makes it throw (the connection must then end: nothing after it can be
+ * trusted to start a message).
+ */
+export class LineSplitter {
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+
+  push(chunk: Buffer): string[] {
+    const lines: string[] = [];
+    let from = 0;
+    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
+      this.#take(chunk.subarray(from, newline));
+      const line = this.#pending.length === 1 ? this.#pending[0] : Buffer.concat(this.#pending);
+      lines.push(line.toString("utf8"));
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      from = newline + 1;
+    }
+    if (from < chunk.length) this.#take(chunk.subarray(from));
+    return lines;
+  }
+
+  #take(part: Buffer): void {
+    this.#pendingBytes += part.length;
+    if (this.#pendingBytes > MAX_MESSAGE_BYTES) {
+      throw new RangeError(`A message is longer than the protocol's cap of ${MAX_MESSAGE_BYTES} bytes.`);
+    }
+    this.#pending.push(part);
+  }
+}
+
+// ---- Reading messages: every field is checked, nothing is trusted ----
+
+type Fields = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+const isString = (value: unknown): value is string => typeof value === "string";
+const isPositive = (value: unknown): value is number =>
+  typeof value === "number" && Number.isFinite(value) && value > 0;
+
+const LOG_LEVELS: ReadonlySet<unknown> = new Set(["log", "info", "warn", "error", "debug"]);
+const STATUSES: ReadonlySet<unknown> = new Set(["ok", "error", "timeout", "limit", "cancelled"]);
+
+/** Parses one line from cordon; throws a TypeError saying what is wrong with it. */
+export function parseCommand(line: string): Command {
+  const message = parseObject(line);
+  switch (message.type) {
+    case "open":
+      if (isId(message.sandbox) && isLimits(message.limits)) return message as Command;
+      break;
+    case "exec":
+      if (isId(message.sandbox) && isId(message.run) && isRequest(message.request)) return message as Command;
+      break;
+    case "result":
+      if (isId(message.run) && isId(message.call) && isCallOutcome(message.outcome))
+        return message as Command;
+      break;
+    case "cancel":
+      if (isId(message.run)) return message as Command;
+      break;
+    case "dispose":
+      if (isId(message.sandbox)) return message as Command;
+      break;
+    case "ping":
+      if (isId(message.id)) return message as Command;
+      break;
+  }
+  throw new TypeError(`Not a valid command: ${describe(message)}.`);
+}
+
+/** Parses one line from a sandbox host; throws a TypeError saying what is wrong with it. */
+export function parseReport(line: string): Report {
+  const message = parseObject(line);
+  switch (message.type) {
+    case "hello":
+      if (isId(message.protocol) && isString(message.node)) return message as Report;
+      break;
+    case "call":
+      if (isId(message.run) && isId(message.call) && isString(message.tool) && isString(message.args))
+        return message as Report;
+      break;
+    case "log":
+      if (isId(message.run) && isObject(message.entry) && LOG_LEVELS.has(message.entry.level)) {
+        if (isString(message.entry.text)) return message as Report;
+      }
+      break;
+    case "done":
+      if (isId(message.run) && isOutcome(message.outcome) && typeof message.alive === "boolean") {
+        if (typeof message.tainted === "boolean") return message as Report;
+      }
+      break;
+    case "pong":
+      if (isId(message.id) && isHealth(message.health)) return message as Report;
+      break;
+    case "fatal":
+      if (isString(message.reason)) return message as Report;
+      break;
+  }
+  throw new TypeError(`Not a valid report: ${describe(message)}.`);
+}
+
+function parseObject(line: string): Fields {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new TypeError(`Not JSON: ${JSON.stringify(line.slice(0, 80))}.`);
+  }
+  if (!isObject(value)) throw new TypeError("A message must be a JSON object.");
+  return value;
+}
+
+function describe(message: Fields): string {
+  const type = isString(message.type) ? JSON.stringify(message.type.slice(0, 40)) : "no type";
+  return `a message of type ${type} with fields ${Object.keys(message).slice(0, 10).join(", ")}`;
+}
+
+function isLimits(value: unknown): value is SandboxLimits {
+  if (!isObject(value)) return false;
+  const required = ["timeoutMs", "cpuTimeMs", "memoryMb", "maxLogChars", "maxResultChars"];
+  if (!required.every((key) => isPositive(value[key]))) return false;
+  return ["maxToolCalls", "maxArgsChars"].every((key) => value[key] === undefined || isPositive(value[key]));
+}
+
+function isRequest(value: unknown): value is ExecutionRequest {
+  if (!isObject(value) || !isString(value.code) || !isLimits(value.limits)) return false;
+  const names = value.toolNames;
+  return isObject(names) && Object.values(names).every(isString);
+}
+
+function isCallOutcome(value: unknown): value is BridgeCallOutcome {
+  if (!isObject(value)) return false;
+  if (value.ok === true) return isString(value.valueJson);
+  const error = value.error;
+  return (
+    value.ok === false &&
+    isObject(error) &&
+    isString(error.tool) &&
+    isString(error.kind) &&
+    isString(error.message)
+  );
+}
+
+function isOutcome(value: unknown): value is ExecutionOutcome {
+  if (!isObject(value) || !STATUSES.has(value.status)) return false;
+  if (value.valueJson !== undefined && !isString(value.valueJson)) return false;
+  return value.error === undefined || isSandboxError(value.error);
+}
+
+function isSandboxError(value: unknown): value is SandboxError {
+  if (!isObject(value) || !isString(value.name) || !isString(value.message)) return false;
+  const optional = (key: string, check: (field: unknown) => boolean) =>
+    value[key] === undefined || check(value[key]);
+  return (
+    optional("stack", isString) &&
+    optional("tool", isString) &&
+    optional("kind", isString) &&
+    optional("line", isId) &&
+    optional("column", isId)
+  );
+}
+
+function isHealth(value: unknown): value is HostHealth {
+  if (!isObject(value)) return false;
+  const number = (field: unknown) => typeof field === "number" && Number.isFinite(field) && field >= 0;
+  return number(value.rssMb) && number(value.cpuMs) && (value.threads === undefined || number(value.threads));
+}

@@ -1,0 +1,156 @@
+/**
+ * The sandbox host's logic, apart from its transport: it takes {@link Command}s, runs the code in
+ * isolated-vm isolates (the isolate environment, with its prelude and limits), and sends
+ * {@link Report}s back. `host-main.ts` wires it to stdin/stdout; other transports can wire it to a socket.
+ */
+
+import type { IsolateEnvironment, IsolateSandbox } from "../environments/isolate/index.js";
+import {
+  type BridgeCallOutcome,
+  type Command,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type LogEntry,
+  PROTOCOL_VERSION,
+  type Report,
+  type SandboxBridge,
+} from "./protocol.js";
+
+/** Sends one report; returns false when it could not be sent (too large for the protocol). */
+export type SendReport = (report: Report) => boolean;
+
+/** A run in progress: its bridge's pending tool calls wait for `result` commands. */
+interface ActiveRun {
+  controller: AbortController;
+  pending: Map<number, (outcome: BridgeCallOutcome) => void>;
+}
+
+/** Runs the commands of one connection. One per sandbox-host process. */
+export class SandboxHost {
+  readonly #send: SendReport;
+  readonly #environment: IsolateEnvironment;
+  readonly #sandboxes = new Map<number, Promise<IsolateSandbox | Error>>();
+  readonly #runs = new Map<number, ActiveRun>();
+
+  constructor(environment: IsolateEnvironment, send: SendReport) {
+    this.#environment = environment;
+    this.#send = send;
+  }
+
+  /** The `hello` report that starts a connection. */
+  static hello(): Report {
+    return { type: "hello", protocol: PROTOCOL_VERSION, node: process.version };
+  }
+
+  /** Runs currently executing. */
+  get activeRuns(): number {
+    return this.#runs.size;
+  }
+
+  /** Handles one command. Never throws: a failure of a run is that run's `done` report. */
+  handle(command: Command): void {
+    switch (command.type) {
+      case "open":
+        this.#open(command.sandbox, command);
+        return;
+      case "exec":
+        void this.#exec(command.sandbox, command.run, command.request);
+        return;
+      case "result":
+        this.#runs.get(command.run)?.pending.get(command.call)?.(command.outcome);
+        return;
+      case "cancel":
+        this.#runs.get(command.run)?.controller.abort();
+        return;
+      case "dispose":
+        void this.#dispose(command.sandbox);
+        return;
+      case "ping":
+        // Answered by the transport, which knows the process's health.
+        return;
+    }
+  }
+
+  /** Stops every run and disposes every sandbox. */
+  async close(): Promise<void> {
+    for (const run of this.#runs.values()) run.controller.abort();
+    await Promise.all([...this.#sandboxes.keys()].map((id) => this.#dispose(id)));
+    await this.#environment.close();
+  }
+
+  #open(id: number, command: Extract<Command, { type: "open" }>): void {
+    if (this.#sandboxes.has(id)) return;
+    const opening = this.#environment
+      .open(command.limits)
+      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    this.#sandboxes.set(id, opening);
+  }
+
+  async #exec(sandboxId: number, runId: number, request: ExecutionRequest): Promise<void> {
+    if (this.#runs.has(runId)) return;
+    const run: ActiveRun = { controller: new AbortController(), pending: new Map() };
+    this.#runs.set(runId, run);
+    let outcome: ExecutionOutcome;
+    let alive = false;
+    let tainted = false;
+    try {
+      const sandbox = await this.#sandboxes.get(sandboxId);
+      if (sandbox === undefined)
+        throw new Error("There is no such sandbox: it was never opened, or disposed.");
+      if (sandbox instanceof Error) throw sandbox;
+      outcome = await sandbox.execute(request, this.#bridge(runId, run), run.controller.signal);
+      alive = sandbox.alive;
+      tainted = sandbox.tainted;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      outcome = { status: "error", error: { name: "SandboxError", message } };
+    } finally {
+      this.#runs.delete(runId);
+    }
+    const report: Report = { type: "done", run: runId, outcome, alive, tainted };
+    if (!this.#send(report)) {
+      // Only a huge result can make the report too large: say so instead of leaving the run open.
+      const error = {
+        name: "ResultTooLarge",
+        message: "The result is too large to send back from the sandbox.",
+      };
+      this.#send({ type: "done", run: runId, outcome: { status: "limit", error }, alive, tainted });
+    }
+  }
+
+  #bridge(runId: number, run: ActiveRun): SandboxBridge {
+    let calls = 0;
+    return {
+      callTool: (tool: string, args: string) =>
+        new Promise<BridgeCallOutcome>((resolve) => {
+          const call = ++calls;
+          run.pending.set(call, (outcome) => {
+            run.pending.delete(call);
+            resolve(outcome);
+          });
+          if (!this.#send({ type: "call", run: runId, call, tool, args })) {
+            run.pending.delete(call);
+            resolve({
+              ok: false,
+              error: {
+                tool,
+                kind: "invalid_arguments",
+                message: "The arguments of this call are too large to send out of the sandbox.",
+              },
+            });
+          }
+        }),
+      log: (entry: LogEntry) => {
+        this.#send({ type: "log", run: runId, entry });
+      },
+    };
+  }
+
+  async #dispose(id: number): Promise<void> {
+    const opening = this.#sandboxes.get(id);
+    if (opening === undefined) return;
+    this.#sandboxes.delete(id);
+    const sandbox = await opening;
+    if (!(sandbox instanceof Error)) await sandbox.dispose();
+  }
+}

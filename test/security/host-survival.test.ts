@@ -1,0 +1,174 @@
+/**
+ * Payloads that kill, hang or exhaust a process that hosts V8 isolates in-process (Node 20, isolated-vm
+ * 5). Each runs through code mode with the default environment inside a harness process, so that if
+ * containment ever fails, this test sees the harness die instead of dying with it. For each: the run
+ * ends with the right status and a message the model can act on, the next run works, and no sandbox
+ * process is left burning a core.
+ */
+
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const HARNESS = fileURLToPath(new URL("./fixtures/survive.ts", import.meta.url));
+
+interface Outcome {
+  name: string;
+  status: string;
+  error?: { name: string; message: string; length: number };
+  next: { status: string; value: unknown };
+  burning: number[];
+}
+
+const payloads = [
+  { name: "huge split", code: '"x".repeat(2**27).split("").length' },
+  { name: "huge fill", code: "new Array(2**30).fill(0).length" },
+  {
+    name: "sparse sort",
+    code: "const a = []; a[2**31] = 1; a[0] = 2; a.sort(); 1",
+    limits: { cpuTimeMs: 500 },
+  },
+  {
+    name: "huge toLocaleString",
+    code: "new Array(2**24).fill(1234.5).toLocaleString().length",
+    limits: { cpuTimeMs: 500 },
+  },
+  {
+    name: "resizable buffer",
+    code: "const b = new ArrayBuffer(0, { maxByteLength: 3 << 30 }); b.resize(3 << 30); new Uint8Array(b).fill(1); 1",
+    limits: { memoryMb: 16 },
+  },
+  {
+    name: "address-space reservation",
+    code: "const k = []; for (let i = 0; i < 32700; i++) k.push(new ArrayBuffer(0, { maxByteLength: 2**32 })); k.length",
+  },
+  {
+    name: "segmenter hoard",
+    code: 'globalThis.k = []; const s = "a b ".repeat(250000); for (let i = 0; i < 400; i++) k.push(new Intl.Segmenter("en", { granularity: "word" }).segment(s)); k.length',
+  },
+  {
+    name: "heap within its limit, process over its memory budget",
+    code: "const k = []; for (let i = 0; i < 60; i++) k.push(new Float64Array(1_250_000).fill(i)); k.length",
+    limits: { memoryMb: 1024 },
+    environment: { maxRssMb: 400 },
+  },
+  { name: "huge unhandled rejection", code: 'Promise.reject(new Error("x".repeat(2e8))); await null; 1' },
+  {
+    name: "huge error message",
+    code: 'throw new Error("x".repeat(20 << 20))',
+    limits: { maxResultChars: 1_000 },
+  },
+];
+
+const outcomes = new Map<string, Outcome>();
+let harnessError: string | undefined;
+
+beforeAll(async () => {
+  const stdout = await new Promise<string>((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", HARNESS, JSON.stringify(payloads)],
+      { maxBuffer: 16 * 1024 * 1024, timeout: 240_000 },
+      (error, out, err) => {
+        if (error) harnessError = `${error.message}\n${err.slice(-2_000)}`;
+        resolve(out);
+      },
+    );
+  });
+  for (const line of stdout.split("\n").filter(Boolean)) {
+    const outcome = JSON.parse(line) as Outcome;
+    outcomes.set(outcome.name, outcome);
+  }
+}, 260_000);
+
+/** The harness's report of one payload; the harness must have survived it. */
+function outcomeOf(name: string): Outcome {
+  const outcome = outcomes.get(name);
+  if (!outcome)
+    throw new Error(`the harness did not report "${name}": it died (${harnessError ?? "no error"})`);
+  return outcome;
+}
+
+describe("security: the agent's process survives what kills an isolate's host process", () => {
+  it("the harness itself ran every payload and exited cleanly", () => {
+    expect(harnessError).toBeUndefined();
+    expect([...outcomes.keys()]).toEqual(payloads.map((payload) => payload.name));
+  });
+
+  it("a V8 fatal error (a huge split) ends the run as out of memory, contained to the sandbox process", () => {
+    const outcome = outcomeOf("huge split");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.error?.name).toBe("MemoryLimit");
+    expect(outcome.error?.message).toMatch(/sandbox process ran out of memory .*invalid size error/);
+    expect(outcome.error?.message).toMatch(/the agent's process is fine/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("a 2^30 fill ends as out of memory and leaves no stuck process behind", () => {
+    const outcome = outcomeOf("huge fill");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.error?.name).toBe("MemoryLimit");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    expect(outcome.burning).toEqual([]);
+  });
+
+  it("a sparse sort that ignores termination ends at the CPU limit, and its process stops burning", () => {
+    const outcome = outcomeOf("sparse sort");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.error?.name).toBe("CpuTimeLimit");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    expect(outcome.burning).toEqual([]);
+  });
+
+  it("toLocaleString on a huge array ends at the CPU limit, and its process stops burning", () => {
+    const outcome = outcomeOf("huge toLocaleString");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    expect(outcome.burning).toEqual([]);
+  });
+
+  it("a resizable ArrayBuffer is refused: its memory is outside the heap limit", () => {
+    const outcome = outcomeOf("resizable buffer");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error).toMatchObject({ name: "RangeError" });
+    expect(outcome.error?.message).toMatch(/Resizable ArrayBuffers .* are not available in run_code/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("reserving address space with maxByteLength is refused at the first buffer", () => {
+    const outcome = outcomeOf("address-space reservation");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.message).toMatch(/maxByteLength/);
+  });
+
+  it("Intl.Segmenter over more text than the sandbox's ICU budget is refused", () => {
+    const outcome = outcomeOf("segmenter hoard");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.message).toMatch(
+      /Intl\.Segmenter was given \d+ characters in this sandbox, more than the \d+ it allows/,
+    );
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("a process over its memory budget is stopped and the run says so", () => {
+    const outcome = outcomeOf("heap within its limit, process over its memory budget");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.error?.name).toBe("MemoryLimit");
+    expect(outcome.error?.message).toMatch(/over its budget of 400 MB/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("an unhandled rejection with a 200M-character message never reaches the agent's process", () => {
+    const outcome = outcomeOf("huge unhandled rejection");
+    expect(["limit", "error"]).toContain(outcome.status);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("an error message of 20M characters is cut in the sandbox", () => {
+    const outcome = outcomeOf("huge error message");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.length).toBeLessThanOrEqual(20_000 + 40);
+    expect(outcome.error?.message).toMatch(/^x+/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+});
