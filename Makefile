@@ -41,6 +41,8 @@ unit: setup
 bench: build
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
 
 clean:

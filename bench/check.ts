@@ -1,0 +1,31 @@
+// Benchmarks time only runs that worked: every measured run is checked, and a failed one stops the
+// benchmark loudly (a figure from a failed run is worse than no figure).
+
+import { isDeepStrictEqual } from "node:util";
+import { Worker } from "node:worker_threads";
+import type { CodeRunResult } from "cordon";
+
+/** Throws unless the run ended `ok` with exactly the expected value. */
+export function expectRun(result: CodeRunResult, expected: unknown, what: string): void {
+  if (result.status === "ok" && isDeepStrictEqual(result.value, expected)) return;
+  const detail = result.error
+    ? `${result.error.name}: ${result.error.message}`
+    : JSON.stringify(result.value);
+  throw new Error(
+    `benchmark "${what}": a measured run did not succeed (status ${result.status}; expected ${JSON.stringify(expected)}; got ${detail.slice(0, 300)})`,
+  );
+}
+
+/** A run function that checks every result it produces. */
+export function checked(run: () => Promise<CodeRunResult>, expected: unknown, what: string) {
+  return async () => expectRun(await run(), expected, what);
+}
+
+/**
+ * Keeps another core busy with a spinning worker thread until `stop()`. Idle cores on this machine sleep,
+ * and waking one costs ~80 µs per cross-thread hop; per-call figures are compared in the same state.
+ */
+export function keepOtherCoreAwake(): { stop(): Promise<void> } {
+  const worker = new Worker("for (;;) {}", { eval: true });
+  return { stop: async () => void (await worker.terminate()) };
+}
