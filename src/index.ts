@@ -36,6 +36,7 @@ export type {
   DispatcherOptions,
   DispatchHandle,
   DispatchOptions,
+  DispatchOutcome,
   FailureKind,
   ToolCall,
   ToolResult,

@@ -15,6 +15,7 @@ import type {
   DispatcherOptions,
   DispatchHandle,
   DispatchOptions,
+  DispatchOutcome,
   ToolCall,
   ToolResult,
 } from "./types.js";
@@ -82,18 +83,29 @@ export class Dispatcher<Deps = unknown> {
       signal: turn.signal,
       observers: options.onEvent ? [options.onEvent] : [],
     });
+    let batch: Promise<ToolResult[]> | undefined;
     let done: Promise<ToolResult[]> | undefined;
     const start = () => {
       if (!done) {
-        done = finish(runBatch(checked, scope), turn);
+        batch = runBatch(checked, scope);
+        done = finish(batch, turn);
         // Nobody may ever await results(); a stopped turn must not become an unhandled rejection.
         done.catch(() => {});
       }
       return done;
     };
+    // A stopped turn still gave every call a result: the batch resolved before finish() threw the stop.
+    const outcome = (): Promise<DispatchOutcome> =>
+      start().then(
+        (results) => ({ results }),
+        async (error: unknown) => {
+          if (error !== turn.stopReason) throw error;
+          return { results: await batch!, stopped: turn.stopReason };
+        },
+      );
     begin = start;
     setImmediate(start);
-    return makeHandle(turn.runId, turn.stream, turn.board, start);
+    return makeHandle(turn.runId, turn.stream, turn.board, start, outcome);
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {
@@ -120,7 +132,12 @@ export class Dispatcher<Deps = unknown> {
       },
     );
     done.catch(() => {});
-    return makeHandle(turn.runId, own, turn.board, () => done);
+    const outcome = () =>
+      done.then((results): DispatchOutcome => {
+        const stopped = turn.stopReason;
+        return stopped ? { results, stopped } : { results };
+      });
+    return makeHandle(turn.runId, own, turn.board, () => done, outcome);
   }
 
   #session(session: DispatchOptions["session"]): Session | undefined {
@@ -158,11 +175,13 @@ function makeHandle(
   stream: EventStream<DispatchEvent>,
   approvals: Approvals,
   start: () => Promise<ToolResult[]>,
+  outcome: () => Promise<DispatchOutcome>,
 ): DispatchHandle {
   return {
     runId,
     approvals,
     results: start,
+    outcome,
     [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
   };
 }

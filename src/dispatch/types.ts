@@ -1,3 +1,4 @@
+import type { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
 
@@ -118,10 +119,23 @@ export interface Approvals {
   pending(): string[];
 }
 
+/** Every call's result, also when the turn was stopped early, and why it stopped. */
+export interface DispatchOutcome {
+  /** Exactly one result per call, in completion order; calls a stop kept from running are `cancelled` or `budget` failures. */
+  results: ToolResult[];
+  /** Set when the turn was cancelled or its budget ran out. */
+  stopped?: RunCancelled | BudgetExceeded;
+}
+
 /** A running dispatch: iterate it for events, await `results()` for the outcomes. */
 export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
   /** Every call's result, in completion order. Rejects with RunCancelled or BudgetExceeded when the turn ended early. */
   results(): Promise<ToolResult[]>;
+  /**
+   * Every call's result whatever the outcome: resolves (never rejects for a stopped turn) with one result
+   * per call and the reason the turn stopped, if it did. Use it to answer every call of a provider's turn.
+   */
+  outcome(): Promise<DispatchOutcome>;
   readonly approvals: Approvals;
   /** The id given to the dispatch (`RunContext.runId`). */
   readonly runId: string;
