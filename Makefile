@@ -42,6 +42,7 @@ bench: build
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts
 
 clean:
 	rm -rf dist node_modules

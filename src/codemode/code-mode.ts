@@ -3,10 +3,12 @@ import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/isolate/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
+import { turnOf } from "../dispatch/turn.js";
 import { messageOf, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Session, Tool } from "../tools/types.js";
+import { startCodeRun } from "../tracing/tracing.js";
 import { RunBridge } from "./bridge.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
 import type { Environment, ExecutionOutcome, Sandbox, SandboxLimits } from "./environment.js";
@@ -150,7 +152,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         durationMs: elapsed(started),
       };
     }
-    const execute = (sandbox: Sandbox) => executeIn(sandbox, prepared, runOptions, started);
+    const execute = (sandbox: Sandbox) => executeIn(sandbox, code, prepared, runOptions, started);
     if (state === "session") {
       const session = runOptions.session;
       const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
@@ -180,6 +182,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
 
   async function executeIn(
     sandbox: Sandbox,
+    code: string,
     prepared: PreparedCode,
     runOptions: CodeRunOptions,
     started: number,
@@ -202,6 +205,13 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
         : `code-${randomUUID().slice(0, 8)}`,
     });
+    const span = startCodeRun({
+      dispatcher,
+      turn: parent ? turnOf(parent) : undefined,
+      parent,
+      signal: ended.signal,
+      code,
+    });
     let outcome: ExecutionOutcome;
     try {
       outcome = outer.some((signal) => signal.aborted)
@@ -223,7 +233,9 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     }
     // Calls aborted just now still report, so `calls` says what happened to every one of them.
     await bridge.settled();
-    return toResult(outcome, prepared, bridge, started);
+    const result = toResult(outcome, prepared, bridge, started);
+    span?.end(result);
+    return result;
   }
 
   const runCode = tool({

@@ -1,6 +1,7 @@
 import type { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { TracingOptions } from "../tracing/options.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {
@@ -161,6 +162,11 @@ export interface DispatcherOptions<Deps = unknown> {
   policies?: readonly ToolPolicy[];
   /** The user's dependencies, as `ctx.deps`. */
   deps?: Deps;
+  /**
+   * OpenTelemetry spans for dispatches, calls, attempts and code runs (see {@link TracingOptions}); on by
+   * default whenever `@opentelemetry/api` is installed and a tracer provider records. `false` turns them off.
+   */
+  tracing?: TracingOptions | false;
 }
 
 /** Options of one dispatch. */
