@@ -50,6 +50,12 @@ export {
   UserError,
 } from "./errors.js";
 export {
+  type AnsweredCalls,
+  type RunToolCallsOptions,
+  runToolCalls,
+  type ToolSource,
+} from "./providers/run-tool-calls.js";
+export {
   MAX_ARGUMENT_CHARS,
   MAX_ARGUMENT_DEPTH,
   type ParsedArguments,
@@ -79,3 +85,4 @@ export type {
   ToolRenderer,
   ValidationResult,
 } from "./tools/types.js";
+export type { TracerProviderLike, TracingOptions } from "./tracing/options.js";
