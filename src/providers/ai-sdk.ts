@@ -91,6 +91,9 @@ export function aiSdkTools<Deps = unknown>(
   return tools;
 }
 
+/** The events after which a call's approval can no longer be asked for. */
+const PREFLIGHT_OVER = new Set<DispatchEvent["type"]>(["approval_required", "started", "failed"]);
+
 async function run<Deps>(
   dispatcher: Dispatcher<Deps>,
   t: AnyTool,
@@ -106,16 +109,15 @@ async function run<Deps>(
   });
   let readerError: { error: unknown } | undefined;
   if (approvedByAiSdk || onStreamEvent) {
+    const own = (event: DispatchEvent) =>
+      event.callId === call.toolCallId && event.parentCallId === undefined;
     try {
       for await (const event of handle) {
-        const own = event.type === "approval_required" && event.callId === call.toolCallId;
-        if (own && approvedByAiSdk) {
-          event.approve();
-          // With nobody else to read the events, stop: approvals of calls from code then fall to the handler.
-          if (!onStreamEvent) break;
-          continue;
-        }
-        await onStreamEvent?.(event);
+        if (approvedByAiSdk && own(event) && event.type === "approval_required") event.approve();
+        else await onStreamEvent?.(event);
+        // Without a reader of its own, read only until this call's preflight is over: approvals of
+        // calls made from code then fall to the approval handler instead of waiting on this loop.
+        if (!onStreamEvent && own(event) && PREFLIGHT_OVER.has(event.type)) break;
       }
     } catch (error) {
       readerError = { error };

@@ -266,6 +266,27 @@ describe("cordon/ai-sdk with the AI SDK's mock language model (scripted model)",
     expect(await run({})).toContain('result: "denied"');
   });
 
+  it("an approved gated run_code stops reading once approved, so an 'ask' for a call from code denies instead of hanging", async () => {
+    cm = codeMode({ tools: [refund], environment: isolateEnvironment() });
+    const gatedRunCode = { ...cm.tool, options: { ...cm.tool.options, needsApproval: true } };
+    const dispatcher = new Dispatcher(new Toolset([gatedRunCode]), { approvalHandler: () => "ask" });
+    const tools = aiSdkTools(dispatcher);
+    const code = `try { return await tools.refund({ order_id: "A2" }); } catch (e) { return e.kind; }`;
+    const model = scriptedModel([
+      [{ toolName: "run_code", input: { code } }],
+      (o) => String(toolOutputs(o)[0]!.output.value),
+    ]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2." }];
+    const first = await generateText({ model, messages, tools });
+    const request = first.content.find((part) => part.type === "tool-approval-request")!;
+    messages.push(...first.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    const second = await generateText({ model, messages, tools });
+    expect(second.text).toContain('result: "denied"');
+  });
+
   it("a parallel: false tool runs alone although the AI SDK starts a step's calls together", async () => {
     let active = 0;
     let peak = 0;
