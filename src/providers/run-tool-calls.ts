@@ -61,7 +61,7 @@ export async function runToolCalls<Deps>(
 }
 
 /** Pairs results with calls by id, in the order of the calls (a repeated id takes its results in turn). */
-export function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): ToolResult[] {
+function inCallOrder(calls: readonly ToolCall[], results: readonly ToolResult[]): ToolResult[] {
   const byId = new Map<string, ToolResult[]>();
   for (const result of results) {
     const same = byId.get(result.callId);
