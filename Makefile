@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-dispatch test lint typecheck unit bench clean
+.PHONY: setup build demo demo-dispatch demo-agents test lint typecheck unit bench clean
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -25,6 +25,12 @@ demo: setup
 demo-dispatch: setup
 	$(TSX) examples/dispatch-turn.ts
 
+## demo-agents: OpenAI, Anthropic and AI SDK agent loops where the (scripted, local) model writes code
+demo-agents: setup
+	$(TSX) examples/agent-openai.ts
+	$(TSX) examples/agent-anthropic.ts
+	$(TSX) examples/agent-ai-sdk.ts
+
 ## test: lint, type-check, build, then every test suite
 test: setup lint typecheck build unit
 
@@ -44,6 +50,7 @@ bench: build
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts
 
 clean:
 	rm -rf dist node_modules

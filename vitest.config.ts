@@ -3,7 +3,22 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {
-    alias: { cordon: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    // Subpaths first: an alias also matches as a prefix.
+    alias: [
+      {
+        find: "cordon/openai",
+        replacement: fileURLToPath(new URL("./src/providers/openai.ts", import.meta.url)),
+      },
+      {
+        find: "cordon/anthropic",
+        replacement: fileURLToPath(new URL("./src/providers/anthropic.ts", import.meta.url)),
+      },
+      {
+        find: "cordon/ai-sdk",
+        replacement: fileURLToPath(new URL("./src/providers/ai-sdk.ts", import.meta.url)),
+      },
+      { find: /^cordon$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["test/**/*.test.ts"],

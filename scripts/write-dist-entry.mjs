@@ -1,5 +1,16 @@
-// tsc keeps the source layout (dist/src, dist/environments, ...); dist/index.js is the package's front door.
+// tsc keeps the source layout (dist/src, dist/environments, ...); dist/<entry>.js are the package's front
+// doors: the main entry and one per subpath export in package.json.
 import { writeFileSync } from "node:fs";
 
-writeFileSync(new URL("../dist/index.js", import.meta.url), 'export * from "./src/index.js";\n');
-writeFileSync(new URL("../dist/index.d.ts", import.meta.url), 'export * from "./src/index.js";\n');
+const entries = {
+  index: "./src/index.js",
+  openai: "./src/providers/openai.js",
+  anthropic: "./src/providers/anthropic.js",
+  "ai-sdk": "./src/providers/ai-sdk.js",
+};
+
+for (const [name, target] of Object.entries(entries)) {
+  const line = `export * from "${target}";\n`;
+  writeFileSync(new URL(`../dist/${name}.js`, import.meta.url), line);
+  writeFileSync(new URL(`../dist/${name}.d.ts`, import.meta.url), line);
+}

@@ -13,6 +13,7 @@ export {
 export {
   type CodeMode,
   type CodeModeOptions,
+  CodeRunFailed,
   type CodeRunOptions,
   codeMode,
   type RunCodeArgs,
@@ -46,6 +47,7 @@ export type {
   DispatcherOptions,
   DispatchHandle,
   DispatchOptions,
+  DispatchOutcome,
   FailureKind,
   ToolCall,
   ToolResult,
@@ -58,6 +60,12 @@ export {
   ToolError,
   UserError,
 } from "./errors.js";
+export {
+  type AnsweredCalls,
+  type RunToolCallsOptions,
+  runToolCalls,
+  type ToolSource,
+} from "./providers/run-tool-calls.js";
 export {
   MAX_ARGUMENT_CHARS,
   MAX_ARGUMENT_DEPTH,
@@ -88,3 +96,4 @@ export type {
   ToolRenderer,
   ValidationResult,
 } from "./tools/types.js";
+export type { TracerProviderLike, TracingOptions } from "./tracing/options.js";

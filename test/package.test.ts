@@ -28,6 +28,29 @@ describe("the published package", () => {
     expect(names).toEqual([]);
   });
 
+  it("each subpath export resolves to its own file in dist and exposes its adapters", () => {
+    const script = `const subpaths = {
+      "cordon/openai": ["chatCompletionTools", "responsesTools", "chatToolCalls", "chatToolMessages", "runChatToolCalls", "responseToolCalls", "functionCallOutputs", "runResponseToolCalls"],
+      "cordon/anthropic": ["anthropicTools", "toolUseCalls", "toolResultBlocks", "runToolUses"],
+      "cordon/ai-sdk": ["aiSdkTools", "ToolCallFailed"],
+    };
+    const out = {};
+    for (const [path, names] of Object.entries(subpaths)) {
+      const m = await import(path);
+      out[path] = { url: import.meta.resolve(path), missing: names.filter((n) => typeof m[n] !== "function") };
+    }
+    console.log(JSON.stringify(out));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    const resolved = JSON.parse(out) as Record<string, { url: string; missing: string[] }>;
+    expect(resolved["cordon/openai"]!.url.endsWith("/dist/openai.js")).toBe(true);
+    expect(resolved["cordon/anthropic"]!.url.endsWith("/dist/anthropic.js")).toBe(true);
+    expect(resolved["cordon/ai-sdk"]!.url.endsWith("/dist/ai-sdk.js")).toBe(true);
+    for (const entry of Object.values(resolved)) expect(entry.missing).toEqual([]);
+  });
+
   it("ships type declarations that a consumer's TypeScript resolves", () => {
     const dir = mkdtempSync(join(tmpdir(), "cordon-consumer-"));
     mkdirSync(join(dir, "node_modules"));
@@ -41,6 +64,74 @@ const d: Dispatcher = new Dispatcher(new Toolset([t]));
 export const handle = d.dispatch([{ id: "1", name: "t", arguments: "{}" }]);
 // @ts-expect-error: the dispatcher has no such method
 d.nothing();
+`,
+    );
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+    });
+    const problems = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(problems).toEqual([]);
+  });
+
+  it("the subpaths ship types that fit the official SDKs' own parameter types in a consumer's program", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cordon-provider-consumer-"));
+    mkdirSync(join(dir, "node_modules", "@anthropic-ai"), { recursive: true });
+    symlinkSync(root, join(dir, "node_modules", "cordon"), "dir");
+    for (const pkg of ["openai", "@anthropic-ai/sdk", "ai"]) {
+      symlinkSync(join(root, "node_modules", pkg), join(dir, "node_modules", pkg), "dir");
+    }
+    const file = join(dir, "use.ts");
+    writeFileSync(
+      file,
+      `import type Anthropic from "@anthropic-ai/sdk";
+import type { ToolSet } from "ai";
+import type OpenAI from "openai";
+import { Dispatcher, Toolset, tool } from "cordon";
+import { aiSdkTools } from "cordon/ai-sdk";
+import { anthropicTools, runToolUses } from "cordon/anthropic";
+import { chatCompletionTools, responsesTools, runChatToolCalls, runResponseToolCalls } from "cordon/openai";
+
+const t = tool({ name: "t", description: "T.", input: { type: "object", properties: {} }, run: () => 1 });
+const d = new Dispatcher(new Toolset([t]));
+export const chat: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+  model: "m",
+  messages: [],
+  tools: chatCompletionTools(d),
+};
+export const responses: OpenAI.Responses.ResponseCreateParamsNonStreaming = { model: "m", tools: responsesTools(d) };
+export const messages: Anthropic.MessageCreateParamsNonStreaming = {
+  model: "m",
+  max_tokens: 1,
+  messages: [],
+  tools: anthropicTools(d),
+};
+export const aiTools: ToolSet = aiSdkTools(d);
+
+export async function loop(
+  openai: OpenAI,
+  anthropic: Anthropic,
+  history: OpenAI.Chat.ChatCompletionMessageParam[],
+  anthropicHistory: Anthropic.MessageParam[],
+  inputs: OpenAI.Responses.ResponseInputItem[],
+) {
+  const completion = await openai.chat.completions.create(chat);
+  const turn = await runChatToolCalls(d, completion.choices[0]!.message);
+  history.push(...turn.messages);
+  const response = await openai.responses.create(responses);
+  inputs.push(...(await runResponseToolCalls(d, response)).items);
+  const message = await anthropic.messages.create(messages);
+  anthropicHistory.push((await runToolUses(d, message)).message);
+  // @ts-expect-error: a Chat Completions message is not a number
+  await runChatToolCalls(d, 42);
+}
 `,
     );
     const program = ts.createProgram([file], {

@@ -4,10 +4,12 @@ import { z } from "zod";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { TAMPERED_ERROR_NAME } from "../../sandbox/prelude.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
-import { messageOf, UserError } from "../errors.js";
+import { turnOf } from "../dispatch/turn.js";
+import { messageOf, ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Session, Tool } from "../tools/types.js";
+import { startCodeRun } from "../tracing/tracing.js";
 import { RunBridge } from "./bridge.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
 import type { Environment, ExecutionOutcome, Sandbox, SandboxLimits } from "./environment.js";
@@ -27,6 +29,21 @@ export const SESSION_REPLACED =
  */
 export const SESSION_TAMPERED =
   "This session's sandbox was started afresh, and this code ran in the new one, because an earlier run changed a built-in that run_code relies on: variables from earlier runs are gone. Leave built-in prototypes (Object.prototype, Array.prototype, Promise.prototype, Error) as they are.";
+
+/**
+ * What the run_code tool throws when the code's run did not end `ok`: the call becomes a failed tool
+ * result (`ok: false`, so a provider's `is_error` is set), and the model still reads the whole report
+ * (status, error with its line, console output, the tool calls made). `result` is the run itself.
+ */
+export class CodeRunFailed extends ToolError {
+  override name = "CodeRunFailed";
+  readonly result: CodeRunResult;
+
+  constructor(report: string, result: CodeRunResult) {
+    super(report);
+    this.result = result;
+  }
+}
 
 /** The session a run belongs to in `state: "session"` when the caller names none. */
 export const DEFAULT_SESSION_ID = "default";
@@ -161,7 +178,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         durationMs: elapsed(started),
       };
     }
-    const execute = (sandbox: Sandbox) => executeIn(sandbox, prepared, runOptions, started);
+    const execute = (sandbox: Sandbox) => executeIn(sandbox, code, prepared, runOptions, started);
     if (state === "session") {
       const session = runOptions.session;
       const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
@@ -201,6 +218,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
 
   async function executeIn(
     sandbox: Sandbox,
+    code: string,
     prepared: PreparedCode,
     runOptions: CodeRunOptions,
     started: number,
@@ -223,6 +241,13 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
         : `code-${randomUUID().slice(0, 8)}`,
     });
+    const span = startCodeRun({
+      dispatcher,
+      turn: parent ? turnOf(parent) : undefined,
+      parent,
+      signal: ended.signal,
+      code,
+    });
     let outcome: ExecutionOutcome;
     try {
       outcome = outer.some((signal) => signal.aborted)
@@ -244,7 +269,9 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     }
     // Calls aborted just now still report, so `calls` says what happened to every one of them.
     await bridge.settled();
-    return toResult(outcome, prepared, bridge, started);
+    const result = toResult(outcome, prepared, bridge, started);
+    span?.end(result);
+    return result;
   }
 
   const runCode = tool({
@@ -261,12 +288,18 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     retries: 0,
     timeout: limits.timeoutMs + RUN_CODE_TIMEOUT_GRACE_MS,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
-    run: (args, ctx) =>
-      run(args.code, {
+    run: async (args, ctx) => {
+      const result = await run(args.code, {
         ...(ctx.session ? { session: ctx.session } : {}),
         ...(args.restart === undefined ? {} : { restart: args.restart }),
         parent: ctx,
-      }),
+      });
+      // A run that did not succeed is a failed call (a provider's is_error), with the same report.
+      if (result.status !== "ok") {
+        throw new CodeRunFailed(renderCodeRunResult(result, limits.maxOutputChars), result);
+      }
+      return result;
+    },
   });
 
   return {

@@ -3,6 +3,7 @@ import { UserError } from "../errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { Session } from "../tools/types.js";
+import { registerTracing, Tracing, traceOfTurn } from "../tracing/tracing.js";
 import { runBatch } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
@@ -15,6 +16,7 @@ import type {
   DispatcherOptions,
   DispatchHandle,
   DispatchOptions,
+  DispatchOutcome,
   ToolCall,
   ToolResult,
 } from "./types.js";
@@ -32,6 +34,7 @@ export class Dispatcher<Deps = unknown> {
   readonly #settings: Settings;
   readonly #deps: Deps | undefined;
   readonly #sessions = new Map<string, Session>();
+  readonly #tracing: Tracing | undefined;
 
   constructor(toolset: Toolset, options: DispatcherOptions<Deps> = {}) {
     if (!toolset || typeof toolset.get !== "function" || typeof toolset.names !== "function") {
@@ -49,6 +52,8 @@ export class Dispatcher<Deps = unknown> {
       render: options.render,
       policies: options.policies ?? [],
     };
+    this.#tracing = options.tracing === false ? undefined : new Tracing(options.tracing ?? {});
+    registerTracing(this, this.#tracing);
   }
 
   /**
@@ -74,40 +79,61 @@ export class Dispatcher<Deps = unknown> {
       signal: options.signal ?? options.parent?.signal,
       onFirstRead: () => begin(),
     });
+    const trace = this.#tracing?.startDispatch(turn, {
+      runId: turn.runId,
+      callCount: checked.length,
+      signal: options.signal,
+    });
+    const observers = options.onEvent ? [options.onEvent] : [];
+    if (trace) observers.push(trace.observer());
     const scope = new CallScope({
       turn,
       toolset: this.toolset,
       settings: this.#settings,
       parentCallId: options.parent?.callId,
       signal: turn.signal,
-      observers: options.onEvent ? [options.onEvent] : [],
+      observers,
     });
+    let batch: Promise<ToolResult[]> | undefined;
     let done: Promise<ToolResult[]> | undefined;
     const start = () => {
       if (!done) {
-        done = finish(runBatch(checked, scope), turn);
+        batch = runBatch(checked, scope);
+        done = finish(batch, turn);
         // Nobody may ever await results(); a stopped turn must not become an unhandled rejection.
-        done.catch(() => {});
+        const ended = () => trace?.end(turn.stopReason);
+        done.then(ended, ended);
       }
       return done;
     };
+    // A stopped turn still gave every call a result: the batch resolved before finish() threw the stop.
+    const outcome = (): Promise<DispatchOutcome> =>
+      start().then(
+        (results) => ({ results }),
+        async (error: unknown) => {
+          if (error !== turn.stopReason) throw error;
+          return { results: await batch!, stopped: turn.stopReason };
+        },
+      );
     begin = start;
     setImmediate(start);
-    return makeHandle(turn.runId, turn.stream, turn.board, start, scope);
+    return makeHandle(turn.runId, turn.stream, turn.board, start, outcome, scope);
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {
     const own = new EventStream<DispatchEvent>();
     const parent = options.parent!;
+    const observers: ((event: DispatchEvent) => void)[] = [(event) => own.push(event)];
+    if (options.onEvent) observers.push(options.onEvent);
+    const trace = traceOfTurn(turn);
+    if (trace) observers.push(trace.observer(parent));
     const scope = new CallScope({
       turn,
       toolset: this.toolset,
       settings: this.#settings,
       parentCallId: parent.callId,
       signal: options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal,
-      observers: options.onEvent
-        ? [(event) => own.push(event), options.onEvent]
-        : [(event) => own.push(event)],
+      observers,
     });
     const done = runBatch(calls, scope).then(
       (results) => {
@@ -120,7 +146,12 @@ export class Dispatcher<Deps = unknown> {
       },
     );
     done.catch(() => {});
-    return makeHandle(turn.runId, own, turn.board, () => done, scope);
+    const outcome = () =>
+      done.then((results): DispatchOutcome => {
+        const stopped = turn.stopReason;
+        return stopped ? { results, stopped } : { results };
+      });
+    return makeHandle(turn.runId, own, turn.board, () => done, outcome, scope);
   }
 
   #session(session: DispatchOptions["session"]): Session | undefined {
@@ -158,12 +189,14 @@ function makeHandle(
   stream: EventStream<DispatchEvent>,
   approvals: Approvals,
   start: () => Promise<ToolResult[]>,
+  outcome: () => Promise<DispatchOutcome>,
   scope: CallScope,
 ): DispatchHandle {
   return {
     runId,
     approvals,
     results: start,
+    outcome,
     settled: () =>
       start().then(
         () => scope.settled(),

@@ -1,5 +1,7 @@
+import type { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { TracingOptions } from "../tracing/options.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {
@@ -118,6 +120,14 @@ export interface Approvals {
   pending(): string[];
 }
 
+/** Every call's result, also when the turn was stopped early, and why it stopped. */
+export interface DispatchOutcome {
+  /** Exactly one result per call, in completion order; calls a stop kept from running are `cancelled` or `budget` failures. */
+  results: ToolResult[];
+  /** Set when the turn was cancelled or its budget ran out. */
+  stopped?: RunCancelled | BudgetExceeded;
+}
+
 /** A running dispatch: iterate it for events, await `results()` for the outcomes. */
 export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
   /** Every call's result, in completion order. Rejects with RunCancelled or BudgetExceeded when the turn ended early. */
@@ -129,6 +139,11 @@ export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
    * race it with a timer of your own if a tool may never finish.
    */
   settled(): Promise<void>;
+  /**
+   * Every call's result whatever the outcome: resolves (never rejects for a stopped turn) with one result
+   * per call and the reason the turn stopped, if it did. Use it to answer every call of a provider's turn.
+   */
+  outcome(): Promise<DispatchOutcome>;
   readonly approvals: Approvals;
   /** The id given to the dispatch (`RunContext.runId`). */
   readonly runId: string;
@@ -154,6 +169,11 @@ export interface DispatcherOptions<Deps = unknown> {
   policies?: readonly ToolPolicy[];
   /** The user's dependencies, as `ctx.deps`. */
   deps?: Deps;
+  /**
+   * OpenTelemetry spans for dispatches, calls, attempts and code runs (see {@link TracingOptions}); on by
+   * default whenever `@opentelemetry/api` is installed and a tracer provider records. `false` turns them off.
+   */
+  tracing?: TracingOptions | false;
 }
 
 /** Options of one dispatch. */

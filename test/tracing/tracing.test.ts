@@ -1,0 +1,242 @@
+import { type Tracer, trace } from "@opentelemetry/api";
+import {
+  AlwaysOffSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "../../src/index.js";
+
+const SECRET = "sk-live-4242-do-not-log";
+
+function recording() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { provider, spans: () => exporter.getFinishedSpans() };
+}
+
+const lookup = tool({
+  name: "lookup",
+  description: "Look a key up.",
+  input: z.object({ key: z.string() }),
+  run: ({ key }) => ({ key, found: true }),
+});
+
+const flaky = () => {
+  let calls = 0;
+  return tool({
+    name: "flaky",
+    description: "Fails once, then works.",
+    input: z.object({}),
+    retries: 1,
+    run: () => {
+      calls++;
+      if (calls === 1) throw new Error(`upstream said no to ${SECRET}`);
+      return "ok";
+    },
+  });
+};
+
+function byName(spans: ReadableSpan[], name: string): ReadableSpan[] {
+  return spans.filter((s) => s.name === name);
+}
+
+function parentOf(span: ReadableSpan, spans: ReadableSpan[]): ReadableSpan | undefined {
+  const id = span.parentSpanContext?.spanId;
+  return spans.find((s) => s.spanContext().spanId === id);
+}
+
+/** Everything a span carries as text: attributes, events, status. */
+function everythingRecorded(spans: ReadableSpan[]): string {
+  return JSON.stringify(spans.map((s) => ({ a: s.attributes, e: s.events, st: s.status, n: s.name })));
+}
+
+describe("tracing", () => {
+  afterEach(() => trace.disable());
+
+  it("records a dispatch span with a span per call and per attempt under it", async () => {
+    const { provider, spans } = recording();
+    const d = new Dispatcher(new Toolset([lookup, flaky()]), {
+      tracing: { tracerProvider: provider },
+      retryDelay: 1,
+    });
+    await d
+      .dispatch([
+        { id: "c1", name: "lookup", arguments: { key: "a" } },
+        { id: "c2", name: "flaky", arguments: {} },
+        { id: "c3", name: "nope", arguments: {} },
+      ])
+      .results();
+
+    const all = spans();
+    const [dispatch] = byName(all, "cordon.dispatch");
+    expect(dispatch!.attributes["cordon.dispatch.calls"]).toBe(3);
+    const lookupSpan = byName(all, "execute_tool lookup")[0]!;
+    expect(parentOf(lookupSpan, all)).toBe(dispatch);
+    expect(lookupSpan.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "lookup",
+      "gen_ai.tool.call.id": "c1",
+      "cordon.outcome": "ok",
+      "cordon.attempts": 1,
+    });
+
+    const flakySpan = byName(all, "execute_tool flaky")[0]!;
+    const attempts = byName(all, "cordon.attempt").filter((s) => parentOf(s, all) === flakySpan);
+    expect(attempts.map((a) => [a.attributes["cordon.attempt"], a.status.code])).toEqual([
+      [1, 2], // SpanStatusCode.ERROR
+      [2, 0],
+    ]);
+    expect(flakySpan.events.map((e) => e.name)).toContain("cordon.retrying");
+
+    const unknown = byName(all, "execute_tool nope")[0]!;
+    expect(unknown.attributes["error.type"]).toBe("unknown_tool");
+    expect(unknown.status).toEqual({ code: 2, message: "unknown_tool" });
+  });
+
+  it("never records argument values, results or failure messages unless asked", async () => {
+    const { provider, spans } = recording();
+    const d = new Dispatcher(new Toolset([lookup, flaky()]), {
+      tracing: { tracerProvider: provider },
+      retryDelay: 1,
+    });
+    await d
+      .dispatch([
+        { id: "c1", name: "lookup", arguments: { key: SECRET } },
+        { id: "c2", name: "flaky", arguments: {} },
+        { id: "c3", name: "lookup", arguments: { key: 42, note: SECRET } },
+      ])
+      .results();
+    expect(spans().length).toBeGreaterThan(4);
+    expect(everythingRecorded(spans())).not.toContain(SECRET);
+  });
+
+  it("records arguments, failure messages and results when asked", async () => {
+    const { provider, spans } = recording();
+    const d = new Dispatcher(new Toolset([lookup, flaky()]), {
+      tracing: { tracerProvider: provider, recordArguments: true, recordResults: true },
+      retryDelay: 1,
+    });
+    await d
+      .dispatch([
+        { id: "c1", name: "lookup", arguments: { key: SECRET } },
+        { id: "c2", name: "flaky", arguments: {} },
+      ])
+      .results();
+    const all = spans();
+    const call = byName(all, "execute_tool lookup")[0]!;
+    expect(call.attributes["gen_ai.tool.call.arguments"]).toBe(JSON.stringify({ key: SECRET }));
+    expect(call.attributes["gen_ai.tool.call.result"]).toBe(JSON.stringify({ key: SECRET, found: true }));
+    const failedAttempt = byName(all, "cordon.attempt").find((s) => s.status.code === 2)!;
+    expect(failedAttempt.status.message).toContain(`upstream said no to ${SECRET}`);
+  });
+
+  it("calls made from code are children of their run_code call's code-run span", async () => {
+    const { provider, spans } = recording();
+    const cm = codeMode({ tools: [lookup], environment: isolateEnvironment() });
+    try {
+      const d = new Dispatcher(new Toolset([cm.tool]), {
+        tracing: { tracerProvider: provider },
+        retryDelay: 1,
+      });
+      const code = `const a = await tools.lookup({ key: "x" }); const b = await tools.lookup({ key: "y" }); return [a, b];`;
+      const [result] = await d.dispatch([{ id: "rc1", name: "run_code", arguments: { code } }]).results();
+      expect(result!.ok).toBe(true);
+
+      const all = spans();
+      const runCall = byName(all, "execute_tool run_code")[0]!;
+      const runAttempt = byName(all, "cordon.attempt").find((s) => parentOf(s, all) === runCall)!;
+      const run = byName(all, "cordon.code_run")[0]!;
+      expect(parentOf(run, all)).toBe(runAttempt);
+      expect(run.attributes).toMatchObject({
+        "cordon.code_run.status": "ok",
+        "cordon.code_run.tool_calls": 2,
+      });
+      expect(run.attributes["cordon.code_run.code"]).toBeUndefined();
+
+      const nested = byName(all, "execute_tool lookup");
+      expect(nested).toHaveLength(2);
+      for (const call of nested) {
+        expect(parentOf(call, all)).toBe(run);
+        expect(call.attributes["cordon.parent_call_id"]).toBe("rc1");
+        expect(call.spanContext().traceId).toBe(runCall.spanContext().traceId);
+      }
+      // One dispatch span: the nested calls belong to the run_code call's turn.
+      expect(byName(all, "cordon.dispatch")).toHaveLength(1);
+    } finally {
+      await cm.close();
+    }
+  });
+
+  it("a run without a model is a code-run span with its calls' dispatches under it", async () => {
+    const { provider, spans } = recording();
+    const dispatcher = new Dispatcher(new Toolset([lookup]), {
+      tracing: { tracerProvider: provider },
+      retryDelay: 1,
+    });
+    const cm = codeMode({ tools: [lookup], dispatcher, environment: isolateEnvironment() });
+    try {
+      const result = await cm.run(`await tools.lookup({ key: "k" }); throw new Error("boom");`);
+      expect(result.status).toBe("error");
+      const all = spans();
+      const run = byName(all, "cordon.code_run")[0]!;
+      expect(run.status.code).toBe(2);
+      expect(run.attributes["error.type"]).toBe("Error");
+      const dispatch = byName(all, "cordon.dispatch")[0]!;
+      expect(parentOf(dispatch, all)).toBe(run);
+      expect(parentOf(byName(all, "execute_tool lookup")[0]!, all)).toBe(dispatch);
+    } finally {
+      await cm.close();
+    }
+  });
+
+  it("uses the global tracer provider when one is registered", async () => {
+    const { provider, spans } = recording();
+    trace.setGlobalTracerProvider(provider);
+    await new Dispatcher(new Toolset([lookup]))
+      .dispatch([{ id: "g1", name: "lookup", arguments: { key: "a" } }])
+      .results();
+    expect(byName(spans(), "execute_tool lookup")).toHaveLength(1);
+  });
+
+  it("a dispatch whose span does not record starts no other span", async () => {
+    let started = 0;
+    const sampledOut = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
+    const counting = {
+      getTracer(name: string): Tracer {
+        const tracer = sampledOut.getTracer(name);
+        return {
+          startSpan: (...args: Parameters<Tracer["startSpan"]>) => {
+            started++;
+            return tracer.startSpan(...args);
+          },
+          startActiveSpan: tracer.startActiveSpan.bind(tracer),
+        };
+      },
+    };
+    const d = new Dispatcher(new Toolset([lookup, flaky()]), {
+      tracing: { tracerProvider: counting },
+      retryDelay: 1,
+    });
+    const results = await d
+      .dispatch([
+        { id: "c1", name: "lookup", arguments: { key: "a" } },
+        { id: "c2", name: "flaky", arguments: {} },
+      ])
+      .results();
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(started).toBe(1);
+  });
+
+  it("tracing: false records nothing even with a global provider", async () => {
+    const { provider, spans } = recording();
+    trace.setGlobalTracerProvider(provider);
+    await new Dispatcher(new Toolset([lookup]), { tracing: false })
+      .dispatch([{ id: "g1", name: "lookup", arguments: { key: "a" } }])
+      .results();
+    expect(spans()).toEqual([]);
+  });
+});
