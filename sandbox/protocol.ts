@@ -110,8 +110,12 @@ export interface ExecutionRequest {
  * never receives a sandbox function or object: only strings.
  */
 export interface SandboxBridge {
-  /** A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. */
-  callTool(name: string, argsJson: string): Promise<BridgeCallOutcome>;
+  /**
+   * A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. The host calls
+   * `waiting(true)` when the call starts waiting for a human's approval and `waiting(false)` when it is
+   * decided: the sandbox's wall clock does not run in between.
+   */
+  callTool(name: string, argsJson: string, waiting?: (waiting: boolean) => void): Promise<BridgeCallOutcome>;
   /** A console line. */
   log(entry: LogEntry): void;
 }
@@ -126,6 +130,8 @@ export type Command =
   | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
   /** The outcome of a tool call the sandbox host reported with `call`. */
   | { type: "result"; run: number; call: number; outcome: BridgeCallOutcome }
+  /** A tool call of a run started (`true`) or stopped waiting for a human's approval: pause its clock. */
+  | { type: "waiting"; run: number; call: number; waiting: boolean }
   /** Stop a run (it ends as cancelled; its sandbox is killed). */
   | { type: "cancel"; run: number }
   /** Free a sandbox (a run still in it is stopped). */
@@ -233,6 +239,9 @@ export function parseCommand(line: string): Command {
     case "result":
       if (isId(message.run) && isId(message.call) && isCallOutcome(message.outcome))
         return message as Command;
+      break;
+    case "waiting":
+      if (isId(message.run) && isId(message.call) && typeof message.waiting === "boolean") return message as Command;
       break;
     case "cancel":
       if (isId(message.run)) return message as Command;

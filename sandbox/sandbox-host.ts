@@ -22,7 +22,13 @@ export type SendReport = (report: Report) => boolean;
 /** A run in progress: its bridge's pending tool calls wait for `result` commands. */
 interface ActiveRun {
   controller: AbortController;
-  pending: Map<number, (outcome: BridgeCallOutcome) => void>;
+  pending: Map<number, PendingCall>;
+}
+
+/** A tool call waiting for its `result`, and the engine's hook for approval waits. */
+interface PendingCall {
+  settle(outcome: BridgeCallOutcome): void;
+  waiting?: (waiting: boolean) => void;
 }
 
 /** Runs the commands of one connection. One per sandbox-host process. */
@@ -57,7 +63,10 @@ export class SandboxHost {
         void this.#exec(command.sandbox, command.run, command.request);
         return;
       case "result":
-        this.#runs.get(command.run)?.pending.get(command.call)?.(command.outcome);
+        this.#runs.get(command.run)?.pending.get(command.call)?.settle(command.outcome);
+        return;
+      case "waiting":
+        this.#runs.get(command.run)?.pending.get(command.call)?.waiting?.(command.waiting);
         return;
       case "cancel":
         this.#runs.get(command.run)?.controller.abort();
@@ -121,13 +130,14 @@ export class SandboxHost {
   #bridge(runId: number, run: ActiveRun): SandboxBridge {
     let calls = 0;
     return {
-      callTool: (tool: string, args: string) =>
+      callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void) =>
         new Promise<BridgeCallOutcome>((resolve) => {
           const call = ++calls;
-          run.pending.set(call, (outcome) => {
+          const settle = (outcome: BridgeCallOutcome) => {
             run.pending.delete(call);
             resolve(outcome);
-          });
+          };
+          run.pending.set(call, waiting ? { settle, waiting } : { settle });
           if (!this.#send({ type: "call", run: runId, call, tool, args })) {
             run.pending.delete(call);
             resolve({

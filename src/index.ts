@@ -34,7 +34,7 @@ export type {
 } from "./codemode/environment.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
-export { Dispatcher } from "./dispatch/dispatcher.js";
+export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export { renderValue } from "./dispatch/render.js";
 export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";
 export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput } from "./dispatch/truncate.js";

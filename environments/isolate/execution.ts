@@ -19,6 +19,7 @@ import type {
   SandboxBridge,
   SandboxError,
 } from "../../sandbox/protocol.js";
+import { PausableDeadline } from "../../sandbox/deadline.js";
 import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../../sandbox/protocol.js";
 import {
   boundError,
@@ -45,8 +46,6 @@ export interface ExecutionDeps {
   kill(busy: boolean): void;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
 
 /** One run of code in an isolate. Create it, call {@link Execution.start} once. */
@@ -64,7 +63,7 @@ export class Execution {
   #messages = 0;
   readonly #maxMessages: number;
   #startCpu = 0n;
-  #wallTimer: NodeJS.Timeout | undefined;
+  #wallClock: PausableDeadline | undefined;
   #cpuTimer: NodeJS.Timeout | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
   readonly #onAbort = () => this.#stop("cancelled", stopError("Cancelled", limitMessages.cancelled()));
@@ -177,8 +176,17 @@ export class Execution {
         failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
       );
     } else {
+      // The wall clock stops while the call waits for a human's approval (each call pauses it once).
+      let paused = false;
+      const waiting = (now: boolean) => {
+        if (now === paused || this.#ended) return;
+        paused = now;
+        if (now) this.#wallClock?.pause();
+        else this.#wallClock?.resume();
+      };
       outcome = Promise.resolve()
-        .then(() => this.#bridge.callTool(name, argsJson))
+        .then(() => this.#bridge.callTool(name, argsJson, waiting))
+        .finally(() => waiting(false))
         .catch((error: unknown) =>
           failure(
             name,
@@ -243,13 +251,11 @@ export class Execution {
 
   #armLimits(): void {
     const { timeoutMs, cpuTimeMs } = this.#request.limits;
-    // setTimeout treats delays above 2^31-1 ms (about 24 days) as 1 ms.
-    const wallMs = Math.min(Math.max(1, timeoutMs), MAX_TIMER_MS);
     const { isolate } = this.#deps;
-    this.#wallTimer = setTimeout(() => {
+    this.#wallClock = new PausableDeadline(Math.max(1, timeoutMs), () => {
       const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
       this.#stop("timeout", stopError("Timeout", message));
-    }, wallMs);
+    });
     try {
       this.#startCpu = isolate.cpuTime;
     } catch {
@@ -304,7 +310,7 @@ export class Execution {
     if (outcome.error) outcome.error = boundError(outcome.error);
     const position = outcome.error ? userCodePosition(outcome.error) : undefined;
     if (outcome.error && position) outcome.error = { ...outcome.error, ...position };
-    clearTimeout(this.#wallTimer);
+    this.#wallClock?.clear();
     clearInterval(this.#cpuTimer);
     this.#signal.removeEventListener("abort", this.#onAbort);
     this.#resolve(outcome);

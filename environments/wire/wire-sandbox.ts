@@ -15,6 +15,7 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../../sandbox/protocol.js";
+import { PausableDeadline } from "../../sandbox/deadline.js";
 import type { Sandbox } from "../../src/codemode/environment.js";
 import type { PeerFailure } from "./connection.js";
 import type { Ending } from "./endings.js";
@@ -102,19 +103,18 @@ export class WireSandbox implements Sandbox {
       }, CANCEL_GRACE_MS);
     };
     const { timeoutMs } = request.limits;
-    const backstop = setTimeout(
-      () => {
-        run.resolve({
-          status: "timeout",
-          error: {
-            name: "Timeout",
-            message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox process did not stop it, so the process was stopped; the sandbox was reset.`,
-          },
-        });
-        link.fail({ kind: "unresponsive", detail: `it did not end a run at its ${timeoutMs} ms limit` });
-      },
-      Math.min(timeoutMs + BACKSTOP_GRACE_MS, 2 ** 31 - 1),
-    );
+    // Like the run's own clock in the sandbox, this one stops while a call waits for a human's approval.
+    const backstop = new PausableDeadline(timeoutMs + BACKSTOP_GRACE_MS, () => {
+      run.resolve({
+        status: "timeout",
+        error: {
+          name: "Timeout",
+          message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox process did not stop it, so the process was stopped; the sandbox was reset.`,
+        },
+      });
+      link.fail({ kind: "unresponsive", detail: `it did not end a run at its ${timeoutMs} ms limit` });
+    });
+    run.clock = backstop;
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       if (!link.send({ type: "exec", sandbox: this.id, run: run.id, request })) {
@@ -130,7 +130,7 @@ export class WireSandbox implements Sandbox {
       if (!run.sandboxAlive) this.#dead = true;
       return outcome;
     } finally {
-      clearTimeout(backstop);
+      backstop.clear();
       clearTimeout(cancelTimer);
       signal.removeEventListener("abort", onAbort);
       this.#current = undefined;
@@ -172,6 +172,8 @@ class WireRun implements RunLink {
   finished = false;
   /** False when the peer reported the run's sandbox killed (or the connection ended). */
   sandboxAlive = true;
+  /** The host's deadline for the run, paused while a call waits for approval. */
+  clock: Pick<PausableDeadline, "pause" | "resume"> | undefined;
   readonly #bridge: SandboxBridge;
   readonly #link: SandboxLink;
   readonly #tools: ReadonlySet<string>;
@@ -246,8 +248,17 @@ class WireRun implements RunLink {
       answer(failure(tool, "unknown_tool", `There is no tool named ${tool} in this run.`));
       return;
     }
+    let paused = false;
+    const waiting = (now: boolean) => {
+      if (now === paused || this.finished) return;
+      paused = now;
+      this.#link.send({ type: "waiting", run: this.id, call, waiting: now });
+      if (now) this.clock?.pause();
+      else this.clock?.resume();
+    };
     Promise.resolve()
-      .then(() => this.#bridge.callTool(tool, args))
+      .then(() => this.#bridge.callTool(tool, args, waiting))
+      .finally(() => waiting(false))
       .catch((error: unknown) =>
         failure(
           tool,

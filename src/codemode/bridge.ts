@@ -61,7 +61,11 @@ export class RunBridge implements SandboxBridge {
     if (this.#logChars <= this.#init.limits.maxLogChars + 1_000) this.logs.push(entry);
   }
 
-  async callTool(name: string, argsJson: string): Promise<BridgeCallOutcome> {
+  async callTool(
+    name: string,
+    argsJson: string,
+    waiting?: (waiting: boolean) => void,
+  ): Promise<BridgeCallOutcome> {
     const { limits, signal } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
     this.#count++;
@@ -80,7 +84,7 @@ export class RunBridge implements SandboxBridge {
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
     this.#pendingArgsChars += argsJson.length;
     try {
-      return await this.#call(callId, name, argsJson);
+      return await this.#call(callId, name, argsJson, waiting);
     } finally {
       this.#pendingArgsChars -= argsJson.length;
     }
@@ -107,20 +111,30 @@ export class RunBridge implements SandboxBridge {
     }
   }
 
-  async #call(callId: string, name: string, argsJson: string): Promise<BridgeCallOutcome> {
+  async #call(
+    callId: string,
+    name: string,
+    argsJson: string,
+    waiting: ((waiting: boolean) => void) | undefined,
+  ): Promise<BridgeCallOutcome> {
     const release = await this.#slots.acquire();
     try {
       if (this.#init.signal.aborted) {
         this.#record(callId, name, "cancelled", performance.now());
         return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
       }
-      return await this.#dispatch(callId, name, argsJson);
+      return await this.#dispatch(callId, name, argsJson, waiting);
     } finally {
       release();
     }
   }
 
-  async #dispatch(callId: string, name: string, argsJson: string): Promise<BridgeCallOutcome> {
+  async #dispatch(
+    callId: string,
+    name: string,
+    argsJson: string,
+    waiting: ((waiting: boolean) => void) | undefined,
+  ): Promise<BridgeCallOutcome> {
     const { dispatcher, parent, session, signal } = this.#init;
     const started = performance.now();
     // The raw value comes from the completed event: the result drops it when the rendered output was
@@ -133,7 +147,11 @@ export class RunBridge implements SandboxBridge {
         ...(session === undefined ? {} : { session }),
         signal,
         onEvent: (event) => {
-          if (event.type === "completed" && event.callId === callId) value = event.value;
+          if (event.callId !== callId) return;
+          if (event.type === "completed") value = event.value;
+          // Time waiting for a human's decision does not count against the run's clock.
+          else if (event.type === "approval_required") waiting?.(true);
+          else if (event.type === "approval_decided") waiting?.(false);
         },
       });
       const settled = handle.settled().then(() => {

@@ -48,9 +48,6 @@ export class CodeRunFailed extends ToolError {
 /** The session a run belongs to in `state: "session"` when the caller names none. */
 export const DEFAULT_SESSION_ID = "default";
 
-/** How long past the run's own wall-clock limit the run_code call may take (opening the sandbox, results). */
-export const RUN_CODE_TIMEOUT_GRACE_MS = 5_000;
-
 /** Options of {@link codeMode}. */
 export interface CodeModeOptions {
   /** The tools the code can call. */
@@ -284,9 +281,10 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     // The rendering below already fits the model's budget and keeps the JSON valid.
     maxOutputChars: limits.maxOutputChars + 1_000,
     // A run must not be repeated (its tool calls have effects), and its own limits are the ones the model
-    // was told: neither the dispatcher's default retries nor its default timeout apply.
+    // was told: neither the dispatcher's default retries nor its default timeout apply. The run keeps its
+    // own clock, which stops while a call waits for a human's approval (bounded by approvalTimeoutMs).
     retries: 0,
-    timeout: limits.timeoutMs + RUN_CODE_TIMEOUT_GRACE_MS,
+    timeout: Number.POSITIVE_INFINITY,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
     run: async (args, ctx) => {
       const result = await run(args.code, {

@@ -21,6 +21,9 @@ import type {
   ToolResult,
 } from "./types.js";
 
+/** How long a gated call waits for a decision by default before it is denied: 5 minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
+
 /** How many sessions (by id) a dispatcher keeps state for; the least recently used is dropped first. */
 export const MAX_REMEMBERED_SESSIONS = 1_000;
 
@@ -49,6 +52,7 @@ export class Dispatcher<Deps = unknown> {
       timeout: positive(options.timeout, "timeout"),
       retryDelay: nonNegative(options.retryDelay, "retryDelay") ?? DEFAULT_RETRY_DELAY_MS,
       approvalHandler: options.approvalHandler,
+      approvalTimeoutMs: positive(options.approvalTimeoutMs, "approvalTimeoutMs") ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       render: options.render,
       policies: options.policies ?? [],
     };

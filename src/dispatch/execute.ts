@@ -56,7 +56,8 @@ async function runAttempt(
   attempt: number,
 ): Promise<AttemptOutcome> {
   const { call, tool } = prepared;
-  const timeout = tool.options.timeout ?? scope.settings.timeout;
+  const configured = tool.options.timeout ?? scope.settings.timeout;
+  const timeout = configured !== undefined && Number.isFinite(configured) ? configured : undefined;
   // Without a timeout the attempt can only end early through the turn, so it shares the turn's signal;
   // an AbortController per call is the single largest cost of a trivial dispatched call.
   const controller = timeout === undefined ? undefined : new AbortController();

@@ -2,6 +2,7 @@ import { BudgetExceeded, InvalidToolArguments, messageOf } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { AnyTool } from "../tools/types.js";
 import { untilAborted } from "./abort.js";
+import { formatDuration } from "./failures.js";
 import type { Decision, Ticket } from "./approvals.js";
 import { resolveToolName } from "./names.js";
 import type { CallScope } from "./scope.js";
@@ -124,6 +125,15 @@ async function approve(
 
   const { turn } = scope;
   const ticket = turn.board.open(call.id);
+  const waitMs = scope.settings.approvalTimeoutMs;
+  // No decision in time is a denial, whoever was meant to decide (a handler that asks a human included).
+  const deadline = setTimeout(() => {
+    ticket.decide({
+      approved: false,
+      by: "default",
+      reason: `nobody answered the approval request within ${formatDuration(waitMs)} (approvalTimeoutMs)`,
+    });
+  }, Math.min(waitMs, 2 ** 31 - 1));
   try {
     const seq = scope.emit({
       type: "approval_required",
@@ -136,7 +146,9 @@ async function approve(
     });
     // The consumer gets the first word: wait until it has handled the event (or decided).
     await untilAborted(Promise.race([ticket.decided, turn.stream.handled(seq)]), scope.signal);
-    if (!ticket.done) await askHandler(ticket, { call, toolName: name, args, ctx }, scope);
+    if (!ticket.done) {
+      await Promise.race([askHandler(ticket, { call, toolName: name, args, ctx }, scope), ticket.decided]);
+    }
     return decided(scope, call.id, name, await untilAborted(ticket.decided, scope.signal));
   } catch (error) {
     // Cancelled while waiting: the call leaves the board, and observers learn it was not approved.
@@ -144,6 +156,8 @@ async function approve(
       decided(scope, call.id, name, { approved: false, by: "default", reason: "the run was cancelled" });
     }
     throw error;
+  } finally {
+    clearTimeout(deadline);
   }
 }
 

@@ -11,6 +11,7 @@ export interface Settings {
   timeout: number | undefined;
   retryDelay: number;
   approvalHandler: ApprovalHandler | undefined;
+  approvalTimeoutMs: number;
   render: ToolRenderer | undefined;
   policies: readonly ToolPolicy[];
 }

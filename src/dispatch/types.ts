@@ -163,6 +163,12 @@ export interface DispatcherOptions<Deps = unknown> {
   retryDelay?: number;
   /** Decides gated calls the stream consumer did not decide. */
   approvalHandler?: ApprovalHandler;
+  /**
+   * How long a gated call may wait for a decision (from the stream consumer, the handler, or a human the
+   * handler asks), in ms; then it is denied, saying nobody answered in time. Default
+   * {@link DEFAULT_APPROVAL_TIMEOUT_MS} (5 minutes).
+   */
+  approvalTimeoutMs?: number;
   /** Renders successful values for tools without their own renderer. */
   render?: ToolRenderer;
   /** Policies wrapped around every tool's own policies (outermost first). */

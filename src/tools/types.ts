@@ -60,7 +60,10 @@ export interface ToolOptions<Args = unknown> {
   parallel?: boolean;
   /** Attempts after the first one when a call fails (not for invalid arguments, cancellation, budget). */
   retries?: number;
-  /** Milliseconds one attempt may take; on expiry the attempt's signal aborts. */
+  /**
+   * Milliseconds one attempt may take; on expiry the attempt's signal aborts. `Infinity`: no timeout, even
+   * when the dispatcher has a default (for a tool that keeps its own deadline, like run_code).
+   */
   timeout?: number;
   /** Cap on the rendered output, in characters. */
   maxOutputChars?: number;

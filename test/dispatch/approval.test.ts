@@ -239,3 +239,42 @@ describe("approval", () => {
     expect(seen).toEqual({ cents: 250 });
   });
 });
+
+describe("approval: nobody answers", () => {
+  it("a call nobody decides within approvalTimeoutMs is denied, and the result says nobody answered", async () => {
+    const ran: string[] = [];
+    const d = new Dispatcher(toolsetOf(refundTool(ran)), {
+      approvalHandler: () => "ask",
+      approvalTimeoutMs: 50,
+    });
+    // Someone reads the events (so "ask" waits for them), but never decides.
+    const { events, results } = await drain(d.dispatch(calls));
+    const big = resultFor(results, "big");
+    expect(big.ok).toBe(false);
+    expect(big.error).toEqual({
+      kind: "denied",
+      message:
+        "refund was not run: the call was denied: nobody answered the approval request within 50 ms (approvalTimeoutMs)",
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "approval_decided", callId: "big", approved: false, by: "default" }),
+    );
+    expect(ran).toEqual(["A"]);
+  });
+
+  it("a handler that never settles does not hold the call past approvalTimeoutMs", async () => {
+    const ran: string[] = [];
+    const d = new Dispatcher(toolsetOf(refundTool(ran)), {
+      approvalHandler: () => new Promise(() => {}),
+      approvalTimeoutMs: 50,
+    });
+    const results = await d.dispatch(calls).results();
+    expect(resultFor(results, "big").error?.kind).toBe("denied");
+  });
+
+  it("rejects an approvalTimeoutMs that is not a positive number", () => {
+    expect(() => new Dispatcher(toolsetOf(refundTool([])), { approvalTimeoutMs: 0 })).toThrow(
+      /approvalTimeoutMs/,
+    );
+  });
+});
