@@ -4,7 +4,7 @@
  * {@link Report}s back. `host-main.ts` wires it to stdin/stdout; other transports can wire it to a socket.
  */
 
-import type { IsolateEnvironment, IsolateSandbox } from "../environments/isolate/index.js";
+import type { IsolateEnvironment, IsolateSandboxHandle } from "../environments/isolate/index.js";
 import {
   type BridgeCallOutcome,
   type Command,
@@ -35,7 +35,7 @@ interface PendingCall {
 export class SandboxHost {
   readonly #send: SendReport;
   readonly #environment: IsolateEnvironment;
-  readonly #sandboxes = new Map<number, Promise<IsolateSandbox | Error>>();
+  readonly #sandboxes = new Map<number, Promise<IsolateSandboxHandle | Error>>();
   readonly #runs = new Map<number, ActiveRun>();
 
   constructor(environment: IsolateEnvironment, send: SendReport) {

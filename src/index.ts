@@ -3,6 +3,8 @@
 export {
   type IsolateEnvironment,
   type IsolateEnvironmentOptions,
+  type IsolateSandboxHandle,
+  type IsolatedVmModule,
   isolateEnvironment,
 } from "../environments/isolate/index.js";
 export {

@@ -14,15 +14,24 @@
  */
 
 import type { SandboxLimits } from "../../sandbox/protocol.js";
-import type { Environment } from "../../src/codemode/environment.js";
+import type { Environment, Sandbox } from "../../src/codemode/environment.js";
+import { UserError } from "../../src/errors.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 
 export { DEFAULT_MAX_TOOL_CALLS } from "../../sandbox/protocol.js";
 export { userCodePosition } from "./errors.js";
-export { type IsolatedVm, nodeFlagProblem } from "./load.js";
-export { IsolateSandbox } from "./sandbox.js";
+
+/**
+ * The isolated-vm module as users pass it (`isolateEnvironment({ ivm })`), typed by its shape so that
+ * cordon's published types do not depend on isolated-vm's: any major version with `Isolate` and
+ * `Callback` classes fits.
+ */
+export interface IsolatedVmModule {
+  readonly Isolate: abstract new (...args: never[]) => object;
+  readonly Callback: abstract new (...args: never[]) => object;
+}
 
 /** Options of {@link isolateEnvironment}. */
 export interface IsolateEnvironmentOptions {
@@ -30,7 +39,7 @@ export interface IsolateEnvironmentOptions {
    * The isolated-vm module to use (for example a newer major version). Default: the installed
    * `isolated-vm`, loaded on the first `open()`.
    */
-  ivm?: IsolatedVm;
+  ivm?: IsolatedVmModule;
   /**
    * How many sandboxes to keep opened ahead of time for each set of limits `open()` is called with
    * (warm spares). Default 1; 0 turns them off. `open()` hands out a ready spare (a new isolate with the
@@ -43,9 +52,18 @@ export interface IsolateEnvironmentOptions {
   warm?: number;
 }
 
-/** The isolate environment: its sandboxes are {@link IsolateSandbox}es. */
+/** A sandbox of the isolate environment. */
+export interface IsolateSandboxHandle extends Sandbox {
+  /**
+   * True once its isolate was killed while running code or out of memory: work V8 could not stop may
+   * go on in this process (see the sandbox-host program, which replaces its process then).
+   */
+  readonly tainted: boolean;
+}
+
+/** The isolate environment. */
 export interface IsolateEnvironment extends Environment {
-  open(limits: SandboxLimits): Promise<IsolateSandbox>;
+  open(limits: SandboxLimits): Promise<IsolateSandboxHandle>;
 }
 
 /** Sets of limits whose spares are kept; opening with another one drops the least recently used. */
@@ -59,15 +77,21 @@ export const ISOLATE_ISOLATION =
   "ends the agent too.";
 
 /**
- * Creates the isolate environment. Each `open()` hands out a new isolate with the prelude installed (a
- * warm spare when one is ready, see {@link IsolateEnvironmentOptions.warm}); isolated-vm is loaded (and
- * `--no-node-snapshot` checked) on the first `open()`, which rejects with a clear message when either is
- * missing.
+ * Creates the in-process isolate environment. Each `open()` hands out a new isolate with the prelude
+ * installed (a warm spare when one is ready, see {@link IsolateEnvironmentOptions.warm}). isolated-vm is
+ * loaded here, so a missing package or a missing `--no-node-snapshot` flag is a `UserError` now, not a
+ * failure of the first run.
  */
 export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): IsolateEnvironment {
   const warm = options.warm ?? 1;
   if (!Number.isInteger(warm) || warm < 0) {
     throw new TypeError(`isolateEnvironment: warm must be a whole number, 0 or more; got ${String(warm)}.`);
+  }
+  let ivmModule: IsolatedVm;
+  try {
+    ivmModule = loadIsolatedVm(options.ivm);
+  } catch (error) {
+    throw new UserError(error instanceof Error ? error.message : String(error));
   }
   const open = new Set<IsolateSandbox>();
   /** Spares by limits, least recently used first. */
@@ -102,7 +126,6 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
     isolation: ISOLATE_ISOLATION,
     async open(limits: SandboxLimits): Promise<IsolateSandbox> {
       if (closed) throw closedError();
-      const ivmModule = loadIsolatedVm(options.ivm);
       const pool = sparesFor(ivmModule, limits);
       // take() claims its spare at once, so the refill counts it as gone.
       const taking = pool?.take();

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 /** The isolated-vm module (its default export), as the environment uses it. */
 export type IsolatedVm = typeof import("isolated-vm");
 
+
 /** Where the process's flags come from; a parameter so the check can be tested. */
 export interface NodeFlags {
   version: string;
@@ -36,14 +37,14 @@ let cached: IsolatedVm | undefined;
  * Returns the isolated-vm module: the one given, else the installed one (loaded once). Throws an Error
  * with a clear message when Node lacks `--no-node-snapshot` or isolated-vm is not installed.
  */
-export function loadIsolatedVm(given?: IsolatedVm): IsolatedVm {
+export function loadIsolatedVm(given?: object): IsolatedVm {
   const problem = nodeFlagProblem({
     version: process.version,
     execArgv: process.execArgv,
     nodeOptions: process.env.NODE_OPTIONS,
   });
   if (problem) throw new Error(problem);
-  if (given) return given;
+  if (given) return given as unknown as IsolatedVm;
   if (cached) return cached;
   try {
     cached = createRequire(import.meta.url)("isolated-vm") as IsolatedVm;

@@ -20,7 +20,7 @@ export interface CodeModeLimits {
   maxOutputChars: number;
 }
 
-/** The defaults of DESIGN.md: 30 s, 128 MB, 100 tool calls, 16 at once. */
+/** The default limits: 30 s, 10 s of CPU, 128 MB, 100 tool calls (16 at once), 10,000 characters of console output. */
 export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze({
   timeoutMs: 30_000,
   cpuTimeMs: 10_000,

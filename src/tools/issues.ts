@@ -2,7 +2,7 @@
  * Turns validation failures (zod 4 issues, Ajv errors, Standard Schema issues) into compact
  * `{ path, message }` issues written for the model: `items[2].qty: expected number, got "abc"`.
  */
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { StandardIssue } from "./standard-schema.js";
 import type { ErrorObject } from "ajv";
 import type { z } from "zod";
 import type { ArgumentIssue } from "../errors.js";
@@ -213,7 +213,7 @@ function zodUnion(
 }
 
 /** Converts Standard Schema issues (any library). */
-export function fromStandardIssues(issues: readonly StandardSchemaV1.Issue[]): ArgumentIssue[] {
+export function fromStandardIssues(issues: readonly StandardIssue[]): ArgumentIssue[] {
   return dedupe(
     issues.map((issue) => ({
       path: formatPath((issue.path ?? []).map((s) => (typeof s === "object" ? s.key : s))),

@@ -2,7 +2,12 @@
  * Turns a tool's `input` (a zod 4 schema, a Standard JSON Schema, or a plain JSON Schema object) into the
  * JSON Schema the model sees and a `validate` function that coerces and checks raw arguments.
  */
-import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
+import type {
+  StandardJSONSchemaConverter,
+  StandardJSONSchemaV1,
+  StandardResult,
+  StandardSchemaV1,
+} from "./standard-schema.js";
 import { Ajv, type Options as AjvOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
@@ -61,7 +66,7 @@ function readSource(value: unknown, toolName: string, what: "input" | "output"):
   }
   const props = standardProps(value);
   if (props !== undefined) {
-    const converter = props.jsonSchema as Partial<StandardJSONSchemaV1.Converter> | undefined;
+    const converter = props.jsonSchema as Partial<StandardJSONSchemaConverter> | undefined;
     if (!isObject(converter) || typeof converter[io] !== "function") {
       const zod3 = "_def" in value ? " It looks like a zod 3 schema: upgrade to zod 4." : "";
       throw new UserError(
@@ -249,7 +254,7 @@ function zodChecker<Args>(schema: z.core.$ZodType): Check<Args> {
 }
 
 function standardChecker<Args>(schema: StandardSchemaV1): Check<Args> {
-  const settle = (result: StandardSchemaV1.Result<unknown>): ValidationResult<Args> =>
+  const settle = (result: StandardResult<unknown>): ValidationResult<Args> =>
     result.issues === undefined
       ? { ok: true, value: result.value as Args }
       : { ok: false, issues: nonEmpty(fromStandardIssues(result.issues)) };

@@ -2,7 +2,7 @@
  * `tool()`: a Tool from a name, a description, an input schema and a function, checked at definition.
  * Also `defineTool()`/`isTool()` for Tools built by hand.
  */
-import type { StandardSchemaV1 } from "@standard-schema/spec";
+import type { InferStandardOutput, StandardSchemaV1 } from "./standard-schema.js";
 import { UserError } from "../errors.js";
 import { isObject } from "./json-schema.js";
 import { compileInput, deriveOutputSchema, type SchemaInput } from "./schema.js";
@@ -12,9 +12,7 @@ import type { AnyTool, JsonSchema, RunContext, Tool, ToolOptions } from "./types
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /** The arguments `run` receives for an input schema: the schema's output type, or a plain record. */
-export type InferArgs<Input> = Input extends StandardSchemaV1
-  ? StandardSchemaV1.InferOutput<Input>
-  : Record<string, unknown>;
+export type InferArgs<Input> = Input extends StandardSchemaV1 ? InferStandardOutput<Input> : Record<string, unknown>;
 
 /** What {@link tool} takes. */
 export interface ToolConfig<Input extends SchemaInput, Result> extends ToolOptions<InferArgs<Input>> {

@@ -1,6 +1,7 @@
 import ivm from "isolated-vm";
 import { describe, expect, it } from "vitest";
-import { ISOLATE_ISOLATION, isolateEnvironment, nodeFlagProblem } from "../../environments/isolate/index.js";
+import { ISOLATE_ISOLATION, isolateEnvironment } from "../../environments/isolate/index.js";
+import { nodeFlagProblem } from "../../environments/isolate/load.js";
 import { LIMITS, makeBridge, resultOf } from "./helpers.js";
 
 describe("isolate environment: the environment object", () => {

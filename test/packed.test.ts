@@ -1,0 +1,152 @@
+/**
+ * The package as a user installs it: `npm pack`, installed into a fresh TypeScript project that has only
+ * cordon's own dependencies (no isolated-vm, no dev dependencies), type-checked with skipLibCheck off.
+ */
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "..");
+let consumer = "";
+let packed: string[] = [];
+
+beforeAll(() => {
+  if (!existsSync(join(root, "dist/index.js")))
+    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
+  consumer = mkdtempSync(join(tmpdir(), "cordon-packed-"));
+  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", consumer], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  const [info] = JSON.parse(out) as [{ filename: string; files: { path: string }[] }];
+  packed = info.files.map((file) => file.path);
+  writeFileSync(
+    join(consumer, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module" }),
+  );
+  // Only what a user installs: cordon (with its dependencies) and zod; no isolated-vm.
+  execFileSync(
+    "npm",
+    [
+      "install",
+      join(consumer, info.filename),
+      "zod@4",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+    ],
+    { cwd: consumer, stdio: "ignore" },
+  );
+}, 180_000);
+
+afterAll(() => {
+  if (consumer) rmSync(consumer, { recursive: true, force: true });
+});
+
+/** Type-checks `source` as a file of the consumer project; returns the diagnostics as text. */
+function typeCheck(name: string, source: string): string[] {
+  const file = join(consumer, name);
+  writeFileSync(file, source);
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2023.d.ts"],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: ["node"],
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file ? `${d.file.fileName.slice(consumer.length + 1)}: ` : "";
+    return `${where}TS${d.code} ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
+}
+
+/** Runs a module in the consumer project; returns what it printed. */
+function runInConsumer(source: string, flags: string[] = []): string {
+  const file = join(consumer, `run-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source);
+  return execFileSync(process.execPath, [...flags, file], { cwd: consumer, encoding: "utf8" });
+}
+
+describe("the packed package in a fresh consumer project", () => {
+  it("type-checks with skipLibCheck off and only cordon's own dependencies installed", () => {
+    expect(existsSync(join(consumer, "node_modules/isolated-vm"))).toBe(false);
+    expect(existsSync(join(consumer, "node_modules/@standard-schema/spec"))).toBe(false);
+    const problems = typeCheck(
+      "agent.ts",
+      `import { z } from "zod";
+import { codeMode, Dispatcher, Toolset, tool, type CodeRunResult } from "cordon";
+
+const getOrder = tool({
+  name: "get_order",
+  description: "Look up one order.",
+  input: z.object({ order_id: z.string(), limit: z.number().optional() }),
+  run: async ({ order_id, limit }) => ({ id: order_id.toUpperCase(), limit: limit ?? 10 }),
+});
+const tools = new Toolset([getOrder]);
+export const dispatcher = new Dispatcher(tools, { approvalTimeoutMs: 60_000 });
+export const make = () => codeMode({ tools });
+export const statusOf = (result: CodeRunResult): string => result.status;
+`,
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it("a wrong use of a tool's argument is a type error (the arguments are typed, not any)", () => {
+    const problems = typeCheck(
+      "wrong.ts",
+      `import { z } from "zod";
+import { tool } from "cordon";
+
+export const getOrder = tool({
+  name: "get_order",
+  description: "Look up one order.",
+  input: z.object({ order_id: z.string() }),
+  run: ({ order_id }) => order_id.toFixed(2),
+});
+`,
+    );
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/);
+  });
+
+  it("codeMode() without isolated-vm installed fails when it is created, naming the package", () => {
+    const out = runInConsumer(`import { codeMode } from "cordon";
+try { codeMode({ tools: [] }); console.log("created"); } catch (error) { console.log(error.name + ": " + error.message); }`);
+    expect(out).toMatch(
+      /^UserError: .*needs the isolated-vm package: install it with `npm install isolated-vm`/,
+    );
+  });
+
+  it("the in-process environment without --no-node-snapshot fails when it is created, naming the flag", () => {
+    const out = runInConsumer(`import { isolateEnvironment } from "cordon";
+try { isolateEnvironment(); console.log("created"); } catch (error) { console.log(error.name + ": " + error.message); }`);
+    expect(out).toMatch(/^UserError: isolated-vm needs Node to run with --no-node-snapshot/);
+  });
+
+  it("ships no source maps or references to files it does not ship", () => {
+    expect(packed.filter((path) => path.endsWith(".map"))).toEqual([]);
+    expect(packed.some((path) => path.startsWith("src/"))).toBe(false);
+    const shipped = join(consumer, "node_modules/cordon");
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (/\.(js|d\.ts)$/.test(entry.name)) {
+          const text = readFileSync(path, "utf8");
+          if (/sourceMappingURL|DESIGN\.md/.test(text)) offenders.push(path.slice(shipped.length + 1));
+        }
+      }
+    };
+    walk(join(shipped, "dist"));
+    expect(offenders).toEqual([]);
+  });
+});
