@@ -86,29 +86,28 @@ const LOOKALIKES: Record<string, string> = {
   "\u03BF": "o",
 };
 
+const FOLDABLE = /[\uFF01-\uFF5E\u3000\uFE64\uFE65\u0391-\u03BF\u0406-\u0456]/g;
+
 function fold(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xff01 && unit <= 0xff5e) out += String.fromCharCode(unit - 0xfee0);
-    else out += LOOKALIKES[text[i]!] ?? text[i];
-  }
-  return out;
+  return text.replace(FOLDABLE, (c) => {
+    const unit = c.charCodeAt(0);
+    return unit >= 0xff01 && unit <= 0xff5e ? String.fromCharCode(unit - 0xfee0) : (LOOKALIKES[c] ?? c);
+  });
 }
 
-const DASHES = "-=_*#~\\u2010-\\u2015\\u2212";
-// Our own markers, or anything claiming to be one: the phrase with its decoration and parenthesis.
-const MARKER = new RegExp(
-  `[${DASHES} \\t]*\\b(?:BEGIN|END)[\\s_-]*EXTERNAL[\\s_-]*CONTENT\\b(?:[ \\t]*\\([^)\\n]{0,80}\\))?[${DASHES} \\t]*`,
-  "gi",
-);
+const DASH = "-=_*#~\\u2010-\\u2015\\u2212";
+// Our own markers, or anything claiming to be one. The phrase is matched first (every quantifier bounded,
+// so no input makes the search slow); its decoration and parenthesis are then taken on both sides.
+const MARKER = /\b(?:BEGIN|END)[\s_-]{0,20}EXTERNAL[\s_-]{0,20}CONTENT\b/gi;
+const MARKER_TAIL = new RegExp(`(?:[ \\t]{0,10}\\([^)\\n]{0,80}\\))?(?:[ \\t]{0,10}[${DASH}]{1,40})?`, "y");
+const MARKER_LEAD = new RegExp(`[${DASH}]{1,40}[ \\t]{0,10}$`);
 // Special tokens of chat templates: <|im_start|>, <|eot_id|>, DeepSeek's <｜User｜> (folded), Llama 2's
 // [INST] and <<SYS>>, sentence markers <s> </s>, Gemma's turn tokens.
 const TOKEN =
   /<\|[^|<>\n]{0,64}\|>|\[\/?INST\]|<<\/?SYS>>|<\/?s>|<\/?(?:start_of_turn|end_of_turn|bos|eos)>/gi;
 // Tags in the style of an agent's own control markup.
 const TAG =
-  /<\s*\/?\s*(?:system(?:[-_][\w-]*)?|assistant|user|human|developer|instructions?|im_start|im_end|thinking|tool(?:_call|_calls|_use|_result|_response)|function(?:_call|_calls|_results?)|function_calls|invoke|parameter|antml:[\w-]+)(?=[\s/>])[^<>\n]{0,200}>/gi;
+  /<\s{0,10}\/?\s{0,10}(?:system(?:[-_][\w-]*)?|assistant|user|human|developer|instructions?|im_start|im_end|thinking|tool(?:_call|_calls|_use|_result|_response)|function(?:_call|_calls|_results?)|function_calls|invoke|parameter|antml:[\w-]+)(?=[\s/>])[^<>\n]{0,200}>/gi;
 
 /** The neutralised form of a token or tag: its angle brackets become ‹ › and square ones ( ). */
 function defang(original: string, folded: string): string {
@@ -133,29 +132,50 @@ function defang(original: string, folded: string): string {
  */
 export function neutralize(text: string): string {
   const clean = text.replace(LINE_BREAKS, "\n").replace(INVISIBLE, "").replace(JOINER_NEXT_TO_ASCII, "");
-  const folded = fold(clean);
-  const edits: { start: number; end: number; text: string }[] = [];
-  const claim = (start: number, end: number, replacement: string) => {
-    if (edits.some((e) => start < e.end && e.start < end)) return;
-    edits.push({ start, end, text: replacement });
-  };
-  for (const m of folded.matchAll(MARKER)) {
-    const lead = m[0].length - m[0].trimStart().length;
-    claim(m.index + lead, m.index + m[0].length, FORGED_MARKER_TEXT);
-  }
+  // Markers first, on their own: a token or tag around a forged marker must not shield it.
+  const unmarked = applyEdits(clean, markerEdits(fold(clean)));
+  const folded = fold(unmarked);
+  const edits: Edit[] = [];
   for (const pattern of [TOKEN, TAG]) {
     for (const m of folded.matchAll(pattern)) {
       const end = m.index + m[0].length;
-      claim(m.index, end, defang(clean.slice(m.index, end), m[0]));
+      edits.push({ start: m.index, end, text: defang(unmarked.slice(m.index, end), m[0]) });
     }
   }
-  if (edits.length === 0) return clean;
+  return applyEdits(unmarked, edits);
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+function markerEdits(folded: string): Edit[] {
+  const edits: Edit[] = [];
+  for (const m of folded.matchAll(MARKER)) {
+    const lead = MARKER_LEAD.exec(folded.slice(Math.max(0, m.index - 50), m.index))?.[0] ?? "";
+    MARKER_TAIL.lastIndex = m.index + m[0].length;
+    const tail = MARKER_TAIL.exec(folded)?.[0] ?? "";
+    edits.push({
+      start: m.index - lead.length,
+      end: m.index + m[0].length + tail.length,
+      text: FORGED_MARKER_TEXT,
+    });
+  }
+  return edits;
+}
+
+/** Applies edits in order of position; an edit overlapping an earlier one is dropped. */
+function applyEdits(text: string, edits: Edit[]): string {
+  if (edits.length === 0) return text;
   edits.sort((a, b) => a.start - b.start);
   let out = "";
   let at = 0;
   for (const edit of edits) {
-    out += clean.slice(at, edit.start) + edit.text;
+    if (edit.start < at) continue;
+    out += text.slice(at, edit.start) + edit.text;
     at = edit.end;
   }
-  return out + clean.slice(at);
+  return out + text.slice(at);
 }

@@ -29,7 +29,7 @@ export interface TestServer {
 }
 
 /** What a route does with a request (after the body has been read into `request.body`). */
-export type Route = (request: SeenRequest, res: ServerResponse) => void | Promise<void>;
+export type Route = (request: SeenRequest, res: ServerResponse) => unknown;
 
 /** Starts a server on `host` (a 127.0.0.0/8 address) whose routes are looked up by exact path. */
 export async function startServer(
