@@ -111,7 +111,7 @@ const found = (result: ToolResult) => result.value as WebSearchResult;
 
 describe("web_search: the tool", () => {
   const echo: WebSearch = {
-    async search(query, options) {
+    async search(query) {
       return Array.from({ length: 30 }, (_, i) => ({
         title: `${query} ${i}`,
         url: `https://e.example/${i}`,
