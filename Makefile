@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-dispatch test lint typecheck unit bench clean
+.PHONY: setup build demo demo-dispatch demo-research test lint typecheck unit bench clean
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -25,6 +25,10 @@ demo: setup
 demo-dispatch: setup
 	$(TSX) examples/dispatch-turn.ts
 
+## demo-research: a model's code searches and reads pages with web_search and web_fetch (local server)
+demo-research: setup
+	$(TSX) examples/research.ts
+
 ## test: lint, type-check, build, then every test suite
 test: setup lint typecheck build unit
 
@@ -42,6 +46,7 @@ bench: build
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/builtins.ts
 
 clean:
 	rm -rf dist node_modules

@@ -84,6 +84,8 @@ export class HttpReader implements PageReader {
   readonly #agent: Agent;
   readonly #cache: TtlCache<Page>;
   readonly #cacheTtl: number;
+  // One object per cached page and variant, so a caller can remember work done on it (web_fetch's fence).
+  readonly #withoutImages = new WeakMap<Page, Page>();
 
   constructor(options: HttpReaderOptions = {}) {
     if (options === null || typeof options !== "object") {
@@ -153,7 +155,12 @@ export class HttpReader implements PageReader {
       options.signal,
     );
     if (options.images) return value;
-    const { images: _images, ...withoutImages } = value;
+    let withoutImages = this.#withoutImages.get(value);
+    if (withoutImages === undefined) {
+      const { images: _images, ...rest } = value;
+      withoutImages = rest;
+      this.#withoutImages.set(value, withoutImages);
+    }
     return withoutImages;
   }
 

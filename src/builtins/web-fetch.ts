@@ -164,6 +164,17 @@ export function webFetch(
   });
 }
 
+// A continuation of a cached page (the same Page object) skips neutralising its whole text again.
+const neutralized = new WeakMap<Page, { source: string; text: string }>();
+
+function neutralizedText(page: Page, source: string): string {
+  const known = neutralized.get(page);
+  if (known?.source === source) return known.text;
+  const text = neutralize(source);
+  neutralized.set(page, { source, text });
+  return text;
+}
+
 function checkPage(page: unknown): asserts page is Page {
   const p = page as Partial<Page> | null;
   if (
@@ -236,7 +247,7 @@ function pageResult(
     );
     return result;
   }
-  const text = neutralize(page.text);
+  const text = neutralizedText(page, page.text);
   result.total_chars = text.length;
   if (page.status >= 400) {
     result.content = fence(text.slice(0, ERROR_PAGE_CHARS));
