@@ -241,7 +241,8 @@ function pageResult(
     notes: [],
   };
   if (page.text === undefined) {
-    const size = page.size === undefined ? "" : `, ${formatBytes(page.size)}`;
+    const size =
+      page.size === undefined ? "" : `, ${formatBytes(page.size)}${page.sizeCapped ? " or more" : ""}`;
     result.notes.push(
       `Binary content (${result.content_type}${size}): not shown; web_fetch returns text only.`,
     );
