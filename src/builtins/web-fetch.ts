@@ -124,7 +124,7 @@ export function webFetch(
   const reader = givenReader ?? new HttpReader();
   const description = [
     "Fetch one web page or file with a GET request and read it as text: HTML as Markdown (headings, lists, tables, code, links), JSON compacted, plain text as is; binary files (images, PDFs, archives) only by type and size.",
-    `Returns at most ${maxChars.toLocaleString("en-US")} characters per call; for a longer page the result gives the offset to continue from.`,
+    `Returns at most ${maxChars.toLocaleString("en-US")} characters of the page's text per call; for a longer page the result gives the offset to continue from.`,
     "Set images to true to also list the page's image URLs. It does not run JavaScript, so a page built in the browser may come back empty.",
     reader.description ?? "",
     FENCE_NOTE,
@@ -251,6 +251,7 @@ function pageResult(
   const text = neutralizedText(page, page.text);
   result.total_chars = text.length;
   if (page.status >= 400) {
+    result.offset = 0;
     result.content = fence(text.slice(0, ERROR_PAGE_CHARS));
     result.notes.push(
       `The server answered HTTP ${page.status}.${text.length > ERROR_PAGE_CHARS ? ` Only the first ${ERROR_PAGE_CHARS} characters of its error page are shown.` : ""}`,

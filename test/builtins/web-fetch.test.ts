@@ -156,13 +156,13 @@ describe("web_fetch: what the model sees", () => {
 
   it("quotes its limits from the constants and carries the fence note", () => {
     const t = webFetch(new HttpReader({ maxBytes: 2_000_000, cacheTtl: 60 }), { maxChars: 40_000 });
-    expect(t.description).toContain("at most 40,000 characters per call");
+    expect(t.description).toContain("at most 40,000 characters of the page's text per call");
     expect(t.description).toContain("Downloads stop at 2,000,000 bytes.");
     expect(t.description).toContain("cached for 60 s");
     expect(t.description).toContain("non-public addresses are refused");
     expect(t.description).toContain(FENCE_BEGIN);
     expect(webFetch().description).toContain(
-      `at most ${DEFAULT_WEB_FETCH_MAX_CHARS.toLocaleString("en-US")} characters`,
+      `at most ${DEFAULT_WEB_FETCH_MAX_CHARS.toLocaleString("en-US")} characters of the page's text`,
     );
     expect(webFetch(new HttpReader({ allowPrivate: true })).description).not.toContain("refused");
   });
@@ -436,6 +436,24 @@ describe("web_fetch: the cache", () => {
     expect(results.every((r) => r.ok)).toBe(true);
     expect(server.hits("/long.txt")).toBe(before + 1);
     for (const r of results) expect(fetched(r).total_chars).toBe(longText.length);
+  });
+
+  it("keeps every URL's own page under concurrent reads of many URLs with a small cache", async () => {
+    const small = new HttpReader({ allowHosts: ["127.0.0.1"], cacheSize: 2 });
+    const paths = ["/notes.txt", "/data.json", "/long.txt", "/latin1.html", "/gzip.html"];
+    const reads = Array.from({ length: 25 }, (_, i) => paths[(i * 3) % paths.length]!);
+    const pages = await Promise.all(reads.map((path) => small.read(`${server.origin}${path}`)));
+    pages.forEach((page, i) => {
+      expect(page.url).toBe(`${server.origin}${reads[i]}`);
+    });
+    expect(pages.filter((p) => p.url.endsWith("/long.txt")).every((p) => p.text === longText)).toBe(true);
+    expect(
+      pages.filter((p) => p.url.endsWith("/data.json")).every((p) => p.text === '{"a":[1,2],"b":{"c":"d"}}'),
+    ).toBe(true);
+    expect(pages.filter((p) => p.url.endsWith("/gzip.html")).every((p) => p.text === "# Gzipped page")).toBe(
+      true,
+    );
+    await small.close();
   });
 
   it("does not cache with cacheTtl: 0", async () => {
