@@ -150,6 +150,7 @@ export class HttpReader implements PageReader {
   /** Reads a URL (from the cache when fresh). Throws `ToolError` with a message for the model on failure. */
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
     const target = parseTarget(url);
+    // A cancelled caller stops waiting; the shared download runs on (within `timeout`) for the others.
     const { value } = await raceSignal(
       this.#cache.get(target.href, () => this.#download(target)),
       options.signal,
