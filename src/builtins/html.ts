@@ -3,9 +3,9 @@
  *
  * Parsing is htmlparser2's (linear, forgiving, maintained); Markdown comes from our own converter
  * (`markdown.ts`). Both maintained converters were measured on this project's machine and rejected:
- * node-html-markdown's parser (node-html-parser) is quadratic in the number of sibling elements — 400 KB
- * of short paragraphs took 31 s, so one hostile page could stall the agent's event loop for minutes —
- * and turndown needs a DOM (domino) and took 1–3.5 s per megabyte.
+ * node-html-markdown took 31 s to convert 400 KB of short paragraphs (its parser, node-html-parser, is
+ * quadratic in the number of sibling elements), so one hostile page could stall the agent's event loop
+ * for minutes; turndown needs a DOM (domino) and took 1–3.5 s per megabyte.
  *
  * Main content is chosen by HTML landmarks (`<main>`, `role="main"`, a single `<article>`) rather than by
  * Mozilla Readability's scoring: Readability needs a full DOM and its heuristics drop tables, code
