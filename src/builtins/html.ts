@@ -1,7 +1,8 @@
 /**
  * An HTML page for web_fetch: its title, its images, its main content as Markdown.
  *
- * Parsing is htmlparser2's (linear, forgiving, maintained); Markdown comes from our own converter
+ * Parsing is htmlparser2's (forgiving, maintained, linear once nesting is capped: see `nesting.ts`);
+ * Markdown comes from our own converter
  * (`markdown.ts`). Both maintained converters were measured on this project's machine and rejected:
  * node-html-markdown took 31 s to convert 400 KB of short paragraphs (its parser, node-html-parser, is
  * quadratic in the number of sibling elements), so one hostile page could stall the agent's event loop
@@ -61,6 +62,8 @@ const HIDDEN_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i
 
 /** A landmark must hold at least this share of the body's text to be taken as the main content. */
 const MIN_MAIN_SHARE = 0.2;
+/** Landmarks weighed at most: each costs a pass over its text, and nested ones overlap. */
+const MAX_LANDMARKS = 20;
 
 /** What one pass over the document found. */
 interface Survey {
@@ -158,8 +161,45 @@ function textOf(root: AnyNode, skip?: ReadonlySet<Element>): string {
   return out.join("");
 }
 
-function visibleLength(root: AnyNode, skip: ReadonlySet<Element>): number {
-  return textOf(root, skip).replace(/\s+/g, "").length;
+function nonSpace(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 32 && c !== 160) count++;
+  }
+  return count;
+}
+
+/** The visible (non-space) text length of each target, in one pass over the tree. */
+function visibleLengths(
+  root: AnyNode,
+  targets: readonly AnyNode[],
+  skip: ReadonlySet<Element>,
+): Map<AnyNode, number> {
+  const index = new Map(targets.map((t, i) => [t, i]));
+  const totals = targets.map(() => 0);
+  const open: number[] = [];
+  const stack: (AnyNode | number)[] = [root];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item === "number") {
+      open.pop();
+      continue;
+    }
+    if (isText(item)) {
+      const n = nonSpace(item.data);
+      if (n > 0) for (const i of open) totals[i]! += n;
+      continue;
+    }
+    if (!hasChildren(item) || (isTag(item) && skip.has(item))) continue;
+    const target = index.get(item);
+    if (target !== undefined) {
+      open.push(target);
+      stack.push(target);
+    }
+    for (let i = item.children.length - 1; i >= 0; i--) stack.push(item.children[i]!);
+  }
+  return new Map(targets.map((t, i) => [t, totals[i]!]));
 }
 
 function collapse(text: string): string {
@@ -167,13 +207,17 @@ function collapse(text: string): string {
 }
 
 function mainContent(found: Survey, fallback: AnyNode): AnyNode {
-  const candidates = [...found.landmarks, ...(found.articles.length === 1 ? found.articles : [])];
+  const candidates = [...found.landmarks, ...(found.articles.length === 1 ? found.articles : [])].slice(
+    0,
+    MAX_LANDMARKS,
+  );
   if (candidates.length === 0) return fallback;
-  const total = visibleLength(fallback, found.skip);
+  const lengths = visibleLengths(fallback, [fallback, ...candidates], found.skip);
+  const total = lengths.get(fallback)!;
   let best: Element | undefined;
   let bestLength = 0;
   for (const candidate of candidates) {
-    const length = visibleLength(candidate, found.skip);
+    const length = lengths.get(candidate)!;
     if (length > bestLength) {
       best = candidate;
       bestLength = length;
