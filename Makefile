@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-dispatch demo-agents test lint typecheck unit bench clean
+.PHONY: setup build demo demo-dispatch demo-agents demo-research test lint typecheck unit bench clean
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -31,6 +31,10 @@ demo-agents: setup
 	$(TSX) examples/agent-anthropic.ts
 	$(TSX) examples/agent-ai-sdk.ts
 
+## demo-research: a model's code searches and reads pages with web_search and web_fetch (local server)
+demo-research: setup
+	$(TSX) examples/research.ts
+
 ## test: lint, type-check, build, then every test suite
 test: setup lint typecheck build unit
 
@@ -51,6 +55,7 @@ bench: build
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/builtins.ts
 
 clean:
 	rm -rf dist node_modules

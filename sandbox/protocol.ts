@@ -241,7 +241,8 @@ export function parseCommand(line: string): Command {
         return message as Command;
       break;
     case "waiting":
-      if (isId(message.run) && isId(message.call) && typeof message.waiting === "boolean") return message as Command;
+      if (isId(message.run) && isId(message.call) && typeof message.waiting === "boolean")
+        return message as Command;
       break;
     case "cancel":
       if (isId(message.run)) return message as Command;

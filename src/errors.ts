@@ -88,6 +88,21 @@ export class UserError extends Error {
   override name = "UserError";
 }
 
+/**
+ * A direct command (`,get_order A123`, see `Toolset.parseCommand`) that does not fit its tool. It is for
+ * the person who typed it, not for a model: the message says what was wrong and shows the tool's usage.
+ */
+export class UsageError extends Error {
+  override name = "UsageError";
+  /** The tool the command named, when it named a known one. */
+  readonly toolName: string | undefined;
+
+  constructor(message: string, options: { toolName?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.toolName = options.toolName;
+  }
+}
+
 /** The message of any thrown value, without a stack trace. */
 export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;

@@ -1,10 +1,10 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
 export {
+  type IsolatedVmModule,
   type IsolateEnvironment,
   type IsolateEnvironmentOptions,
   type IsolateSandboxHandle,
-  type IsolatedVmModule,
   isolateEnvironment,
 } from "../environments/isolate/index.js";
 export {
@@ -12,6 +12,55 @@ export {
   type SandboxHostEnvironmentOptions,
   sandboxHostEnvironment,
 } from "../environments/sandbox-host/index.js";
+export { type AddressClass, type AddressKind, classifyAddress } from "./builtins/address.js";
+export { type AskHumanArgs, type AskHumanOptions, askHuman } from "./builtins/ask-human.js";
+export {
+  DEFAULT_SEARCH_TIMEOUT_MS,
+  DUCKDUCKGO_URL,
+  DuckDuckGoBackend,
+  type DuckDuckGoOptions,
+  duckDuckGoSearch,
+} from "./builtins/duckduckgo.js";
+export { FENCE_BEGIN, FENCE_END, FENCE_NOTE, fence, neutralize } from "./builtins/fence.js";
+export {
+  DEFAULT_CACHE_SIZE,
+  DEFAULT_CACHE_TTL_S,
+  DEFAULT_FETCH_TIMEOUT_MS,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  HttpReader,
+  type HttpReaderOptions,
+} from "./builtins/http-reader.js";
+export {
+  type AskOptions,
+  HumanChannel,
+  type HumanQuestion,
+  type QuestionInput,
+  type QuestionOption,
+} from "./builtins/human-channel.js";
+export type { Page, PageImage, PageReader, ReadOptions } from "./builtins/page.js";
+export { TAVILY_URL, TavilyBackend, type TavilyOptions, tavilySearch } from "./builtins/tavily.js";
+export { currentDate, now } from "./builtins/time.js";
+export {
+  DEFAULT_WEB_FETCH_MAX_CHARS,
+  ERROR_PAGE_CHARS,
+  type WebFetchArgs,
+  type WebFetchOptions,
+  type WebFetchResult,
+  webFetch,
+} from "./builtins/web-fetch.js";
+export {
+  DEFAULT_SEARCH_RESULTS,
+  MAX_SEARCH_RESULTS,
+  type SearchOptions,
+  type SearchResult,
+  type TimeRange,
+  type WebSearch,
+  type WebSearchArgs,
+  type WebSearchOptions,
+  type WebSearchResult,
+  webSearch,
+} from "./builtins/web-search.js";
 export {
   type CodeMode,
   type CodeModeOptions,
@@ -22,7 +71,12 @@ export {
   SESSION_REPLACED,
   SESSION_TAMPERED,
 } from "./codemode/code-mode.js";
-export { type DeclaredTool, sanitizeToolName, toolDeclarations } from "./codemode/declarations.js";
+export {
+  type DeclaredTool,
+  READ_ONLY_NOTE,
+  sanitizeToolName,
+  toolDeclarations,
+} from "./codemode/declarations.js";
 export type {
   BridgeCallOutcome,
   Environment,
@@ -60,6 +114,7 @@ export {
   InvalidToolArguments,
   RunCancelled,
   ToolError,
+  UsageError,
   UserError,
 } from "./errors.js";
 export {
@@ -75,6 +130,12 @@ export {
   parseArguments,
 } from "./tools/arguments.js";
 export { Budget, type BudgetLimits } from "./tools/budget.js";
+export {
+  type CommandCall,
+  commandUsage,
+  DEFAULT_COMMAND_PREFIX,
+  type ParseCommandOptions,
+} from "./tools/command.js";
 export type { SchemaInput } from "./tools/schema.js";
 export {
   defineTool,

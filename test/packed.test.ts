@@ -114,7 +114,9 @@ export const getOrder = tool({
 `,
     );
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/);
+    expect(problems[0]).toMatch(
+      /^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/,
+    );
   });
 
   it("codeMode() without isolated-vm installed fails when it is created, naming the package", () => {

@@ -9,6 +9,7 @@
  */
 
 import type ivm from "isolated-vm";
+import { PausableDeadline } from "../../sandbox/deadline.js";
 import type { GuestDoneReport, GuestEntry, GuestRunConfig } from "../../sandbox/prelude.js";
 import { USER_CODE_FILENAME } from "../../sandbox/prelude.js";
 import type {
@@ -19,7 +20,6 @@ import type {
   SandboxBridge,
   SandboxError,
 } from "../../sandbox/protocol.js";
-import { PausableDeadline } from "../../sandbox/deadline.js";
 import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../../sandbox/protocol.js";
 import {
   boundError,

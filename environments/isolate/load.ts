@@ -8,7 +8,6 @@ import { createRequire } from "node:module";
 /** The isolated-vm module (its default export), as the environment uses it. */
 export type IsolatedVm = typeof import("isolated-vm");
 
-
 /** Where the process's flags come from; a parameter so the check can be tested. */
 export interface NodeFlags {
   version: string;

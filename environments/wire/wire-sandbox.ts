@@ -5,6 +5,7 @@
  * host that stops cooperating can never hold a run open.
  */
 
+import { PausableDeadline } from "../../sandbox/deadline.js";
 import {
   type BridgeCallOutcome,
   type Command,
@@ -15,7 +16,6 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../../sandbox/protocol.js";
-import { PausableDeadline } from "../../sandbox/deadline.js";
 import type { Sandbox } from "../../src/codemode/environment.js";
 import type { PeerFailure } from "./connection.js";
 import type { Ending } from "./endings.js";

@@ -133,6 +133,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
         description: t.description,
         parameters: t.parameters,
         outputSchema: t.outputSchema,
+        readOnly: t.options.readOnly,
       };
     }),
   );

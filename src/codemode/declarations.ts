@@ -24,7 +24,12 @@ export interface DeclaredTool {
   parameters: JsonSchema;
   /** The JSON Schema of the raw result, when known; the method returns `Promise<unknown>` otherwise. */
   outputSchema?: JsonSchema | undefined;
+  /** The tool changes nothing outside the session; its JSDoc says so. */
+  readOnly?: boolean | undefined;
 }
+
+/** The JSDoc line that marks a read-only tool in the declarations. */
+export const READ_ONLY_NOTE = "(Read-only: changes nothing outside this session.)";
 
 /** Options for {@link toolDeclarations}. */
 export interface ToolDeclarationsOptions {
@@ -55,7 +60,9 @@ export function toolDeclarations(
     const params = convert(tool.parameters, "parameters");
     const output = tool.outputSchema === undefined ? "unknown" : convert(tool.outputSchema, "output");
     const optional = params !== "unknown" && !requiresArguments(tool.parameters);
-    const doc = jsDoc(descriptionLines(tool.description), indent);
+    const lines = descriptionLines(tool.description);
+    if (tool.readOnly === true) lines.push(READ_ONLY_NOTE);
+    const doc = jsDoc(lines, indent);
     const signature = `${indent}${propertyKey(tool.name)}(args${optional ? "?" : ""}: ${params}): Promise<${output}>;`;
     return doc ? `${doc}\n${signature}` : signature;
   });

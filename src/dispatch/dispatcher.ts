@@ -52,7 +52,8 @@ export class Dispatcher<Deps = unknown> {
       timeout: positive(options.timeout, "timeout"),
       retryDelay: nonNegative(options.retryDelay, "retryDelay") ?? DEFAULT_RETRY_DELAY_MS,
       approvalHandler: options.approvalHandler,
-      approvalTimeoutMs: positive(options.approvalTimeoutMs, "approvalTimeoutMs") ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      approvalTimeoutMs:
+        positive(options.approvalTimeoutMs, "approvalTimeoutMs") ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       render: options.render,
       policies: options.policies ?? [],
     };

@@ -2,8 +2,8 @@ import { BudgetExceeded, InvalidToolArguments, messageOf } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { AnyTool } from "../tools/types.js";
 import { untilAborted } from "./abort.js";
-import { formatDuration } from "./failures.js";
 import type { Decision, Ticket } from "./approvals.js";
+import { formatDuration } from "./failures.js";
 import { resolveToolName } from "./names.js";
 import type { CallScope } from "./scope.js";
 import type { ApprovalAnswer, ApprovalHandler, CallFailure, ToolCall } from "./types.js";
@@ -127,13 +127,16 @@ async function approve(
   const ticket = turn.board.open(call.id);
   const waitMs = scope.settings.approvalTimeoutMs;
   // No decision in time is a denial, whoever was meant to decide (a handler that asks a human included).
-  const deadline = setTimeout(() => {
-    ticket.decide({
-      approved: false,
-      by: "default",
-      reason: `nobody answered the approval request within ${formatDuration(waitMs)} (approvalTimeoutMs)`,
-    });
-  }, Math.min(waitMs, 2 ** 31 - 1));
+  const deadline = setTimeout(
+    () => {
+      ticket.decide({
+        approved: false,
+        by: "default",
+        reason: `nobody answered the approval request within ${formatDuration(waitMs)} (approvalTimeoutMs)`,
+      });
+    },
+    Math.min(waitMs, 2 ** 31 - 1),
+  );
   try {
     const seq = scope.emit({
       type: "approval_required",

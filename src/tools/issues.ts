@@ -2,10 +2,11 @@
  * Turns validation failures (zod 4 issues, Ajv errors, Standard Schema issues) into compact
  * `{ path, message }` issues written for the model: `items[2].qty: expected number, got "abc"`.
  */
-import type { StandardIssue } from "./standard-schema.js";
+
 import type { ErrorObject } from "ajv";
 import type { z } from "zod";
 import type { ArgumentIssue } from "../errors.js";
+import type { StandardIssue } from "./standard-schema.js";
 
 /** How many characters of a received value an issue quotes. */
 export const PREVIEW_CHARS = 40;

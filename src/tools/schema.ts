@@ -2,12 +2,7 @@
  * Turns a tool's `input` (a zod 4 schema, a Standard JSON Schema, or a plain JSON Schema object) into the
  * JSON Schema the model sees and a `validate` function that coerces and checks raw arguments.
  */
-import type {
-  StandardJSONSchemaConverter,
-  StandardJSONSchemaV1,
-  StandardResult,
-  StandardSchemaV1,
-} from "./standard-schema.js";
+
 import { Ajv, type Options as AjvOptions, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
@@ -15,6 +10,12 @@ import { type ArgumentIssue, messageOf, UserError } from "../errors.js";
 import { prepareArguments } from "./coerce.js";
 import { fromAjvErrors, fromStandardIssues, fromZodIssues } from "./issues.js";
 import { inlineRefs, isObject, normalizeSchema, toStrictSchema, typesOf } from "./json-schema.js";
+import type {
+  StandardJSONSchemaConverter,
+  StandardJSONSchemaV1,
+  StandardResult,
+  StandardSchemaV1,
+} from "./standard-schema.js";
 import type { JsonSchema, ValidationResult } from "./types.js";
 
 /** What a tool's `input` or `output` may be. */

@@ -2,17 +2,20 @@
  * `tool()`: a Tool from a name, a description, an input schema and a function, checked at definition.
  * Also `defineTool()`/`isTool()` for Tools built by hand.
  */
-import type { InferStandardOutput, StandardSchemaV1 } from "./standard-schema.js";
+
 import { UserError } from "../errors.js";
 import { isObject } from "./json-schema.js";
 import { compileInput, deriveOutputSchema, type SchemaInput } from "./schema.js";
+import type { InferStandardOutput, StandardSchemaV1 } from "./standard-schema.js";
 import type { AnyTool, JsonSchema, RunContext, Tool, ToolOptions } from "./types.js";
 
 /** What a tool name must look like (the rule every major provider accepts). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
 /** The arguments `run` receives for an input schema: the schema's output type, or a plain record. */
-export type InferArgs<Input> = Input extends StandardSchemaV1 ? InferStandardOutput<Input> : Record<string, unknown>;
+export type InferArgs<Input> = Input extends StandardSchemaV1
+  ? InferStandardOutput<Input>
+  : Record<string, unknown>;
 
 /** What {@link tool} takes. */
 export interface ToolConfig<Input extends SchemaInput, Result> extends ToolOptions<InferArgs<Input>> {
@@ -40,6 +43,7 @@ const OPTION_KEYS = [
   "policies",
   "render",
   "readOnly",
+  "copiesToSubagents",
 ] as const satisfies readonly (keyof ToolOptions)[];
 
 const CONFIG_KEYS = new Set<string>(["name", "description", "input", "output", "run", ...OPTION_KEYS]);
@@ -154,7 +158,7 @@ export function checkOptions(name: string, options: unknown): void {
   if (!isObject(options)) throw new UserError(`Tool "${name}": options must be an object.`);
   const bad = (option: string, expected: string) =>
     new UserError(`Tool "${name}": ${option} must be ${expected}, got ${String(options[option])}.`);
-  for (const key of ["strict", "parallel", "readOnly"]) {
+  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents"]) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw bad(key, "true or false");
   }
   if (options.retries !== undefined && !isNonNegativeInteger(options.retries)) {

@@ -2,6 +2,7 @@
  * `Toolset`: the tools a model may call, by unique name, and their export to provider formats.
  */
 import { UserError } from "../errors.js";
+import { type CommandCall, type ParseCommandOptions, parseCommandLine } from "./command.js";
 import { defineTool } from "./tool.js";
 import type { AnyTool, JsonSchema } from "./types.js";
 
@@ -102,6 +103,49 @@ export class Toolset implements Iterable<AnyTool> {
     return new Toolset(this.list().filter((t) => !unwanted.has(t.name)));
   }
 
+  /**
+   * A new Toolset of the read-only tools only (`readOnly: true`): what a plan mode may run. Like `only()`,
+   * it shrinks what the model sees; refusing a call outright is a job for approval or a policy.
+   */
+  readOnly(): Toolset {
+    return new Toolset(this.list().filter((t) => t.options.readOnly === true));
+  }
+
+  /**
+   * The toolset for a sub-agent: the tools that may be handed to sub-agents (`copiesToSubagents`, by
+   * default true for read-only tools), each as a shallow copy made for this sub-agent (same prototype,
+   * own properties copied), so the sub-agent cannot change the parent's tool objects. `names`, when
+   * given, is the sub-agent's own whitelist: a listed tool that may not be handed over stays out; a
+   * name this set does not have at all throws `UserError`.
+   */
+  forSubagent(names?: Iterable<string>): Toolset {
+    const allowed = names === undefined ? undefined : this.#known(names);
+    const copies: AnyTool[] = [];
+    for (const t of this.list()) {
+      if (allowed && !allowed.has(t.name)) continue;
+      if (!(t.options.copiesToSubagents ?? t.options.readOnly === true)) continue;
+      copies.push(shallowCopy(t));
+    }
+    return new Toolset(copies);
+  }
+
+  /**
+   * Parses one typed command line (Bub's command prefix), e.g. `,get_order A123 verbose=true`, into a
+   * validated call of the named tool, to run with `dispatcher.dispatch([call])` like a model's call.
+   * Positional words fill the required parameters in order; `name=value` words set any parameter; quote
+   * a value with spaces ("two words"). Resolves to `undefined` when the line does not start with the
+   * prefix (default `,`); rejects with `UsageError`, whose message shows the tool's parameters, when the
+   * command does not fit the tool.
+   */
+  parseCommand(line: string, options: ParseCommandOptions = {}): Promise<CommandCall | undefined> {
+    return parseCommandLine(
+      line,
+      (name) => this.#tools.get(name),
+      () => this.names(),
+      options,
+    );
+  }
+
   #known(names: Iterable<string>): Set<string> {
     const set = new Set(typeof names === "string" ? [names] : names);
     const unknown = [...set].filter((n) => !this.#tools.has(n));
@@ -142,4 +186,13 @@ export class Toolset implements Iterable<AnyTool> {
   [Symbol.iterator](): Iterator<AnyTool> {
     return this.#tools.values();
   }
+}
+
+function shallowCopy(t: AnyTool): AnyTool {
+  const copy = Object.create(Object.getPrototypeOf(t), Object.getOwnPropertyDescriptors(t)) as AnyTool;
+  // The options object is shared by reference otherwise: copy it too, so neither side can change the other's.
+  if (Object.getOwnPropertyDescriptor(copy, "options")?.writable) {
+    (copy as { options: AnyTool["options"] }).options = { ...t.options };
+  }
+  return copy;
 }

@@ -73,8 +73,18 @@ export interface ToolOptions<Args = unknown> {
   policies?: readonly ToolPolicy[];
   /** Turns a successful value into the model's string. */
   render?: ToolRenderer;
-  /** The tool changes nothing outside the session. Informational; used by read-only listings. */
+  /**
+   * The tool changes nothing outside the session: it writes no files, runs no commands and changes no
+   * state beyond the conversation. `Toolset.readOnly()` (a plan mode's toolset) keeps only such tools,
+   * and code mode's declarations mark them.
+   */
   readOnly?: boolean;
+  /**
+   * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
+   * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it
+   * still shares with the original (clients, pools, closures), can be used by both at once.
+   */
+  copiesToSubagents?: boolean;
 }
 
 /** The outcome of checking arguments against a tool's input schema. */

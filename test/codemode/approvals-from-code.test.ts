@@ -92,7 +92,7 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       }
       const [result] = await handle.results();
       expect(result?.ok).toBe(true);
-      expect((result?.value as CodeRunResult).value).toEqual({ refunded: "A3" });
+      expect((result!.value as CodeRunResult).value).toEqual({ refunded: "A3" });
       expect(done).toEqual(["A3"]);
     });
   });
