@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-dispatch demo-agents demo-research test lint typecheck unit bench clean
+.PHONY: setup build demo demo-dispatch demo-agents demo-research test lint typecheck unit bench clean docker-engine image
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -35,8 +35,16 @@ demo-agents: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, then every test suite
-test: setup lint typecheck build unit
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, then every test suite
+test: setup lint typecheck build image unit
+
+## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
+docker-engine:
+	scripts/docker-engine.sh --second
+
+## image: build the sandbox container image on those engines (from this machine's node; no registry)
+image: setup docker-engine
+	$(TSX) scripts/build-image.ts
 
 lint: setup
 	npm run lint
@@ -44,8 +52,9 @@ lint: setup
 typecheck: setup
 	npm run typecheck
 
+# The Docker suites must run, not skip, once the engines are up.
 unit: setup
-	npm test
+	CORDON_REQUIRE_DOCKER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
 bench: build

@@ -101,8 +101,9 @@ function die(reason: string): never {
  */
 function killSelf(): never {
   process.kill(process.pid, "SIGKILL");
-  // Unreachable: SIGKILL cannot be caught.
-  throw new Error("unreachable");
+  // Still here: this process is a PID namespace's init (a container without an init process), which
+  // ignores signals it sends itself. Exiting is the next best thing.
+  process.exit(137);
 }
 
 function health(): HostHealth {

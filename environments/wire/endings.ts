@@ -3,6 +3,7 @@
  * that only the sandbox was affected, and what to do next.
  */
 
+import { constants } from "node:os";
 import type { ExecutionOutcome, SandboxError } from "../../sandbox/protocol.js";
 
 /** The outcome every run still open on a sandbox host gets when that host goes away. */
@@ -25,7 +26,9 @@ export function crashEnding(exit: { code: number | null; signal: string | null; 
     lines.find((line) => MEMORY_ABORT.test(line)) ??
     lines.find((line) => /fatal/i.test(line) && !/^Fatal error in\b/.test(line)) ??
     lines.find((line) => /fatal|error/i.test(line));
-  const how = exit.signal ? `it was ended by ${exit.signal}` : `it exited with code ${exit.code}`;
+  // An init process (a container's) reports a child killed by signal N as exit code 128 + N.
+  const signal = exit.signal ?? (exit.code !== null && exit.code > 128 ? signalName(exit.code - 128) : null);
+  const how = signal ? `it was ended by ${signal}` : `it exited with code ${exit.code}`;
   const detail = fatalLine ? `${how}: ${fatalLine.slice(0, 200)}` : how;
   if (fatalLine && MEMORY_ABORT.test(fatalLine)) {
     return {
@@ -45,6 +48,11 @@ export function crashEnding(exit: { code: number | null; signal: string | null; 
   };
 }
 
+function signalName(number: number): string | null {
+  const entry = Object.entries(constants.signals).find(([, value]) => value === number);
+  return entry ? entry[0] : null;
+}
+
 /** The process used more memory than its budget (it counts memory outside the JavaScript heap too). */
 export function memoryEnding(usedMb: number, limitMb: number): Ending {
   return {
@@ -52,6 +60,28 @@ export function memoryEnding(usedMb: number, limitMb: number): Ending {
     error: {
       name: "MemoryLimit",
       message: `The sandbox process used ${usedMb} MB of memory, over its budget of ${limitMb} MB (memory outside the JavaScript heap counts too), and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+    },
+  };
+}
+
+/** The kernel's out-of-memory killer ended the sandbox's container at its memory limit. */
+export function containerMemoryEnding(limitMb: number): Ending {
+  return {
+    status: "limit",
+    error: {
+      name: "MemoryLimit",
+      message: `The sandbox container ran out of memory (its limit is ${limitMb} MB) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+    },
+  };
+}
+
+/** The Docker engine running the sandbox stopped answering. */
+export function engineGoneEnding(engine: string, detail: string): Ending {
+  return {
+    status: "error",
+    error: {
+      name: "SandboxUnavailable",
+      message: `The Docker engine running this sandbox (${engine}) stopped answering (${detail.slice(0, 200)}), so the run was stopped. ${CONTAINED}`,
     },
   };
 }

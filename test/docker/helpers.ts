@@ -1,0 +1,51 @@
+/**
+ * Helpers for the Docker suites: they talk to real Docker engines (started by `make docker-engine`). With
+ * CORDON_REQUIRE_DOCKER=1 (set by `make test` and `.ci/run`) a missing engine fails the suites; without
+ * it, a machine with no engine runs none of them.
+ */
+
+import { existsSync } from "node:fs";
+import Docker from "dockerode";
+import { OWNER_ENV_LABEL, SANDBOX_LABEL } from "../../environments/docker/engine.js";
+
+/** Whether the Docker suites must run. */
+export const DOCKER_REQUIRED = process.env.CORDON_REQUIRE_DOCKER === "1";
+
+/** The default engine's socket, and the second engine's (see scripts/docker-engine.sh). */
+export const DEFAULT_SOCKET = "/var/run/docker.sock";
+export const SECOND_SOCKET = process.env.CORDON_SECOND_DOCKER_SOCKET ?? "/run/cordon-docker-2/docker.sock";
+
+/** True when the default engine's socket exists (the suites then run) or they are required. */
+export const DOCKER_SUITES = DOCKER_REQUIRED || existsSync(DEFAULT_SOCKET);
+
+/** A dockerode client of the default engine, or of another socket. */
+export function engine(socketPath = DEFAULT_SOCKET): Docker {
+  return new Docker({ socketPath });
+}
+
+/** The sandbox containers an engine has (any state). */
+export async function sandboxContainers(docker: Docker = engine()): Promise<Docker.ContainerInfo[]> {
+  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
+}
+
+/** The ids of the containers of one environment, found by its owner label on an engine. */
+export async function containersOf(docker: Docker, ownerEnv: string): Promise<string[]> {
+  const listed = await docker.listContainers({
+    all: true,
+    filters: { label: [`${OWNER_ENV_LABEL}=${ownerEnv}`] },
+  });
+  return listed.map((info) => info.Id);
+}
+
+/** Waits until `check` is true (polling), or fails after `ms`. */
+export async function until(
+  check: () => Promise<boolean> | boolean,
+  ms = 20_000,
+  what = "condition",
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
