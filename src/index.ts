@@ -1,6 +1,19 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
 export {
+  buildSandboxImage,
+  DOCKER_DEFAULTS,
+  type DockerConnection,
+  type DockerEngineOptions,
+  type DockerEngineStatus,
+  type DockerEnvironment,
+  type DockerEnvironmentOptions,
+  dockerEnvironment,
+  IMAGE_BUILD_COMMAND,
+  type ImageBuildOptions,
+  SANDBOX_IMAGE,
+} from "../environments/docker/index.js";
+export {
   type IsolatedVmModule,
   type IsolateEnvironment,
   type IsolateEnvironmentOptions,

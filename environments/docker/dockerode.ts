@@ -1,29 +1,12 @@
 /**
  * dockerode, loaded when a Docker environment or an image build first needs it (it is an optional peer
- * dependency: users who never use Docker do not install it), and the connection options cordon accepts.
+ * dependency: users who never use Docker do not install it). Nothing public refers to its types.
  */
 
 import { createRequire } from "node:module";
 import type Dockerode from "dockerode";
 import { UserError } from "../../src/errors.js";
-
-/**
- * How to reach one Docker engine: dockerode's connection options. Empty: the local engine, or what
- * DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH say, as the docker command would.
- */
-export interface DockerConnection {
-  /** A unix socket, e.g. /var/run/docker.sock. */
-  socketPath?: string;
-  /** A host name or address, with `port` and `protocol` (https with ca/cert/key for a TLS engine). */
-  host?: string;
-  port?: number | string;
-  protocol?: "http" | "https" | "ssh";
-  ca?: string | Buffer;
-  cert?: string | Buffer;
-  key?: string | Buffer;
-  /** For ssh: the user. */
-  username?: string;
-}
+import type { DockerConnection } from "./connection.js";
 
 /** The dockerode class. */
 export type DockerodeClass = new (options?: Dockerode.DockerOptions) => Dockerode;

@@ -8,8 +8,8 @@ import { hostname } from "node:os";
 import type Dockerode from "dockerode";
 import { UserError } from "../../src/errors.js";
 import { engineGoneEnding } from "../wire/endings.js";
+import type { DockerConnection } from "./connection.js";
 import { type ContainerSettings, SandboxContainer } from "./container.js";
-import type { DockerConnection } from "./dockerode.js";
 import { connectDocker, engineName } from "./dockerode.js";
 import { IMAGE_BUILD_COMMAND } from "./image.js";
 

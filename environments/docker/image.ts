@@ -23,7 +23,8 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { PROTOCOL_VERSION } from "../../sandbox/protocol.js";
 import { UserError } from "../../src/errors.js";
-import { connectDocker, type DockerConnection, engineName } from "./dockerode.js";
+import type { DockerConnection } from "./connection.js";
+import { connectDocker, engineName } from "./dockerode.js";
 
 /** The user (uid:gid) sandbox containers run as. */
 export const SANDBOX_USER = "10001:10001";

@@ -12,12 +12,13 @@ import { hostname } from "node:os";
 import type { SandboxLimits } from "../../sandbox/protocol.js";
 import type { Environment, Sandbox } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
+import type { DockerConnection } from "./connection.js";
 import type { ContainerSettings } from "./container.js";
-import { type DockerConnection, loadDockerode } from "./dockerode.js";
+import { loadDockerode } from "./dockerode.js";
 import { DockerEngine, OWNER_ENV_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, SANDBOX_LABEL } from "./engine.js";
 import { SANDBOX_IMAGE, SANDBOX_USER } from "./image.js";
 
-export type { DockerConnection } from "./dockerode.js";
+export type { DockerConnection } from "./connection.js";
 export { buildSandboxImage, IMAGE_BUILD_COMMAND, type ImageBuildOptions, SANDBOX_IMAGE } from "./image.js";
 
 /** One engine of a Docker environment: how to reach it, and optionally its own capacity. */
