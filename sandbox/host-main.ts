@@ -10,17 +10,10 @@
  * when it uses more memory than it was given.
  */
 
-import { readFileSync } from "node:fs";
 import { isolateEnvironment } from "../environments/isolate/index.js";
 import { loadIsolatedVm } from "../environments/isolate/load.js";
-import {
-  type Command,
-  encodeMessage,
-  type HostHealth,
-  LineSplitter,
-  parseCommand,
-  type Report,
-} from "./protocol.js";
+import { processHealth } from "./health.js";
+import { type Command, encodeMessage, LineSplitter, parseCommand, type Report } from "./protocol.js";
 import { SandboxHost } from "./sandbox-host.js";
 
 /** How often the process checks its own memory, in ms. */
@@ -41,7 +34,7 @@ function main(): void {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error));
   }
-  const host = new SandboxHost(isolateEnvironment({ ivm, warm: 1 }), send);
+  const host = new SandboxHost(isolateEnvironment({ ivm, warm: 1 }), send, processHealth);
   send(SandboxHost.hello());
 
   const splitter = new LineSplitter();
@@ -59,8 +52,7 @@ function main(): void {
       } catch (error) {
         die(`cordon sent a message this sandbox host cannot read: ${(error as Error).message}`);
       }
-      if (command.type === "ping") send({ type: "pong", id: command.id, health: health() });
-      else host.handle(command);
+      host.handle(command);
     }
   });
   // The supervisor is gone (or closed the pipe to stop this process): nothing here is worth keeping.
@@ -104,27 +96,6 @@ function killSelf(): never {
   // Still here: this process is a PID namespace's init (a container without an init process), which
   // ignores signals it sends itself. Exiting is the next best thing.
   process.exit(137);
-}
-
-function health(): HostHealth {
-  const cpu = process.cpuUsage();
-  const result: HostHealth = {
-    rssMb: Math.round(process.memoryUsage.rss() / 2 ** 20),
-    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
-  };
-  const threads = threadCount();
-  if (threads !== undefined) result.threads = threads;
-  return result;
-}
-
-/** The process's thread count from /proc (Linux); undefined elsewhere. */
-function threadCount(): number | undefined {
-  try {
-    const match = /^Threads:\s+(\d+)$/m.exec(readFileSync("/proc/self/status", "utf8"));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function readRssLimit(args: string[]): number | undefined {

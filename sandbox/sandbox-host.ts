@@ -1,20 +1,35 @@
 /**
- * The sandbox host's logic, apart from its transport: it takes {@link Command}s, runs the code in
- * isolated-vm isolates (the isolate environment, with its prelude and limits), and sends
- * {@link Report}s back. `host-main.ts` wires it to stdin/stdout; other transports can wire it to a socket.
+ * The sandbox host's logic, apart from its transport: it takes {@link Command}s, runs the code in the
+ * sandboxes of an environment, and sends {@link Report}s back. `host-main.ts` wires it to stdin/stdout
+ * over in-process isolates; `cordon serve` wires one per client connection to a WebSocket, over its own
+ * local environment (sandbox-host processes or Docker).
  */
 
-import type { IsolateEnvironment, IsolateSandboxHandle } from "../environments/isolate/index.js";
 import {
   type BridgeCallOutcome,
   type Command,
   type ExecutionOutcome,
   type ExecutionRequest,
+  type HostHealth,
   type LogEntry,
   PROTOCOL_VERSION,
   type Report,
   type SandboxBridge,
+  type SandboxLimits,
 } from "./protocol.js";
+
+/** A sandbox the host runs code in; `tainted` when it was killed while busy (see the `done` report). */
+export interface HostedSandbox {
+  execute(request: ExecutionRequest, bridge: SandboxBridge, signal: AbortSignal): Promise<ExecutionOutcome>;
+  dispose(): Promise<void>;
+  readonly alive: boolean;
+  readonly tainted?: boolean;
+}
+
+/** Where the host's sandboxes come from. */
+export interface HostedEnvironment {
+  open(limits: SandboxLimits): Promise<HostedSandbox>;
+}
 
 /** Sends one report; returns false when it could not be sent (too large for the protocol). */
 export type SendReport = (report: Report) => boolean;
@@ -34,13 +49,16 @@ interface PendingCall {
 /** Runs the commands of one connection. One per sandbox-host process. */
 export class SandboxHost {
   readonly #send: SendReport;
-  readonly #environment: IsolateEnvironment;
-  readonly #sandboxes = new Map<number, Promise<IsolateSandboxHandle | Error>>();
+  readonly #environment: HostedEnvironment;
+  readonly #health: () => HostHealth;
+  readonly #sandboxes = new Map<number, Promise<HostedSandbox | Error>>();
   readonly #runs = new Map<number, ActiveRun>();
 
-  constructor(environment: IsolateEnvironment, send: SendReport) {
+  /** `health` answers pings: how the process doing the work is doing. */
+  constructor(environment: HostedEnvironment, send: SendReport, health: () => HostHealth) {
     this.#environment = environment;
     this.#send = send;
+    this.#health = health;
   }
 
   /** The `hello` report that starts a connection. */
@@ -75,16 +93,20 @@ export class SandboxHost {
         void this.#dispose(command.sandbox);
         return;
       case "ping":
-        // Answered by the transport, which knows the process's health.
+        this.#send({ type: "pong", id: command.id, health: this.#health() });
         return;
     }
   }
 
-  /** Stops every run and disposes every sandbox. */
+  /** Sandboxes open now. */
+  get openSandboxes(): number {
+    return this.#sandboxes.size;
+  }
+
+  /** Stops every run and disposes every sandbox (the environment stays its owner's). */
   async close(): Promise<void> {
     for (const run of this.#runs.values()) run.controller.abort();
     await Promise.all([...this.#sandboxes.keys()].map((id) => this.#dispose(id)));
-    await this.#environment.close();
   }
 
   #open(id: number, command: Extract<Command, { type: "open" }>): void {
@@ -109,10 +131,12 @@ export class SandboxHost {
       if (sandbox instanceof Error) throw sandbox;
       outcome = await sandbox.execute(request, this.#bridge(runId, run), run.controller.signal);
       alive = sandbox.alive;
-      tainted = sandbox.tainted;
+      tainted = sandbox.tainted === true;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      outcome = { status: "error", error: { name: "SandboxError", message } };
+      // A named error (SandboxBusy from a server at capacity) keeps its name for the caller.
+      const name = error instanceof Error && error.name !== "Error" ? error.name : "SandboxError";
+      outcome = { status: "error", error: { name, message } };
     } finally {
       this.#runs.delete(runId);
     }

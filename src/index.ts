@@ -21,6 +21,15 @@ export {
   isolateEnvironment,
 } from "../environments/isolate/index.js";
 export {
+  REMOTE_ISOLATION,
+  type RemoteEnvironmentOptions,
+  remoteEnvironment,
+  SANDBOX_PATH,
+  type SandboxServer,
+  type SandboxServerOptions,
+  serveSandboxes,
+} from "../environments/remote/index.js";
+export {
   SANDBOX_HOST_DEFAULTS,
   type SandboxHostEnvironmentOptions,
   sandboxHostEnvironment,

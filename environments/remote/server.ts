@@ -1,0 +1,185 @@
+/**
+ * `cordon serve`: runs sandboxes for remote clients. Each client connects over a WebSocket with a bearer
+ * token and speaks the same wire protocol a sandbox-host process speaks over its stdio; the server runs
+ * the sandboxes in its own environment (sandbox-host processes, or Docker). Tools stay on the client:
+ * a tool call travels back over the connection, so approval and policies happen where the tools live.
+ * TLS is left to a reverse proxy in front of it (see the README).
+ */
+
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+import { type WebSocket, WebSocketServer } from "ws";
+import { processHealth } from "../../sandbox/health.js";
+import {
+  encodeMessage,
+  LineSplitter,
+  MAX_MESSAGE_BYTES,
+  parseCommand,
+  type Report,
+} from "../../sandbox/protocol.js";
+import { type HostedSandbox, SandboxHost } from "../../sandbox/sandbox-host.js";
+import type { Environment } from "../../src/codemode/environment.js";
+import { UserError } from "../../src/errors.js";
+
+/** The path clients connect to. */
+export const SANDBOX_PATH = "/sandbox";
+
+/** Options of {@link serveSandboxes}. */
+export interface SandboxServerOptions {
+  /** Where the sandboxes run (the server owns it and closes it with the server). */
+  environment: Environment;
+  /** The bearer token clients must send. At least 16 characters. */
+  token: string;
+  /** Port to listen on; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1 (put a TLS reverse proxy in front to serve other hosts). */
+  host?: string;
+  /** Sandboxes open at once over all clients; beyond it a run ends with a "busy" error. Default 16. */
+  maxSandboxes?: number;
+}
+
+/** A running sandbox server. */
+export interface SandboxServer {
+  /** ws://host:port/sandbox */
+  readonly url: string;
+  readonly port: number;
+  /** Clients connected now. */
+  readonly clients: number;
+  /** Stops accepting, ends every client's runs, closes the environment. */
+  close(): Promise<void>;
+}
+
+/** Raised (and sent to the client as its run's error) when the server is at capacity. */
+class SandboxBusy extends Error {
+  override name = "SandboxBusy";
+}
+
+/** Starts a sandbox server. */
+export async function serveSandboxes(options: SandboxServerOptions): Promise<SandboxServer> {
+  if (typeof options.token !== "string" || options.token.length < 16) {
+    throw new UserError(
+      "serveSandboxes: token must be a string of at least 16 characters (a random secret).",
+    );
+  }
+  const maxSandboxes = options.maxSandboxes ?? 16;
+  const expected = digest(options.token);
+  const { environment } = options;
+  let open = 0;
+  /** The server's environment, with its capacity counted over every client. */
+  const limited = {
+    async open(limits: Parameters<Environment["open"]>[0]): Promise<HostedSandbox> {
+      if (open >= maxSandboxes) {
+        throw new SandboxBusy(
+          `The sandbox server is busy: it runs ${maxSandboxes} sandboxes, its limit. Try again shortly.`,
+        );
+      }
+      open++;
+      let released = false;
+      try {
+        const sandbox = await environment.open(limits);
+        return {
+          execute: (request, bridge, signal) => sandbox.execute(request, bridge, signal),
+          get alive() {
+            return sandbox.alive;
+          },
+          async dispose() {
+            if (!released) {
+              released = true;
+              open--;
+            }
+            await sandbox.dispose();
+          },
+        };
+      } catch (error) {
+        open--;
+        throw error;
+      }
+    },
+  };
+
+  const sockets = new Set<WebSocket>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES + 1 });
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(426, { "content-type": "text/plain" }).end("Connect with a WebSocket to /sandbox.\n");
+  });
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => {});
+    if (!authorized(request, expected) || new URL(request.url ?? "/", "http://x").pathname !== SANDBOX_PATH) {
+      // A client with a wrong token, or none, learns nothing else.
+      socket.end(
+        "HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized",
+      );
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => serveClient(ws));
+  });
+
+  const serveClient = (ws: WebSocket) => {
+    sockets.add(ws);
+    const send = (report: Report): boolean => {
+      let line: string;
+      try {
+        line = encodeMessage(report);
+      } catch {
+        return false;
+      }
+      if (ws.readyState === ws.OPEN) ws.send(line);
+      return true;
+    };
+    const host = new SandboxHost(limited, send, processHealth);
+    const splitter = new LineSplitter();
+    send(SandboxHost.hello());
+    ws.on("message", (data: Buffer) => {
+      try {
+        for (const line of splitter.push(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)))
+          host.handle(parseCommand(line));
+      } catch (error) {
+        send({
+          type: "fatal",
+          reason: `the client sent a message the server cannot read: ${(error as Error).message}`,
+        });
+        ws.close(1008, "protocol error");
+      }
+    });
+    ws.on("error", () => {});
+    // A dropped client: its runs end and its sandboxes are freed.
+    ws.on("close", () => {
+      sockets.delete(ws);
+      void host.close();
+    });
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const hostName = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `ws://${hostName}:${address.port}${SANDBOX_PATH}`,
+    port: address.port,
+    get clients() {
+      return sockets.size;
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await environment.close();
+    },
+  };
+}
+
+/** Whether the request carries the token (compared as digests, in constant time). */
+function authorized(request: IncomingMessage, expected: Buffer): boolean {
+  const header = request.headers.authorization ?? "";
+  const match = /^Bearer (.+)$/.exec(header);
+  if (!match) return false;
+  return timingSafeEqual(digest(match[1]!), expected);
+}
+
+function digest(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}

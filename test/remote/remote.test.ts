@@ -1,0 +1,181 @@
+import { request } from "node:http";
+import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { z } from "zod";
+import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
+import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
+
+const TOKEN = "a-token-of-more-than-sixteen-characters";
+const servers: SandboxServer[] = [];
+const modes: CodeMode[] = [];
+
+afterAll(async () => {
+  await Promise.all(modes.map((cm) => cm.close()));
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function serve(maxSandboxes = 4): Promise<SandboxServer> {
+  const server = await serveSandboxes({
+    environment: sandboxHostEnvironment({ processes: 1 }),
+    token: TOKEN,
+    maxSandboxes,
+  });
+  servers.push(server);
+  return server;
+}
+
+function client(
+  server: SandboxServer,
+  tools: Toolset,
+  options: Partial<Parameters<typeof codeMode>[0]> = {},
+  token = TOKEN,
+) {
+  const cm = codeMode({ tools, environment: remoteEnvironment({ url: server.url, token }), ...options });
+  modes.push(cm);
+  return cm;
+}
+
+function shop() {
+  const ran: string[] = [];
+  const lookup = tool({
+    name: "lookup",
+    description: "Look up.",
+    input: z.object({ id: z.string() }),
+    run: ({ id }) => {
+      ran.push(`lookup ${id}`);
+      return { id, pid: process.pid };
+    },
+  });
+  const refund = tool({
+    name: "refund",
+    description: "Refund.",
+    input: z.object({ id: z.string() }),
+    needsApproval: true,
+    run: ({ id }) => {
+      ran.push(`refund ${id}`);
+      return "refunded";
+    },
+  });
+  const slow = tool({
+    name: "slow",
+    description: "Slow.",
+    input: z.object({}),
+    run: () => new Promise((resolve) => setTimeout(() => resolve("late"), 30_000)),
+  });
+  return { tools: new Toolset([lookup, refund, slow]), ran };
+}
+
+describe("remote environment and cordon serve", () => {
+  it("runs code on the server while its tool calls run here, in the client's process", async () => {
+    const server = await serve();
+    const { tools, ran } = shop();
+    const cm = client(server, tools);
+    const result = await cm.run("console.log('remote'); return await tools.lookup({ id: 'A1' });");
+    expect(result).toMatchObject({ status: "ok", value: { id: "A1", pid: process.pid } });
+    expect(result.logs).toEqual([{ level: "log", text: "remote" }]);
+    expect(ran).toEqual(["lookup A1"]);
+  });
+
+  it("approval happens where the tools live: the client's handler decides calls made on the server", async () => {
+    const server = await serve();
+    const { tools, ran } = shop();
+    const decided: string[] = [];
+    const dispatcher = new Dispatcher(tools, {
+      approvalHandler: ({ args }) => {
+        decided.push((args as { id: string }).id);
+        return (args as { id: string }).id === "A1" ? "allow" : "deny";
+      },
+    });
+    const cm = client(server, tools, { dispatcher });
+    const result = await cm.run(
+      "const a = await tools.refund({ id: 'A1' }); let b; try { await tools.refund({ id: 'B2' }); } catch (e) { b = e.kind; } return [a, b];",
+    );
+    expect(result.value).toEqual(["refunded", "denied"]);
+    expect(decided).toEqual(["A1", "B2"]);
+    expect(ran).toEqual(["refund A1"]);
+  });
+
+  it("a client with a wrong token learns nothing but unauthorized", async () => {
+    const server = await serve();
+    const cm = client(server, shop().tools, {}, "not-the-token-not-the-token");
+    const result = await cm.run("1");
+    expect(result.status).toBe("error");
+    expect(result.error?.message).toMatch(/refused the token \(unauthorized\)/);
+    const raw = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(server.url.replace("ws:", "http:"), {
+        headers: {
+          connection: "upgrade",
+          upgrade: "websocket",
+          authorization: "Bearer nope",
+          "sec-websocket-version": "13",
+          "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+        },
+      });
+      req.on("response", (response) => {
+        let body = "";
+        response.on("data", (chunk) => {
+          body += chunk;
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(raw).toEqual({ status: 401, body: "unauthorized" });
+  });
+
+  it("a server at capacity answers busy with a clear error, and takes runs again when there is room", async () => {
+    const server = await serve(1);
+    const { tools } = shop();
+    const sessions = client(server, tools, { state: "session" });
+    await sessions.run("var held = 1;", { session: "holder" });
+    const other = client(server, tools);
+    const busy = await other.run("1 + 1");
+    expect(busy.status).toBe("error");
+    expect(busy.error?.name).toBe("SandboxBusy");
+    expect(busy.error?.message).toMatch(/busy: it runs 1 sandboxes, its limit/);
+    await sessions.close();
+    await expect.poll(async () => (await other.run("1 + 1")).value, { timeout: 10_000 }).toBe(2);
+  });
+
+  it("a dropped connection ends its runs with a clear error and frees their sandboxes on the server", async () => {
+    const server = await serve(1);
+    const { tools } = shop();
+    const env = remoteEnvironment({ url: server.url, token: TOKEN });
+    const cm = codeMode({ tools, environment: env });
+    const running = cm.run("await tools.slow({})");
+    await expect.poll(() => server.clients, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await env.close();
+    const result = await running;
+    expect(result.status).toBe("error");
+    expect(result.error?.message).toMatch(/connection to the sandbox server was lost/);
+    await expect.poll(() => server.clients, { timeout: 10_000 }).toBe(0);
+    // Its sandbox was freed: the one slot is free for the next client.
+    const next = client(server, tools);
+    await expect.poll(async () => (await next.run("40 + 2")).value, { timeout: 10_000 }).toBe(42);
+  });
+
+  it("a client that sends garbage is told why and disconnected; the server keeps serving", async () => {
+    const server = await serve();
+    const ws = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const messages: string[] = [];
+    ws.on("message", (data) => messages.push(String(data)));
+    await new Promise((resolve) => ws.on("open", resolve));
+    ws.send("this is not a command\n");
+    const code = await new Promise<number>((resolve) => ws.on("close", (closeCode) => resolve(closeCode)));
+    expect(code).toBe(1008);
+    expect(messages.some((line) => line.includes('"type":"fatal"') && line.includes("cannot read"))).toBe(
+      true,
+    );
+    const cm = client(server, shop().tools);
+    expect((await cm.run("6 * 7")).value).toBe(42);
+  });
+
+  it("refuses a short token when the server is started", async () => {
+    await expect(serveSandboxes({ environment: sandboxHostEnvironment(), token: "short" })).rejects.toThrow(
+      UserError,
+    );
+  });
+});
