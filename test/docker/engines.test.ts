@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type DockerEnvironment, dockerEnvironment, SANDBOX_IMAGE } from "../../environments/docker/index.js";
+import { dockerEnvironment, SANDBOX_IMAGE } from "../../environments/docker/index.js";
 import { type CodeMode, codeMode, tool } from "../../src/index.js";
 import { containersOf, DEFAULT_SOCKET, DOCKER_SUITES, engine, SECOND_SOCKET, until } from "./helpers.js";
 
