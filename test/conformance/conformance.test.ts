@@ -1,0 +1,271 @@
+/**
+ * One suite, every environment: the in-process isolate, the default sandbox host, Docker and a remote
+ * server. From the model's point of view (through codeMode) they behave the same: results, errors with
+ * their lines, console output, tool calls and their failures, concurrent fan-out, limits, timeouts,
+ * cancellation, no effect after the end, sessions, and the hostile-code regressions that apply. After
+ * the suite no container or sandbox process is left.
+ */
+
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { dockerEnvironment } from "../../environments/docker/index.js";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
+import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
+import { DOCKER_SUITES, engine } from "../docker/helpers.js";
+
+const TOKEN = "conformance-token-0123456789";
+
+interface Subject {
+  name: string;
+  /** False for the in-process isolate: a V8 fatal error there ends the agent's process too. */
+  containsCrashes: boolean;
+  create(): Promise<Environment> | Environment;
+}
+
+const servers: SandboxServer[] = [];
+const subjects: Subject[] = [
+  { name: "in-process isolate", containsCrashes: false, create: () => isolateEnvironment() },
+  { name: "sandbox host", containsCrashes: true, create: () => sandboxHostEnvironment({ processes: 1 }) },
+  {
+    name: "remote (cordon serve)",
+    containsCrashes: true,
+    create: async () => {
+      const server = await serveSandboxes({
+        environment: sandboxHostEnvironment({ processes: 1 }),
+        token: TOKEN,
+      });
+      servers.push(server);
+      return remoteEnvironment({ url: server.url, token: TOKEN });
+    },
+  },
+];
+if (DOCKER_SUITES)
+  subjects.push({ name: "docker", containsCrashes: true, create: () => dockerEnvironment({ warm: 2 }) });
+
+function world() {
+  const writes: string[] = [];
+  let active = 0;
+  let peak = 0;
+  const add = tool({
+    name: "add",
+    description: "Add.",
+    input: z.object({ a: z.number(), b: z.number() }),
+    run: ({ a, b }) => a + b,
+  });
+  const fail = tool({
+    name: "fail",
+    description: "Fails.",
+    input: z.object({}),
+    run: () => {
+      throw new Error("it broke");
+    },
+  });
+  const wait = tool({
+    name: "wait",
+    description: "Waits, counting how many wait at once.",
+    input: z.object({ ms: z.number() }),
+    run: async ({ ms }) => {
+      peak = Math.max(peak, ++active);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      active--;
+      return ms;
+    },
+  });
+  const lateWrite = tool({
+    name: "late_write",
+    description: "Writes after a delay, ignoring its signal.",
+    input: z.object({ ms: z.number() }),
+    run: async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      writes.push("written");
+    },
+  });
+  return { tools: [add, fail, wait, lateWrite], writes, peak: () => peak };
+}
+
+for (const subject of subjects) {
+  describe(`conformance: ${subject.name}`, () => {
+    let environment: Environment;
+    const modes: CodeMode[] = [];
+    beforeAll(async () => {
+      environment = await subject.create();
+    }, 60_000);
+    afterAll(async () => {
+      await environment.close();
+    }, 60_000);
+
+    /** A code mode over the shared environment (not closed per test: the environment is the suite's). */
+    function make(options: Partial<CodeModeOptions> = {}) {
+      const w = world();
+      const cm = codeMode({ tools: w.tools, environment, ...options });
+      modes.push(cm);
+      return { cm, ...w };
+    }
+
+    it("returns the last expression, or a top-level return, as the result", async () => {
+      const { cm } = make();
+      expect((await cm.run("const x: number = 20;\nx + 22")).value).toBe(42);
+      expect((await cm.run("return { ok: true };")).value).toEqual({ ok: true });
+    });
+
+    it("reports a thrown error with its line in the model's TypeScript", async () => {
+      const { cm } = make();
+      const result = await cm.run(
+        "type T = { a: number };\nconst t: T = { a: 1 };\nthrow new Error('bad ' + t.a);",
+      );
+      expect(result.status).toBe("error");
+      expect(result.error).toMatchObject({ name: "Error", message: "bad 1", line: 3 });
+    });
+
+    it("captures console output with its levels", async () => {
+      const { cm } = make();
+      const result = await cm.run("console.log('a', 1); console.warn('b'); console.error({ c: 2 });");
+      expect(result.logs).toEqual([
+        { level: "log", text: "a 1" },
+        { level: "warn", text: "b" },
+        { level: "error", text: "{ c: 2 }" },
+      ]);
+    });
+
+    it("calls tools through the host, and a failed call rejects with a catchable error", async () => {
+      const { cm } = make();
+      const result = await cm.run(
+        "const s = await tools.add({ a: 1, b: 2 }); try { await tools.fail({}); } catch (e) { return [s, e.name, e.tool, e.kind]; }",
+      );
+      expect(result.value).toEqual([3, "ToolCallError", "fail", "error"]);
+      expect(result.calls.map((call) => [call.tool, call.status])).toEqual([
+        ["add", "ok"],
+        ["fail", "error"],
+      ]);
+    });
+
+    it("runs a Promise.all fan-out concurrently", async () => {
+      const { cm, peak } = make();
+      const result = await cm.run(
+        "(await Promise.all([1, 2, 3, 4, 5, 6].map(() => tools.wait({ ms: 100 })))).length",
+      );
+      expect(result.value).toBe(6);
+      expect(peak()).toBeGreaterThan(1);
+    });
+
+    it("ends a CPU loop at the CPU limit", async () => {
+      const { cm } = make({ limits: { cpuTimeMs: 300 } });
+      const result = await cm.run("for (;;) {}");
+      expect(result.status).toBe("limit");
+      expect(result.error?.name).toBe("CpuTimeLimit");
+    });
+
+    it("ends runaway memory at the memory limit", async () => {
+      const { cm } = make({ limits: { memoryMb: 32 } });
+      const result = await cm.run("const k = []; for (;;) k.push('x'.repeat(1000) + k.length);");
+      expect(result.status).toBe("limit");
+    });
+
+    it("refuses a result over maxResultChars and caps console output at maxLogChars", async () => {
+      const { cm } = make({ limits: { maxResultChars: 100, maxLogChars: 50 } });
+      expect((await cm.run("'x'.repeat(1000)")).error?.name).toBe("ResultTooLarge");
+      const logged = await cm.run("for (let i = 0; i < 100; i++) console.log('line ' + i); 1");
+      expect(
+        logged.logs.filter((entry) => entry.level === "log").reduce((n, e) => n + e.text.length + 1, 0),
+      ).toBeLessThanOrEqual(50);
+    });
+
+    it("ends a run that never finishes at its timeout", async () => {
+      const { cm } = make({ limits: { timeoutMs: 300 } });
+      const result = await cm.run("await new Promise(() => {});");
+      expect(result.status).toBe("timeout");
+    });
+
+    it("ends a cancelled run as cancelled", async () => {
+      const { cm } = make();
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const result = await cm.run("await tools.wait({ ms: 20000 });", { signal: controller.signal });
+      expect(result.status).toBe("cancelled");
+    });
+
+    it("returns only once a tool it started has finished, even one that ignores its signal", async () => {
+      const { cm, writes } = make({ limits: { timeoutMs: 150 } });
+      const result = await cm.run("await tools.late_write({ ms: 400 });");
+      expect(result.status).toBe("timeout");
+      expect(writes).toEqual(["written"]);
+    });
+
+    it("keeps variables within a session, and restart starts it over", async () => {
+      const { cm } = make({ state: "session" });
+      await cm.run("var count = 41;", { session: "s" });
+      expect((await cm.run("count + 1", { session: "s" })).value).toBe(42);
+      expect((await cm.run("typeof count", { session: "s", restart: true })).value).toBe("undefined");
+    });
+
+    it("refuses resizable buffers and caps tool arguments inside the sandbox", async () => {
+      const { cm } = make();
+      const resizable = await cm.run("new ArrayBuffer(0, { maxByteLength: 2**30 })");
+      expect(resizable.error?.message).toMatch(/Resizable ArrayBuffers/);
+      const big = await cm.run(
+        'try { await tools.add({ a: 1, b: 2, pad: "x".repeat(2_000_000) }); } catch (e) { return e.kind; }',
+      );
+      expect(big.value).toBe("invalid_arguments");
+    });
+
+    it("restarts a session whose earlier run changed what the plumbing relies on", async () => {
+      const { cm } = make({ state: "session" });
+      await cm.run(
+        "Object.defineProperty(Object.prototype, 'then', { get() { return undefined; }, configurable: true }); 1",
+        { session: "t" },
+      );
+      const next = await cm.run("await tools.add({ a: 2, b: 2 })", { session: "t" });
+      expect(next.value).toBe(4);
+      expect(next.logs[0]?.text).toMatch(/started afresh/);
+    });
+
+    it.runIf(subject.containsCrashes)(
+      "contains a V8 fatal error: the run ends as out of memory, the next works",
+      async () => {
+        const { cm } = make();
+        const result = await cm.run('"x".repeat(2**27).split("").length');
+        expect(result.status).toBe("limit");
+        expect(result.error?.message).toMatch(/agent's process is fine/);
+        expect((await cm.run("1 + 1")).value).toBe(2);
+      },
+    );
+  });
+}
+
+describe("conformance: nothing is left behind", () => {
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  it("no sandbox process of this process and no sandbox container outlive the suites", async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await expect.poll(() => sandboxChildren().length, { timeout: 10_000 }).toBe(0);
+    if (DOCKER_SUITES) {
+      const labelled = await engine().listContainers({
+        all: true,
+        filters: { label: [`cordon.owner.pid=${process.pid}`] },
+      });
+      expect(labelled).toEqual([]);
+    }
+  });
+});
+
+/** This process's sandbox-host children (Linux: read from /proc). */
+function sandboxChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("host-main"))
+        pids.push(Number(entry));
+    } catch {
+      // Gone while read.
+    }
+  }
+  return pids;
+}
