@@ -222,16 +222,15 @@ for (const subject of subjects) {
       expect(next.logs[0]?.text).toMatch(/started afresh/);
     });
 
-    it.runIf(subject.containsCrashes)(
-      "contains a V8 fatal error: the run ends as out of memory, the next works",
-      async () => {
+    // Not asked of the in-process isolate: there the agent's process would die with it (as documented).
+    if (subject.containsCrashes)
+      it("contains a V8 fatal error: the run ends as out of memory, the next works", async () => {
         const { cm } = make();
         const result = await cm.run('"x".repeat(2**27).split("").length');
         expect(result.status).toBe("limit");
         expect(result.error?.message).toMatch(/agent's process is fine/);
         expect((await cm.run("1 + 1")).value).toBe(2);
-      },
-    );
+      });
   });
 }
 
