@@ -57,10 +57,11 @@ unit: setup
 	CORDON_REQUIRE_DOCKER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
-bench: build
+bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/environments.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts

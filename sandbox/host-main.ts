@@ -1,5 +1,7 @@
 /**
- * The sandbox-host program: `node --no-node-snapshot host-main.js [--rss-limit-mb=N]`. It reads
+ * The sandbox-host program: `node --no-node-snapshot host-main.js [--rss-limit-mb=N] [--warm-limits=JSON]`.
+ * With `--warm-limits`, it opens and closes one sandbox with those limits before it says hello, so that
+ * the prelude's code cache and a spare isolate for them are ready for the first run. It reads
  * commands from stdin and writes reports to stdout, one JSON line each (`protocol.ts`), and hosts the
  * isolates that run the model's code. cordon starts it as a supervised child process; a Docker image
  * runs the same program.
@@ -13,20 +15,28 @@
 import { isolateEnvironment } from "../environments/isolate/index.js";
 import { loadIsolatedVm } from "../environments/isolate/load.js";
 import { processHealth } from "./health.js";
-import { type Command, encodeMessage, LineSplitter, parseCommand, type Report } from "./protocol.js";
+import {
+  type Command,
+  encodeMessage,
+  LineSplitter,
+  parseCommand,
+  type Report,
+  type SandboxLimits,
+} from "./protocol.js";
 import { SandboxHost } from "./sandbox-host.js";
 
 /** How often the process checks its own memory, in ms. */
 const MEMORY_CHECK_MS = 100;
 
-main();
+void main();
 
-function main(): void {
+async function main(): Promise<void> {
   // stdout carries the protocol and nothing else: anything printed goes to stderr.
   console.log = console.error;
   console.info = console.error;
   console.debug = console.error;
-  const rssLimitMb = readRssLimit(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const rssLimitMb = readRssLimit(args);
 
   let ivm: ReturnType<typeof loadIsolatedVm>;
   try {
@@ -34,7 +44,16 @@ function main(): void {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error));
   }
-  const host = new SandboxHost(isolateEnvironment({ ivm, warm: 1 }), send, processHealth);
+  const environment = isolateEnvironment({ ivm, warm: 1 });
+  const warmLimits = readWarmLimits(args);
+  if (warmLimits) {
+    try {
+      await (await environment.open(warmLimits)).dispose();
+    } catch (error) {
+      die(`this sandbox host could not open a sandbox: ${(error as Error).message}`);
+    }
+  }
+  const host = new SandboxHost(environment, send, processHealth);
   send(SandboxHost.hello());
 
   const splitter = new LineSplitter();
@@ -96,6 +115,20 @@ function killSelf(): never {
   // Still here: this process is a PID namespace's init (a container without an init process), which
   // ignores signals it sends itself. Exiting is the next best thing.
   process.exit(137);
+}
+
+/** The limits of `--warm-limits=JSON`, checked as an `open` command would be; undefined without it. */
+function readWarmLimits(args: string[]): SandboxLimits | undefined {
+  const arg = args.find((item) => item.startsWith("--warm-limits="));
+  if (arg === undefined) return undefined;
+  try {
+    const command = parseCommand(
+      JSON.stringify({ type: "open", sandbox: 0, limits: JSON.parse(arg.slice(14)) }),
+    );
+    return command.type === "open" ? command.limits : undefined;
+  } catch (error) {
+    return die(`--warm-limits is not a valid set of limits: ${(error as Error).message}`);
+  }
 }
 
 function readRssLimit(args: string[]): number | undefined {

@@ -35,6 +35,8 @@ export interface ContainerSettings {
   heartbeatMs: number;
   hangTimeoutMs: number;
   startTimeoutMs: number;
+  /** The limits runs were last opened with: a new container prepares a spare isolate for them. */
+  warmLimits?: SandboxLimits;
 }
 
 /** Where a container is in its life. */
@@ -155,7 +157,10 @@ export class SandboxContainer {
     this.#container = await this.#docker.createContainer({
       Image: s.image,
       // The program stops itself a little below the container's limit, so it can say why.
-      Cmd: [`--rss-limit-mb=${Math.floor(s.memoryMb * 0.9)}`],
+      Cmd: [
+        `--rss-limit-mb=${Math.floor(s.memoryMb * 0.9)}`,
+        ...(s.warmLimits ? [`--warm-limits=${JSON.stringify(s.warmLimits)}`] : []),
+      ],
       User: s.user,
       Env: [],
       Labels: s.labels,

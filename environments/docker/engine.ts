@@ -63,6 +63,16 @@ export class DockerEngine {
     return this.#settings.maxContainers - this.#inUse.size;
   }
 
+  /** Started containers waiting for a run. */
+  get ready(): number {
+    return this.#ready.length;
+  }
+
+  /** Containers being started. */
+  get starting(): number {
+    return this.#starting.size;
+  }
+
   /** Containers alive now (ready, starting, in use). */
   get containers(): number {
     return this.#ready.length + this.#starting.size + this.#inUse.size;

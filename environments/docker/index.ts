@@ -99,6 +99,10 @@ export interface DockerEngineStatus {
   healthy: boolean;
   /** Containers alive (ready, starting, in use). */
   containers: number;
+  /** Started containers waiting for a run (the warm pool). */
+  ready: number;
+  /** Containers being started. */
+  starting: number;
   /** Containers that could still be handed out. */
   free: number;
 }
@@ -196,10 +200,14 @@ export function dockerEnvironment(options: DockerEnvironmentOptions = {}): Docke
         engine: engine.name,
         healthy: engine.healthy,
         containers: engine.containers,
+        ready: engine.ready,
+        starting: engine.starting,
         free: engine.free,
       })),
     async open(limits: SandboxLimits): Promise<Sandbox> {
       if (closed) throw new Error("This Docker environment was closed; create a new one.");
+      // Containers started from now on prepare an isolate for these limits before they are ready.
+      container.warmLimits = { ...limits };
       const engine = await place();
       const box = await engine.take();
       const sandbox = box.open(limits);

@@ -32,6 +32,8 @@ export interface HostProcessSettings {
   hangTimeoutMs: number;
   /** How long it may take to start and say hello, in ms. */
   startTimeoutMs: number;
+  /** The limits runs were last opened with: a new process prepares a spare isolate for them. */
+  warmLimits?: SandboxLimits;
 }
 
 /** The characters of the process's stderr kept to explain a crash. */
@@ -59,6 +61,7 @@ export class SandboxHostProcess {
   constructor(settings: HostProcessSettings, onChange: (process: SandboxHostProcess) => void) {
     this.#onChange = onChange;
     const args = [...settings.program.args, `--rss-limit-mb=${settings.maxRssMb}`];
+    if (settings.warmLimits) args.push(`--warm-limits=${JSON.stringify(settings.warmLimits)}`);
     // No inherited environment: the sandbox host needs none, and the agent's secrets stay out of it.
     this.#child = spawn(settings.program.command, args, { stdio: ["pipe", "pipe", "pipe"], env: {} });
     const child = this.#child;

@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import type { SandboxLimits } from "../../sandbox/protocol.js";
 import type { Environment, Sandbox } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
+import type { HostProcessSettings } from "./host-process.js";
 import { ProcessPool } from "./pool.js";
 import { sandboxHostCommand } from "./program.js";
 
@@ -69,21 +70,21 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     (settings as Record<string, number>)[key] = value;
   }
   checkIsolatedVmInstalled();
-  const pool = new ProcessPool(
-    {
-      program: sandboxHostCommand(),
-      maxRssMb: settings.maxRssMb,
-      maxThreads: settings.maxThreads,
-      heartbeatMs: settings.heartbeatMs,
-      hangTimeoutMs: settings.hangTimeoutMs,
-      startTimeoutMs: settings.startTimeoutMs,
-    },
-    settings.processes,
-  );
+  const settingsOfProcesses: HostProcessSettings = {
+    program: sandboxHostCommand(),
+    maxRssMb: settings.maxRssMb,
+    maxThreads: settings.maxThreads,
+    heartbeatMs: settings.heartbeatMs,
+    hangTimeoutMs: settings.hangTimeoutMs,
+    startTimeoutMs: settings.startTimeoutMs,
+  };
+  const pool = new ProcessPool(settingsOfProcesses, settings.processes);
   return {
     name: "sandbox-host",
     isolation: SANDBOX_HOST_ISOLATION,
     async open(limits: SandboxLimits): Promise<Sandbox> {
+      // Processes started from now on prepare an isolate for these limits before they are ready.
+      settingsOfProcesses.warmLimits = { ...limits };
       const process = await pool.acquire();
       return process.open(limits);
     },
