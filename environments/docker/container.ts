@@ -61,6 +61,8 @@ export class SandboxContainer {
   #stderr = "";
   #ending: Ending | undefined;
   #markGone: () => void = () => {};
+  /** Creating, attaching and starting the container; removal waits for it, so no container escapes. */
+  readonly #booting: Promise<void>;
 
   constructor(
     docker: Dockerode,
@@ -84,8 +86,9 @@ export class SandboxContainer {
       },
     );
     let timer: NodeJS.Timeout | undefined;
+    this.#booting = this.#boot();
     this.started = Promise.race([
-      this.#boot().then(() => this.connection.ready),
+      this.#booting.then(() => this.connection.ready),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const ending = unresponsiveEnding(
@@ -185,10 +188,7 @@ export class SandboxContainer {
         Init: true,
       },
     });
-    if (this.#state === "dead") {
-      void this.#remove();
-      return;
-    }
+    if (this.#state === "dead") return;
     const stream = (await this.#container.attach({
       stream: true,
       stdin: true,
@@ -229,6 +229,7 @@ export class SandboxContainer {
   }
 
   async #remove(): Promise<void> {
+    await this.#booting.catch(() => {});
     try {
       await this.#container?.remove({ force: true });
     } catch {

@@ -14,11 +14,14 @@ import { containersOf, DOCKER_SUITES, engine, until } from "./helpers.js";
 const docker = engine();
 const opened: { cm: CodeMode; env: DockerEnvironment }[] = [];
 
+/** Resolves each time the slow tool starts: the run is then executing in its container. */
+let slowStarted: () => void = () => {};
 const slow = tool({
   name: "slow",
   description: "Waits a while.",
   input: z.object({ ms: z.number() }),
   run: async ({ ms }, ctx) => {
+    slowStarted();
     await new Promise((resolve, reject) => {
       const timer = setTimeout(resolve, ms);
       ctx.signal.addEventListener("abort", () => {
@@ -114,11 +117,12 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
 
   it("a container killed from outside mid-run ends the run with a clear error and leaves nothing", async () => {
     const { cm, env } = make({ warm: 0 });
+    const executing = new Promise<void>((resolve) => {
+      slowStarted = resolve;
+    });
     const running = cm.run("await tools.slow({ ms: 60000 })");
-    await until(async () => (await containersOf(docker, env.id)).length === 1, 20_000, "the run's container");
+    await executing;
     const [id] = await containersOf(docker, env.id);
-    await until(async () => (await docker.getContainer(id!).inspect()).State.Running, 20_000, "it to run");
-    await new Promise((resolve) => setTimeout(resolve, 300));
     await docker.getContainer(id!).kill();
     const result = await running;
     expect(result.status).toBe("error");
