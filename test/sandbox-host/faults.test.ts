@@ -78,7 +78,7 @@ describe("sandbox host faults: a misbehaving sandbox process ends its runs with 
   });
 
   it("a flood of console lines beyond what the run's limits allow ends the sandbox process", async () => {
-    const outcome = await runIn(fakeHost("flood"));
+    const outcome = await runIn(fakeHost("flood", { hangTimeoutMs: 60_000 }));
     expect(outcome.status).toBe("error");
     expect(outcome.error?.message).toMatch(/sent more than \d+ messages/);
   });
