@@ -113,6 +113,7 @@ export function tool<const Input extends SchemaInput, Result>(
     name,
     description: config.description,
     parameters: compiled.parameters,
+    ...(compiled.looseParameters ? { looseParameters: compiled.looseParameters } : {}),
     outputSchema,
     validate: compiled.validate,
     // `run` returns Result, which is Awaited<Result> or a promise of it.
@@ -201,6 +202,9 @@ function toolProblems(value: unknown): string[] {
   }
   if (!isObject(value.parameters) || value.parameters.type !== "object") {
     problems.push('parameters must be a JSON Schema object with type "object"');
+  }
+  if (value.looseParameters !== undefined && !isObject(value.looseParameters)) {
+    problems.push("looseParameters must be a JSON Schema object or undefined");
   }
   if (value.outputSchema !== undefined && !isObject(value.outputSchema)) {
     problems.push("outputSchema must be a JSON Schema object or undefined");

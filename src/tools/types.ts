@@ -102,6 +102,12 @@ export interface Tool<Args = unknown, Result = unknown> {
   readonly description: string;
   /** JSON Schema of the arguments as the model should send them (an object schema). */
   readonly parameters: JsonSchema;
+  /**
+   * For a strict tool: the JSON Schema of the arguments before strict mode rewrote it (optional fields
+   * stay optional instead of required and nullable). Code mode declares `tools.<name>(args)` from it,
+   * since code may leave optional fields out. Unset when it would equal `parameters`.
+   */
+  readonly looseParameters?: JsonSchema;
   /** JSON Schema of the value `run` returns, when known. */
   readonly outputSchema: JsonSchema | undefined;
   /**
