@@ -13,6 +13,8 @@ export interface InstructionFacts {
   /** The environment's own sentence about what it isolates. */
   isolation: string;
   environmentName: string;
+  /** Where the declarations of `tools` go: the tool's description or the instructions (never both). */
+  declarationsIn: "tool" | "instructions";
 }
 
 /** The short description of the run_code tool: what it is for, and the `tools` it can call. */
@@ -25,8 +27,9 @@ export function toolDescription(facts: InstructionFacts): string {
       ? "Variables persist between runs of the same session; pass restart: true to start over."
       : "Each run starts fresh: nothing persists between runs.",
     `Limits per run: ${formatDuration(facts.limits.timeoutMs)}, ${facts.limits.memoryMb} MB, ${facts.limits.maxToolCalls} tool calls.`,
-    "The tools object:",
-    facts.declarations,
+    ...(facts.declarationsIn === "tool"
+      ? ["The tools object:", facts.declarations]
+      : ["The tools object is declared in the instructions about this tool."]),
   ].join("\n");
 }
 
@@ -57,10 +60,16 @@ How the code runs:
 Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time, ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
 
 Isolation (${facts.environmentName}): ${facts.isolation}
-
+${
+  facts.declarationsIn === "instructions"
+    ? `
 The tools you can call:
 ${fence}ts
 ${facts.declarations}
 ${fence}
-`;
+`
+    : `
+The tools you can call are declared in the description of the ${facts.toolName} tool.
+`
+}`;
 }
