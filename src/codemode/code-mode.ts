@@ -21,7 +21,7 @@ import { type PreparedCode, prepareCode } from "./transpile.js";
 
 /** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
 export const SESSION_REPLACED =
-  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or its sandbox process was replaced): variables from earlier runs are gone.";
+  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or failed): variables from earlier runs are gone.";
 
 /**
  * The note a run gets when an earlier run of its session changed a built-in that run_code relies on

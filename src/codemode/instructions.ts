@@ -50,7 +50,7 @@ How the code runs:
 - \`tools.<name>(args)\` returns a Promise of the tool's own value (structured data such as an object or array, not the text a direct call would show). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit"; "cancelled" or "refused" once the run is ending) and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
 - \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
-- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object below, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
+- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
       ? `Top-level variables, functions and classes you declare persist between runs in the same session; call with \`restart: true\` to start from a clean sandbox. A session unused for ${formatDuration(facts.sessionIdleMs)}, evicted to make room for others, or whose run was stopped (by a limit or a cancellation) starts over, and its next result says so.`
