@@ -33,6 +33,13 @@ export interface RunBridgeInit {
   callIdPrefix: string;
 }
 
+/** A call's id, the tool it goes to, and the name the code used when that was another one. */
+interface CallName {
+  callId: string;
+  name: string;
+  requested: string | undefined;
+}
+
 /**
  * The host side of one run: every `tools.*` call becomes a full dispatcher call (validation, approval,
  * policies, retries, timeouts, events), bounded in number and concurrency, and refused once the run
@@ -65,6 +72,7 @@ export class RunBridge implements SandboxBridge {
     name: string,
     argsJson: string,
     waiting?: (waiting: boolean) => void,
+    requested?: string,
   ): Promise<BridgeCallOutcome> {
     const { limits, signal } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
@@ -84,7 +92,7 @@ export class RunBridge implements SandboxBridge {
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
     this.#pendingArgsChars += argsJson.length;
     try {
-      return await this.#call(callId, name, argsJson, waiting);
+      return await this.#call({ callId, name, requested }, argsJson, waiting);
     } finally {
       this.#pendingArgsChars -= argsJson.length;
     }
@@ -112,29 +120,28 @@ export class RunBridge implements SandboxBridge {
   }
 
   async #call(
-    callId: string,
-    name: string,
+    call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
   ): Promise<BridgeCallOutcome> {
     const release = await this.#slots.acquire();
     try {
       if (this.#init.signal.aborted) {
-        this.#record(callId, name, "cancelled", performance.now());
-        return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
+        this.#record(call, call.name, "cancelled", performance.now());
+        return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
       }
-      return await this.#dispatch(callId, name, argsJson, waiting);
+      return await this.#dispatch(call, argsJson, waiting);
     } finally {
       release();
     }
   }
 
   async #dispatch(
-    callId: string,
-    name: string,
+    call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
   ): Promise<BridgeCallOutcome> {
+    const { callId, name } = call;
     const { dispatcher, parent, session, signal } = this.#init;
     const started = performance.now();
     // The raw value comes from the completed event: the result drops it when the rendered output was
@@ -160,15 +167,15 @@ export class RunBridge implements SandboxBridge {
       this.#unsettled.set(callId, settled);
       [result] = (await handle.results()) as [ToolResult];
     } catch (error) {
-      this.#record(callId, name, "cancelled", started);
+      this.#record(call, name, "cancelled", started);
       return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
     }
     if (result.ok) {
-      this.#record(callId, result.name, "ok", started);
+      this.#record(call, result.name, "ok", started);
       return { ok: true, valueJson: renderJson(value) };
     }
     const kind = sandboxKind(result.error?.kind ?? "error");
-    this.#record(callId, result.name, kind, started);
+    this.#record(call, result.name, kind, started);
     const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
     return {
       ok: false,
@@ -176,8 +183,15 @@ export class RunBridge implements SandboxBridge {
     };
   }
 
-  #record(callId: string, tool: string, status: CallRecord["status"], started: number): void {
-    this.calls.push({ callId, tool, status, durationMs: Math.round(performance.now() - started) });
+  #record(call: CallName, tool: string, status: CallRecord["status"], started: number): void {
+    const record: CallRecord = {
+      callId: call.callId,
+      tool,
+      status,
+      durationMs: Math.round(performance.now() - started),
+    };
+    if (call.requested !== undefined && call.requested !== tool) record.requested = call.requested;
+    this.calls.push(record);
   }
 }
 
