@@ -61,8 +61,11 @@ export interface ToolOptions<Args = unknown> {
   /** Attempts after the first one when a call fails (not for invalid arguments, cancellation, budget). */
   retries?: number;
   /**
-   * Milliseconds one attempt may take; on expiry the attempt's signal aborts. `Infinity`: no timeout, even
-   * when the dispatcher has a default (for a tool that keeps its own deadline, like run_code).
+   * Milliseconds one attempt may take, counted from before `run` is called; on expiry the attempt's
+   * signal aborts. Synchronous work cannot be interrupted: a `run` that blocks the event loop past the
+   * deadline fails as a timeout once it returns (its message says so), and meanwhile no other call runs,
+   * so keep `run` async and move heavy work off the main thread. `Infinity`: no timeout, even when the
+   * dispatcher has a default (for a tool that keeps its own deadline, like run_code).
    */
   timeout?: number;
   /** Cap on the rendered output, in characters. */
