@@ -1,7 +1,7 @@
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { FailureKind, ToolResult } from "../dispatch/types.js";
+import type { DispatchEvent, FailureKind, ToolResult } from "../dispatch/types.js";
 import type { RunContext, Session } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -144,6 +144,8 @@ export class RunBridge implements SandboxBridge {
     const { callId, name } = call;
     const { dispatcher, parent, session, signal } = this.#init;
     const started = performance.now();
+    // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's clock.
+    const human = waiting ? new HumanWait(dispatcher, waiting) : undefined;
     // The raw value comes from the completed event: the result drops it when the rendered output was
     // truncated, but the code needs the data, not the model's text.
     let value: unknown;
@@ -156,9 +158,7 @@ export class RunBridge implements SandboxBridge {
         onEvent: (event) => {
           if (event.callId !== callId) return;
           if (event.type === "completed") value = event.value;
-          // Time waiting for a human's decision does not count against the run's clock.
-          else if (event.type === "approval_required") waiting?.(true);
-          else if (event.type === "approval_decided") waiting?.(false);
+          human?.observe(event);
         },
       });
       const settled = handle.settled().then(() => {
@@ -167,9 +167,11 @@ export class RunBridge implements SandboxBridge {
       this.#unsettled.set(callId, settled);
       [result] = (await handle.results()) as [ToolResult];
     } catch (error) {
+      human?.end();
       this.#record(call, name, "cancelled", started);
       return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
     }
+    human?.end();
     if (result.ok) {
       this.#record(call, result.name, "ok", started);
       return { ok: true, valueJson: renderJson(value) };
@@ -192,6 +194,71 @@ export class RunBridge implements SandboxBridge {
     };
     if (call.requested !== undefined && call.requested !== tool) record.requested = call.requested;
     this.calls.push(record);
+  }
+}
+
+/**
+ * Whether one call from code is waiting for a person, told to the sandbox through `waiting`: while its
+ * approval is asked, and while an attempt of a `waitsForHuman` tool runs (for at most the tool's
+ * timeout, or the dispatcher's approvalTimeoutMs when the tool has none; after that the clock runs).
+ */
+class HumanWait {
+  readonly #dispatcher: Dispatcher;
+  readonly #waiting: (waiting: boolean) => void;
+  #approval = false;
+  #asking = false;
+  #bound: NodeJS.Timeout | undefined;
+
+  constructor(dispatcher: Dispatcher, waiting: (waiting: boolean) => void) {
+    this.#dispatcher = dispatcher;
+    this.#waiting = waiting;
+  }
+
+  observe(event: DispatchEvent): void {
+    switch (event.type) {
+      case "approval_required":
+        this.#approval = true;
+        break;
+      case "approval_decided":
+        this.#approval = false;
+        break;
+      case "started": {
+        const options = this.#dispatcher.toolset.get(event.name)?.options;
+        if (options?.waitsForHuman !== true) return;
+        this.#asking = true;
+        const timeout = options.timeout;
+        // A finite timeout ends the attempt, and with it the pause; without one the pause is bounded here.
+        if (timeout === undefined || !Number.isFinite(timeout)) {
+          clearTimeout(this.#bound);
+          this.#bound = setTimeout(() => {
+            this.#asking = false;
+            this.#tell();
+          }, this.#dispatcher.approvalTimeoutMs);
+        }
+        break;
+      }
+      case "retrying":
+      case "completed":
+      case "failed":
+        clearTimeout(this.#bound);
+        this.#asking = false;
+        break;
+      default:
+        return;
+    }
+    this.#tell();
+  }
+
+  /** The call is over: the clock runs again. */
+  end(): void {
+    clearTimeout(this.#bound);
+    this.#approval = false;
+    this.#asking = false;
+    this.#tell();
+  }
+
+  #tell(): void {
+    this.#waiting(this.#approval || this.#asking);
   }
 }
 

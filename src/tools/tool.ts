@@ -40,6 +40,7 @@ const OPTION_KEYS = [
   "timeout",
   "maxOutputChars",
   "needsApproval",
+  "waitsForHuman",
   "policies",
   "render",
   "readOnly",
@@ -159,7 +160,7 @@ export function checkOptions(name: string, options: unknown): void {
   if (!isObject(options)) throw new UserError(`Tool "${name}": options must be an object.`);
   const bad = (option: string, expected: string) =>
     new UserError(`Tool "${name}": ${option} must be ${expected}, got ${String(options[option])}.`);
-  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents"]) {
+  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents", "waitsForHuman"]) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw bad(key, "true or false");
   }
   if (options.retries !== undefined && !isNonNegativeInteger(options.retries)) {

@@ -72,6 +72,13 @@ export interface ToolOptions<Args = unknown> {
   maxOutputChars?: number;
   /** A human must allow the call first. */
   needsApproval?: NeedsApproval<Args>;
+  /**
+   * The tool waits for a person while it runs (as `ask_human` does). Called from run_code, that time
+   * does not count against the run's wall clock, like time waiting for an approval: the clock stops from
+   * the start of each attempt to its end, for at most the tool's `timeout`, or the dispatcher's
+   * `approvalTimeoutMs` when the tool has none.
+   */
+  waitsForHuman?: boolean;
   /** Behaviour wrapped around each attempt; the first is the outermost. */
   policies?: readonly ToolPolicy[];
   /** Turns a successful value into the model's string. */
