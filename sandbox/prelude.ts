@@ -138,8 +138,15 @@ export function installPrelude(send: GuestSend): GuestEntry {
   // ---- Built-ins captured now, so later changes by the model's code cannot affect the prelude. ----
   const global = globalThis as unknown as Record<string, unknown>;
   const ObjectCtor = Object;
-  const { defineProperty, freeze, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys } =
-    ObjectCtor;
+  const {
+    create,
+    defineProperty,
+    freeze,
+    getOwnPropertyNames,
+    getOwnPropertyDescriptor,
+    getPrototypeOf,
+    keys,
+  } = ObjectCtor;
   const setPrototypeOf = ObjectCtor.setPrototypeOf;
   const { stringify, parse } = JSON;
   const { apply, construct, ownKeys } = Reflect;
@@ -536,7 +543,8 @@ export function installPrelude(send: GuestSend): GuestEntry {
     const tool = current === undefined ? undefined : resolveName(current, name);
     if (tool !== undefined) {
       let codeName = name;
-      for (let i = 0; i < codeNames.length; i++) if (toolNames[codeNames[i]] === tool) codeName = codeNames[i];
+      for (let i = 0; i < codeNames.length; i++)
+        if (toolNames[codeNames[i]] === tool) codeName = codeNames[i];
       return `${name} is not defined: it is a tool, and tools are called on the tools object: tools.${codeName}(args).`;
     }
     const declared = current === undefined ? undefined : getOwnPropertyDescriptor(current.config, "names");
@@ -835,28 +843,15 @@ export function installPrelude(send: GuestSend): GuestEntry {
   /**
    * A run's `tools`: one method per declared name, and any other name that the dispatcher's rule
    * resolves to exactly one tool (`tools.getOrder` for `get_order`), whose calls say which name the code
-   * used. Names the object already has through its prototype (`toString`...) stay what they are.
+   * used. Declared names are plain own properties (no trap on the hot path); a name the object lacks is
+   * looked up on its prototype, a proxy that repairs it, and names every object has (`toString`...) stay
+   * what they are.
    */
   const makeTools = (owner: Run, toolNames: Record<string, string>) => {
-    const tools: Record<string, (args?: unknown) => Promise<unknown>> = {};
-    const codeNames = keys(toolNames);
-    for (let i = 0; i < codeNames.length; i++) {
-      const codeName = codeNames[i];
-      const realName = toText(toolNames[codeName]);
-      // A method definition has the tool's own name and cannot be called with `new`.
-      const holder = {
-        [codeName](args?: unknown) {
-          return callTool(owner, codeName, realName, args, "");
-        },
-      };
-      defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));
-    }
-    freeze(tools);
     const repaired = new MapCtor<string, unknown>();
+    const base = freeze({});
     const handler = bare({
       get(target: object, key: string | symbol, receiver: unknown): unknown {
-        const own = getOwnPropertyDescriptor(target, key);
-        if (own !== undefined) return own.value;
         if (typeof key !== "string" || apply(setHas, ENGINE_KEYS, [key]) || reflectHas(target, key)) {
           return reflectGet(target, key, receiver);
         }
@@ -874,7 +869,20 @@ export function installPrelude(send: GuestSend): GuestEntry {
         return method;
       },
     });
-    return new ProxyCtor(tools, handler);
+    const tools: Record<string, (args?: unknown) => Promise<unknown>> = create(new ProxyCtor(base, handler));
+    const codeNames = keys(toolNames);
+    for (let i = 0; i < codeNames.length; i++) {
+      const codeName = codeNames[i];
+      const realName = toText(toolNames[codeName]);
+      // A method definition has the tool's own name and cannot be called with `new`.
+      const holder = {
+        [codeName](args?: unknown) {
+          return callTool(owner, codeName, realName, args, "");
+        },
+      };
+      defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));
+    }
+    return freeze(tools);
   };
   let currentTools: unknown = freeze({});
 
