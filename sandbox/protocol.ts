@@ -112,8 +112,8 @@ export interface ExecutionRequest {
 export interface SandboxBridge {
   /**
    * A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. The host calls
-   * `waiting(true)` when the call starts waiting for a human's approval and `waiting(false)` when it is
-   * decided: the sandbox's wall clock does not run in between. `requested` is the name the code used
+   * `waiting(true)` when the call starts waiting for a person (its approval, or a tool that asks one) and
+   * `waiting(false)` when that wait is over: the sandbox's wall clock does not run in between. `requested` is the name the code used
    * when it was not a declared one (`tools.getOrder` resolved to `get_order` by the dispatcher's rule).
    */
   callTool(
@@ -136,7 +136,7 @@ export type Command =
   | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
   /** The outcome of a tool call the sandbox host reported with `call`. */
   | { type: "result"; run: number; call: number; outcome: BridgeCallOutcome }
-  /** A tool call of a run started (`true`) or stopped waiting for a human's approval: pause its clock. */
+  /** A tool call of a run started (`true`) or stopped waiting for a person: pause its clock. */
   | { type: "waiting"; run: number; call: number; waiting: boolean }
   /** Stop a run (it ends as cancelled; its sandbox is killed). */
   | { type: "cancel"; run: number }

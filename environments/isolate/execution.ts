@@ -177,7 +177,7 @@ export class Execution {
         failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
       );
     } else {
-      // The wall clock stops while the call waits for a human's approval (each call pauses it once).
+      // The wall clock stops while the call waits for a person (each call pauses it once at a time).
       let paused = false;
       const waiting = (now: boolean) => {
         if (now === paused || this.#ended) return;

@@ -20,6 +20,9 @@ export const SETTLE_WAIT_MS = 1_000;
  */
 export const MAX_PENDING_ARGS_CHARS = 16_000_000;
 
+/** The longest name the code may have called a tool by that a call record keeps. */
+export const MAX_REQUESTED_NAME_CHARS = 256;
+
 /** What a run's bridge needs from the run. */
 export interface RunBridgeInit {
   dispatcher: Dispatcher;
@@ -90,6 +93,8 @@ export class RunBridge implements SandboxBridge {
       );
     }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
+    // The sandbox repairs only names this short; anything longer is not recorded as the name used.
+    if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
     this.#pendingArgsChars += argsJson.length;
     try {
       return await this.#call({ callId, name, requested }, argsJson, waiting);

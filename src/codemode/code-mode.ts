@@ -298,7 +298,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     maxOutputChars: limits.maxOutputChars + 1_000,
     // A run must not be repeated (its tool calls have effects), and its own limits are the ones the model
     // was told: neither the dispatcher's default retries nor its default timeout apply. The run keeps its
-    // own clock, which stops while a call waits for a human's approval (bounded by approvalTimeoutMs).
+    // own clock, which stops while a call waits for a person (an approval, or a waitsForHuman tool).
     retries: 0,
     timeout: Number.POSITIVE_INFINITY,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
