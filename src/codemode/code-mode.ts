@@ -176,6 +176,9 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     isolation: environment.isolation,
     environmentName: environment.name,
     declarationsIn,
+    humanTools: Object.entries(identifiers)
+      .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
+      .map(([identifier]) => identifier),
   };
   let closed = false;
 

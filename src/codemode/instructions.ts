@@ -15,6 +15,17 @@ export interface InstructionFacts {
   environmentName: string;
   /** Where the declarations of `tools` go: the tool's description or the instructions (never both). */
   declarationsIn: "tool" | "instructions";
+  /** The code names of the tools that wait for a person (`waitsForHuman`), such as `ask_human`. */
+  humanTools: readonly string[];
+}
+
+/** Which waits for a person the run's clock leaves out: approvals always, and the tools that ask. */
+function humanWaits(tools: readonly string[]): string {
+  const asked = tools.map((name) => `tools.${name}`);
+  const list = asked.length <= 1 ? asked.join("") : `${asked.slice(0, -1).join(", ")} or ${asked.at(-1)}`;
+  return asked.length === 0
+    ? "time a call waits for a person's approval"
+    : `time a call waits for a person's approval, or for a person's answer in ${list},`;
 }
 
 /** The short description of the run_code tool: what it is for, and the `tools` it can call. */
@@ -57,7 +68,7 @@ How the code runs:
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 
-Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time (time a call spends waiting for a person, an approval or an answer, does not count), ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
+Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time (${humanWaits(facts.humanTools)} does not count), ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
 
 Isolation (${facts.environmentName}): ${facts.isolation}
 ${

@@ -6,7 +6,15 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/isolate/index.js";
-import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool } from "../../src/index.js";
+import {
+  askHuman,
+  type CodeMode,
+  type CodeModeOptions,
+  codeMode,
+  HumanChannel,
+  Toolset,
+  tool,
+} from "../../src/index.js";
 import { checkUsage } from "./typescript-check.js";
 
 const open: CodeMode[] = [];
@@ -130,5 +138,18 @@ describe("restart", () => {
     const session = make({ tools: [search], state: "session" });
     expect(Object.keys(session.tool.parameters.properties as object)).toEqual(["code", "restart"]);
     expect(session.tool.description).toContain("restart: true");
+  });
+});
+
+describe("waits for a person", () => {
+  it("the instructions say which waits for a person the wall clock leaves out", () => {
+    const plain = make({ tools: [search] });
+    expect(plain.instructions).toContain(
+      "30 s wall-clock time (time a call waits for a person's approval does not count)",
+    );
+    const asking = make({ tools: [search, askHuman(new HumanChannel())] });
+    expect(asking.instructions).toContain(
+      "30 s wall-clock time (time a call waits for a person's approval, or for a person's answer in tools.ask_human, does not count)",
+    );
   });
 });
