@@ -1,6 +1,6 @@
 /**
  * A deadline that can be paused: time spent paused does not count. A run's wall clock stops while one of
- * its tool calls waits for a human's approval, so that a person taking a minute to decide does not run
+ * its tool calls waits for a person (an approval, a question), so that one taking a minute does not run
  * out the model's time.
  */
 export class PausableDeadline {

@@ -17,12 +17,20 @@
  */
 
 /** One message from the guest to the host. All arguments are strings or numbers. */
-export type GuestSend = (type: GuestMessageType, runId: number, id: number, a: string, b: string) => void;
+export type GuestSend = (
+  type: GuestMessageType,
+  runId: number,
+  id: number,
+  a: string,
+  b: string,
+  c?: string,
+) => void;
 
 /**
  * What the guest reports:
  * - `call`: `tools.<name>(args)` was called; `id` is the call id, `a` the real tool name, `b` the
- *   arguments as JSON text.
+ *   arguments as JSON text, `c` the name the code used when it differs from every name declared for the
+ *   tool (`tools.getOrder` for `get_order`, resolved by the dispatcher's rule), else `""`.
  * - `log`: a console line; `a` is the level, `b` the text.
  * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
  */
@@ -39,8 +47,14 @@ export type GuestEntry = (op: "start" | "settle", runId: number, a: unknown, b: 
 
 /** The per-run settings the host sends with `start`. */
 export interface GuestRunConfig {
-  /** Names usable in code (`tools.<name>`), mapped to the real tool names. */
+  /**
+   * Names usable in code (`tools.<name>`), mapped to the real tool names. Other names reach a tool when
+   * they resolve to exactly one real name under the dispatcher's rule (case, separators, camelCase and a
+   * trailing `Tool` folded).
+   */
   toolNames: Record<string, string>;
+  /** The names the model's code declares (variables, functions, classes, parameters), for suggestions. */
+  names?: string[];
   /** Characters of console output forwarded in this run. */
   maxLogChars: number;
   /** Characters of the JSON-encoded result. */
@@ -124,8 +138,15 @@ export function installPrelude(send: GuestSend): GuestEntry {
   // ---- Built-ins captured now, so later changes by the model's code cannot affect the prelude. ----
   const global = globalThis as unknown as Record<string, unknown>;
   const ObjectCtor = Object;
-  const { defineProperty, freeze, getOwnPropertyNames, getOwnPropertyDescriptor, getPrototypeOf, keys } =
-    ObjectCtor;
+  const {
+    create,
+    defineProperty,
+    freeze,
+    getOwnPropertyNames,
+    getOwnPropertyDescriptor,
+    getPrototypeOf,
+    keys,
+  } = ObjectCtor;
   const setPrototypeOf = ObjectCtor.setPrototypeOf;
   const { stringify, parse } = JSON;
   const { apply, construct, ownKeys } = Reflect;
@@ -151,15 +172,19 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const hasInstance = Function.prototype[Symbol.hasInstance];
   const StringCtor = String;
   const stringSlice = String.prototype.slice;
-  const stringSplit = String.prototype.split;
   const stringIndexOf = String.prototype.indexOf;
+  const stringCharCodeAt = String.prototype.charCodeAt;
+  const stringToLowerCase = String.prototype.toLowerCase;
+  const stringTrim = String.prototype.trim;
+  const Int32ArrayCtor = Int32Array;
+  const reflectHas = Reflect.has;
+  const reflectGet = Reflect.get;
   const symbolToString = Symbol.prototype.toString;
   const regExpExec = RegExp.prototype.exec;
   const regExpSource = getOwnPropertyDescriptor(RegExp.prototype, "source")!.get!;
   const regExpToString = RegExp.prototype.toString;
   const arrayJoin = Array.prototype.join;
   const arrayPush = Array.prototype.push;
-  const arraySort = Array.prototype.sort;
   const isArray = Array.isArray;
   const dateGetTime = Date.prototype.getTime;
   const dateToISOString = Date.prototype.toISOString;
@@ -322,27 +347,225 @@ export function installPrelude(send: GuestSend): GuestEntry {
   /** The frames of a stack that are in the model's code (at most MAX_FRAMES); the rest are dropped. */
   const userFrames = (stack: string): string[] => {
     const frames: string[] = [];
-    const lines = apply(stringSplit, cut(stack, MAX_MESSAGE), ["\n"]) as string[];
-    for (let i = 0; i < lines.length && frames.length < MAX_FRAMES; i++) {
-      const line = lines[i];
+    const text = cut(stack, MAX_MESSAGE);
+    // Split by hand: split() would look its separator's Symbol.split up on String.prototype.
+    for (let from = 0; from <= text.length && frames.length < MAX_FRAMES; ) {
+      let end = apply(stringIndexOf, text, ["\n", from]) as number;
+      if (end === -1) end = text.length;
+      const line = slice(text, from, end);
+      from = end + 1;
       if (apply(regExpExec, /^[ \t]+at /, [line]) === null) continue;
       if (apply(stringIndexOf, line, [`${USER_FILE}:`]) !== -1) push(frames, slice(line, 0, 500));
     }
     return frames;
   };
 
+  /** At most this many tools are listed in an error; the rest are counted. */
+  const MAX_LISTED_TOOLS = 20;
   const toolList = (): string => {
     const names = run === undefined ? [] : keys(run.config.toolNames);
     if (names.length === 0) return " No tools are available in this run.";
     const shown: string[] = [];
-    for (let i = 0; i < names.length; i++) push(shown, `tools.${names[i]}`);
-    return ` The tools are: ${join(shown, ", ")}.`;
+    for (let i = 0; i < names.length && i < MAX_LISTED_TOOLS; i++) push(shown, `tools.${names[i]}`);
+    const more = names.length > MAX_LISTED_TOOLS ? ` and ${names.length - MAX_LISTED_TOOLS} more` : "";
+    return ` The tools are: ${join(shown, ", ")}${more}.`;
   };
 
-  const globalNames = (): string => {
-    const names = getOwnPropertyNames(globalThis);
-    apply(arraySort, names, []);
-    return join(names, ", ");
+  // ---- Tool names: the dispatcher's repair rule, rebuilt from captured built-ins ----
+
+  const charAt = (text: string, i: number): number => apply(stringCharCodeAt, text, [i]) as number;
+  const isUpper = (c: number) => c >= 65 && c <= 90;
+  const isLower = (c: number) => c >= 97 && c <= 122;
+  const isDigit = (c: number) => c >= 48 && c <= 57;
+  /** JavaScript's `\s`: white space and line terminators. */
+  const isSpace = (c: number) =>
+    (c >= 9 && c <= 13) ||
+    c === 32 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff;
+  /** Names longer than this are never repaired (a repaired name crosses to the host). */
+  const MAX_REPAIRED_NAME = 256;
+
+  /**
+   * The dispatcher's `normalizeToolName` (src/dispatch/names.ts), which the prelude cannot import: trim,
+   * split camelCase (`getOrder`, `HTTPServer`), lower-case, fold `-`, `_`, `.` and white space into
+   * one `_`, and drop a trailing `tool` word. A test checks that both agree over a table of names.
+   */
+  const normalizeName = (name: string): string => {
+    const text = apply(stringTrim, name, []) as string;
+    let marked = "";
+    for (let i = 0; i < text.length; i++) {
+      const c = charAt(text, i);
+      if (i > 0 && isUpper(c)) {
+        const before = charAt(text, i - 1);
+        const after = i + 1 < text.length ? charAt(text, i + 1) : -1;
+        if (isLower(before) || isDigit(before) || (isUpper(before) && isLower(after))) marked += "_";
+      }
+      marked += slice(text, i, i + 1);
+    }
+    const lower = apply(stringToLowerCase, marked, []) as string;
+    const words: string[] = [];
+    let word = "";
+    for (let i = 0; i <= lower.length; i++) {
+      const c = i < lower.length ? charAt(lower, i) : -1;
+      if (c === -1 || c === 45 || c === 95 || c === 46 || isSpace(c)) {
+        if (word !== "") push(words, word);
+        word = "";
+      } else {
+        word += slice(lower, i, i + 1);
+      }
+    }
+    const kept = words.length > 1 && words[words.length - 1] === "tool" ? words.length - 1 : words.length;
+    let out = "";
+    for (let i = 0; i < kept; i++) out += i === 0 ? words[i] : `_${words[i]}`;
+    return out;
+  };
+
+  /** The one real tool name `requested` resolves to under the dispatcher's rule, if exactly one. */
+  const resolveName = (current: Run, requested: string): string | undefined => {
+    if (requested.length > MAX_REPAIRED_NAME) return undefined;
+    const wanted = normalizeName(requested);
+    if (wanted === "") return undefined;
+    const toolNames = current.config.toolNames;
+    const codeNames = keys(toolNames);
+    let found: string | undefined;
+    for (let i = 0; i < codeNames.length; i++) {
+      const real = toText(toolNames[codeNames[i]]);
+      if (real === requested) return real;
+      if (normalizeName(real) !== wanted) continue;
+      if (found !== undefined && found !== real) return undefined;
+      found = real;
+    }
+    return found;
+  };
+
+  // ---- "Did you mean ...?" ----
+
+  /** Candidates longer than this are not compared (the table below grows with the square). */
+  const MAX_SUGGESTED_NAME = 64;
+  /** At most this many names are suggested. */
+  const MAX_SUGGESTIONS = 3;
+
+  /**
+   * Edits between two names, case ignored, a swap of neighbours counting as one (`frist` is one edit
+   * from `first`); `limit + 1` as soon as it is clearly more than `limit`.
+   */
+  const editDistance = (a: string, b: string, limit: number): number => {
+    const n = a.length;
+    const m = b.length;
+    if (n - m > limit || m - n > limit) return limit + 1;
+    const x = apply(stringToLowerCase, a, []) as string;
+    const y = apply(stringToLowerCase, b, []) as string;
+    const width = m + 1;
+    const table = new Int32ArrayCtor((n + 1) * width);
+    for (let i = 0; i <= n; i++) table[i * width] = i;
+    for (let j = 0; j <= m; j++) table[j] = j;
+    for (let i = 1; i <= n; i++) {
+      for (let j = 1; j <= m; j++) {
+        const same = charAt(x, i - 1) === charAt(y, j - 1);
+        let best = mathMin(
+          table[(i - 1) * width + j]! + 1,
+          table[i * width + j - 1]! + 1,
+          table[(i - 1) * width + j - 1]! + (same ? 0 : 1),
+        );
+        if (
+          i > 1 &&
+          j > 1 &&
+          charAt(x, i - 1) === charAt(y, j - 2) &&
+          charAt(x, i - 2) === charAt(y, j - 1)
+        ) {
+          best = mathMin(best, table[(i - 2) * width + j - 2]! + 1);
+        }
+        table[i * width + j] = best;
+      }
+    }
+    return table[n * width + m]!;
+  };
+
+  /**
+   * The names closest to `wanted` among `groups` (earlier groups win ties), at most a third of its
+   * length in edits away, formatted with `prefix`: `\`first\``, or `\`first\` or \`fist\``.
+   */
+  const suggest = (wanted: string, groups: { names: string[]; prefix: string }[]): string => {
+    if (wanted.length > MAX_SUGGESTED_NAME) return "";
+    const limit = mathMin(3, wanted.length < 3 ? 1 : (wanted.length - (wanted.length % 3)) / 3);
+    const picked: string[] = [];
+    const scores: number[] = [];
+    const seen = new SetCtor<string>();
+    for (let g = 0; g < groups.length; g++) {
+      const { names, prefix } = groups[g];
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        if (typeof name !== "string" || name === wanted || name.length > MAX_SUGGESTED_NAME) continue;
+        const label = `${prefix}${name}`;
+        if (apply(setHas, seen, [label])) continue;
+        const score = editDistance(wanted, name, limit);
+        if (score > limit) continue;
+        apply(setAdd, seen, [label]);
+        // Insertion into the short sorted list: closer first, then the earlier group.
+        let at = picked.length;
+        while (at > 0 && scores[at - 1]! > score) at--;
+        if (at >= MAX_SUGGESTIONS) continue;
+        push(picked, "");
+        push(scores, 0);
+        for (let k = picked.length - 1; k > at; k--) {
+          picked[k] = picked[k - 1]!;
+          scores[k] = scores[k - 1]!;
+        }
+        picked[at] = label;
+        scores[at] = score;
+        if (picked.length > MAX_SUGGESTIONS) {
+          picked.length = MAX_SUGGESTIONS;
+          scores.length = MAX_SUGGESTIONS;
+        }
+      }
+    }
+    if (picked.length === 0) return "";
+    let text = `\`${picked[0]}\``;
+    for (let i = 1; i < picked.length; i++) {
+      text += `${i === picked.length - 1 ? " or " : ", "}\`${picked[i]}\``;
+    }
+    return text;
+  };
+
+  /** What to say about a name the code used that does not exist. */
+  const explainMissingName = (name: string): string => {
+    const current = run;
+    const toolNames = current === undefined ? {} : current.config.toolNames;
+    const codeNames = keys(toolNames);
+    const tool = current === undefined ? undefined : resolveName(current, name);
+    if (tool !== undefined) {
+      let codeName = name;
+      for (let i = 0; i < codeNames.length; i++)
+        if (toolNames[codeNames[i]] === tool) codeName = codeNames[i];
+      return `${name} is not defined: it is a tool, and tools are called on the tools object: tools.${codeName}(args).`;
+    }
+    const declared = current === undefined ? undefined : getOwnPropertyDescriptor(current.config, "names");
+    const own: string[] = isArray(declared?.value) ? (declared.value as string[]) : [];
+    const globals = getOwnPropertyNames(globalThis);
+    const close = suggest(name, [
+      { names: own, prefix: "" },
+      { names: codeNames, prefix: "tools." },
+      { names: globals, prefix: "" },
+    ]);
+    if (close !== "") return `${name} is not defined. Did you mean ${close}?`;
+    return `${name} is not defined: the code does not declare it, and no global or tool has that name. Declare it (const, let, function) before using it; tools are called as tools.<name>(args).`;
+  };
+
+  /** What to say about `tools.<name>` when no tool has that name. */
+  const explainMissingTool = (name: string): string => {
+    const codeNames = run === undefined ? [] : keys(run.config.toolNames);
+    const close = suggest(name, [{ names: codeNames, prefix: "tools." }]);
+    return close !== ""
+      ? `tools.${name} is not a function: there is no tool named ${name}. Did you mean ${close}?`
+      : `tools.${name} is not a function: there is no tool named ${name}.${toolList()}`;
   };
 
   /** Reads a property of something the code threw, without letting a throwing getter escape. */
@@ -371,11 +594,9 @@ export function installPrelude(send: GuestSend): GuestEntry {
       if (name === "ReferenceError" && missing !== null) {
         const known = apply(mapGet, unavailable, [missing[1]]) as string | undefined;
         message =
-          known !== undefined
-            ? `${missing[1]} ${known}${toolList()}`
-            : `${message}. The globals that exist here are: ${globalNames()}.`;
+          known !== undefined ? `${missing[1]} ${known}${toolList()}` : explainMissingName(missing[1]);
       } else if (name === "TypeError" && missingTool !== null) {
-        message = `${message}: there is no tool named ${missingTool[1]}.${toolList()}`;
+        message = explainMissingTool(missingTool[1]);
       }
       const header: string[] = [`${name}: ${message}`];
       for (let i = 0; i < frames.length; i++) push(header, frames[i]);
@@ -558,7 +779,13 @@ export function installPrelude(send: GuestSend): GuestEntry {
   };
   const sandboxConsole = makeConsole();
 
-  const callTool = (owner: Run, codeName: string, realName: string, args: unknown): Promise<unknown> => {
+  const callTool = (
+    owner: Run,
+    codeName: string,
+    realName: string,
+    args: unknown,
+    requested: string,
+  ): Promise<unknown> => {
     // Created now so that its stack points at the line of the call in the model's code.
     const error = new ToolCallError(realName, "", "");
     const fail = (kind: string, message: string) => {
@@ -606,12 +833,43 @@ export function installPrelude(send: GuestSend): GuestEntry {
     const json = argsJson;
     return new PromiseCtor((resolve, reject) => {
       apply(mapSet, current.pending, [callId, { resolve, reject, error }]);
-      send("call", current.id, callId, realName, json);
+      send("call", current.id, callId, realName, json, requested);
     });
   };
 
+  /** Keys the engine reads by itself (resolving a promise, JSON.stringify): never a repaired tool name. */
+  const ENGINE_KEYS = new SetCtor<string>(["then", "toJSON"]);
+
+  /**
+   * A run's `tools`: one method per declared name, and any other name that the dispatcher's rule
+   * resolves to exactly one tool (`tools.getOrder` for `get_order`), whose calls say which name the code
+   * used. Declared names are plain own properties (no trap on the hot path); a name the object lacks is
+   * looked up on its prototype, a proxy that repairs it, and names every object has (`toString`...) stay
+   * what they are.
+   */
   const makeTools = (owner: Run, toolNames: Record<string, string>) => {
-    const tools: Record<string, (args?: unknown) => Promise<unknown>> = {};
+    const repaired = new MapCtor<string, unknown>();
+    const base = freeze({});
+    const handler = bare({
+      get(target: object, key: string | symbol, receiver: unknown): unknown {
+        if (typeof key !== "string" || apply(setHas, ENGINE_KEYS, [key]) || reflectHas(target, key)) {
+          return reflectGet(target, key, receiver);
+        }
+        const known = apply(mapGet, repaired, [key]);
+        if (known !== undefined) return known;
+        const realName = resolveName(owner, key);
+        if (realName === undefined) return undefined;
+        const holder = {
+          [key](args?: unknown) {
+            return callTool(owner, key, realName, args, key === realName ? "" : key);
+          },
+        };
+        const method = getOwnPropertyDescriptor(holder, key)!.value;
+        apply(mapSet, repaired, [key, method]);
+        return method;
+      },
+    });
+    const tools: Record<string, (args?: unknown) => Promise<unknown>> = create(new ProxyCtor(base, handler));
     const codeNames = keys(toolNames);
     for (let i = 0; i < codeNames.length; i++) {
       const codeName = codeNames[i];
@@ -619,7 +877,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
       // A method definition has the tool's own name and cannot be called with `new`.
       const holder = {
         [codeName](args?: unknown) {
-          return callTool(owner, codeName, realName, args);
+          return callTool(owner, codeName, realName, args, "");
         },
       };
       defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));

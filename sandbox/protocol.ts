@@ -112,10 +112,16 @@ export interface ExecutionRequest {
 export interface SandboxBridge {
   /**
    * A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. The host calls
-   * `waiting(true)` when the call starts waiting for a human's approval and `waiting(false)` when it is
-   * decided: the sandbox's wall clock does not run in between.
+   * `waiting(true)` when the call starts waiting for a person (its approval, or a tool that asks one) and
+   * `waiting(false)` when that wait is over: the sandbox's wall clock does not run in between. `requested` is the name the code used
+   * when it was not a declared one (`tools.getOrder` resolved to `get_order` by the dispatcher's rule).
    */
-  callTool(name: string, argsJson: string, waiting?: (waiting: boolean) => void): Promise<BridgeCallOutcome>;
+  callTool(
+    name: string,
+    argsJson: string,
+    waiting?: (waiting: boolean) => void,
+    requested?: string,
+  ): Promise<BridgeCallOutcome>;
   /** A console line. */
   log(entry: LogEntry): void;
 }
@@ -130,7 +136,7 @@ export type Command =
   | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
   /** The outcome of a tool call the sandbox host reported with `call`. */
   | { type: "result"; run: number; call: number; outcome: BridgeCallOutcome }
-  /** A tool call of a run started (`true`) or stopped waiting for a human's approval: pause its clock. */
+  /** A tool call of a run started (`true`) or stopped waiting for a person: pause its clock. */
   | { type: "waiting"; run: number; call: number; waiting: boolean }
   /** Stop a run (it ends as cancelled; its sandbox is killed). */
   | { type: "cancel"; run: number }
@@ -153,8 +159,8 @@ export interface HostHealth {
 export type Report =
   /** The first line: the protocol it speaks. */
   | { type: "hello"; protocol: number; node: string }
-  /** Code called `tools.<tool>(args)`; answer with `result`. */
-  | { type: "call"; run: number; call: number; tool: string; args: string }
+  /** Code called `tools.<tool>(args)` (as `tools.<requested>` when it used another name); answer with `result`. */
+  | { type: "call"; run: number; call: number; tool: string; args: string; requested?: string }
   /** A console line of a run. */
   | { type: "log"; run: number; entry: LogEntry }
   /**
@@ -265,8 +271,9 @@ export function parseReport(line: string): Report {
       if (isId(message.protocol) && isString(message.node)) return message as Report;
       break;
     case "call":
-      if (isId(message.run) && isId(message.call) && isString(message.tool) && isString(message.args))
-        return message as Report;
+      if (isId(message.run) && isId(message.call) && isString(message.tool) && isString(message.args)) {
+        if (message.requested === undefined || isString(message.requested)) return message as Report;
+      }
       break;
     case "log":
       if (isId(message.run) && isObject(message.entry) && LOG_LEVELS.has(message.entry.level)) {

@@ -154,7 +154,7 @@ export class SandboxHost {
   #bridge(runId: number, run: ActiveRun): SandboxBridge {
     let calls = 0;
     return {
-      callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void) =>
+      callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void, requested?: string) =>
         new Promise<BridgeCallOutcome>((resolve) => {
           const call = ++calls;
           const settle = (outcome: BridgeCallOutcome) => {
@@ -162,7 +162,9 @@ export class SandboxHost {
             resolve(outcome);
           };
           run.pending.set(call, waiting ? { settle, waiting } : { settle });
-          if (!this.#send({ type: "call", run: runId, call, tool, args })) {
+          const report: Report = { type: "call", run: runId, call, tool, args };
+          if (requested !== undefined) report.requested = requested;
+          if (!this.#send(report)) {
             run.pending.delete(call);
             resolve({
               ok: false,

@@ -97,7 +97,7 @@ export class Execution {
   }
 
   /** A message from the guest (already checked to belong to this run's id). Never throws. */
-  receive(type: unknown, id: unknown, a: unknown, b: unknown): void {
+  receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown): void {
     if (this.#ended || this.#report) return;
     // The prelude keeps its own caps; this one holds even if a message ever escaped them, because a flood
     // of messages keeps the host's event loop too busy for the timers that enforce the other limits.
@@ -107,7 +107,7 @@ export class Execution {
     }
     try {
       if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
-        this.#call(id, a, b);
+        this.#call(id, a, b, typeof c === "string" && c !== "" ? c : undefined);
       } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
         this.#log({ level: a as LogEntry["level"], text: b });
       } else if (type === "done" && typeof b === "string") {
@@ -148,6 +148,7 @@ export class Execution {
     }
     const config: GuestRunConfig = {
       toolNames: { ...this.#request.toolNames },
+      names: wrapped.names,
       maxLogChars: this.#request.limits.maxLogChars,
       maxResultChars: this.#request.limits.maxResultChars,
       maxToolCalls: this.#maxToolCalls,
@@ -166,7 +167,7 @@ export class Execution {
     }
   }
 
-  #call(callId: number, name: string, argsJson: string): void {
+  #call(callId: number, name: string, argsJson: string, requested: string | undefined): void {
     this.#toolCalls++;
     let outcome: Promise<BridgeCallOutcome>;
     if (!this.#allowedTools.has(name)) {
@@ -176,7 +177,7 @@ export class Execution {
         failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
       );
     } else {
-      // The wall clock stops while the call waits for a human's approval (each call pauses it once).
+      // The wall clock stops while the call waits for a person (each call pauses it once at a time).
       let paused = false;
       const waiting = (now: boolean) => {
         if (now === paused || this.#ended) return;
@@ -185,7 +186,7 @@ export class Execution {
         else this.#wallClock?.resume();
       };
       outcome = Promise.resolve()
-        .then(() => this.#bridge.callTool(name, argsJson, waiting))
+        .then(() => this.#bridge.callTool(name, argsJson, waiting, requested))
         .finally(() => waiting(false))
         .catch((error: unknown) =>
           failure(

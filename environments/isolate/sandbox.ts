@@ -79,8 +79,8 @@ export class IsolateSandbox implements Sandbox {
       sandbox.#context = context;
       const opened = sandbox;
       const send = new ivmModule.Callback(
-        (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown) =>
-          opened.#receive(type, runId, id, a, b),
+        (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown) =>
+          opened.#receive(type, runId, id, a, b, c),
         { ignored: true },
       );
       sandbox.#entry = await installPrelude(ivmModule, isolate, context, send);
@@ -164,10 +164,10 @@ export class IsolateSandbox implements Sandbox {
   }
 
   /** Routes a guest message to the execution it belongs to; messages of finished runs are dropped. */
-  #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown): void {
+  #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown): void {
     const current = this.#current;
     if (!current || runId !== current.runId) return;
-    current.execution.receive(type, id, a, b);
+    current.execution.receive(type, id, a, b, c);
   }
 
   #kill(busy = false): void {

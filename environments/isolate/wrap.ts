@@ -4,7 +4,16 @@
  * of the code is line N in every stack trace and syntax error.
  */
 
-import type { Pattern, Statement } from "acorn";
+import type {
+  CatchClause,
+  Class,
+  Function as FunctionNode,
+  Node,
+  Pattern,
+  Program,
+  Statement,
+  VariableDeclarator,
+} from "acorn";
 import { parse } from "acorn";
 import { PERSIST_PARAMETER, RESTORE_PARAMETER } from "../../sandbox/prelude.js";
 
@@ -15,7 +24,15 @@ const VALUES = "__cordon_values__";
 export interface WrappedCode {
   source: string;
   lineOffset: number;
+  /**
+   * The names the code declares anywhere (variables, functions, classes, parameters, catch bindings),
+   * at most {@link MAX_DECLARED_NAMES}: what a ReferenceError's "did you mean" draws on.
+   */
+  names: string[];
 }
+
+/** Declared names handed to the prelude for suggestions, at most. */
+export const MAX_DECLARED_NAMES = 500;
 
 /**
  * Wraps `code` (the body of an async function) as an async function expression. When the code parses,
@@ -25,7 +42,8 @@ export interface WrappedCode {
  * takes only own data properties of the global object, so no getter an earlier run left runs here).
  */
 export function wrapCode(code: string): WrappedCode {
-  const declared = topLevelDeclarations(code);
+  const program = parseBody(code);
+  const declared = program && topLevelDeclarations(program);
   let header = `(async function (${PERSIST_PARAMETER}, ${RESTORE_PARAMETER}) {`;
   if (declared) {
     if (declared.strict) header += ' "use strict";';
@@ -41,10 +59,71 @@ export function wrapCode(code: string): WrappedCode {
       header += ` ${PERSIST_PARAMETER}(function () { var ${VALUES} = {}; ${reads} return ${VALUES}; });`;
     }
   }
-  return { source: `${header}\n${code}\n})`, lineOffset: -1 };
+  const names = program ? declaredNames(program) : [];
+  return { source: `${header}\n${code}\n})`, lineOffset: -1, names };
 }
 
-/** Names declared at the top level of a function body, by kind; undefined when acorn cannot parse it. */
+/** The code parsed as the body of an async function; undefined when acorn cannot parse it. */
+function parseBody(code: string): Program | undefined {
+  try {
+    return parse(code, {
+      ecmaVersion: "latest",
+      sourceType: "script",
+      allowReturnOutsideFunction: true,
+      allowAwaitOutsideFunction: true,
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every name the program binds, in order of appearance, without duplicates or cordon's own names. */
+function declaredNames(program: Program): string[] {
+  const names = new Set<string>();
+  const add = (pattern: Pattern | null | undefined) => {
+    if (!pattern) return;
+    const found: string[] = [];
+    collectNames(pattern, found);
+    for (const name of found) if (isPlainName(name) && !name.startsWith("__")) names.add(name);
+  };
+  const visit = (node: unknown): void => {
+    if (names.size >= MAX_DECLARED_NAMES || typeof node !== "object" || node === null) return;
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const record = node as Record<string, unknown> & { type?: unknown };
+    if (typeof record.type !== "string") return;
+    const typed = node as Node;
+    switch (typed.type) {
+      case "VariableDeclarator":
+        add((typed as VariableDeclarator).id);
+        break;
+      case "FunctionDeclaration":
+      case "FunctionExpression":
+      case "ArrowFunctionExpression": {
+        const fn = typed as FunctionNode;
+        if (fn.id) add(fn.id);
+        for (const param of fn.params) add(param);
+        break;
+      }
+      case "ClassDeclaration":
+      case "ClassExpression":
+        if ((typed as Class).id) add((typed as Class).id!);
+        break;
+      case "CatchClause":
+        add((typed as CatchClause).param);
+        break;
+    }
+    for (const key in record) {
+      if (key !== "type" && key !== "loc" && key !== "range") visit(record[key]);
+    }
+  };
+  visit(program.body);
+  return [...names].slice(0, MAX_DECLARED_NAMES);
+}
+
+/** Names declared at the top level of a function body, by kind. */
 interface Declarations {
   vars: string[];
   lets: string[];
@@ -52,19 +131,8 @@ interface Declarations {
   strict: boolean;
 }
 
-function topLevelDeclarations(code: string): Declarations | undefined {
-  let body: Statement[];
-  try {
-    const program = parse(code, {
-      ecmaVersion: "latest",
-      sourceType: "script",
-      allowReturnOutsideFunction: true,
-      allowAwaitOutsideFunction: true,
-    });
-    body = program.body as Statement[];
-  } catch {
-    return undefined;
-  }
+function topLevelDeclarations(program: Program): Declarations {
+  const body = program.body as Statement[];
   const result: Declarations = { vars: [], lets: [], functions: [], strict: false };
   const first = body[0];
   result.strict =

@@ -214,7 +214,7 @@ class WireRun implements RunLink {
       if (!this.#resolved) callSafely(() => this.#bridge.log(report.entry));
       return undefined;
     }
-    if (report.type === "call") this.#call(report.call, report.tool, report.args);
+    if (report.type === "call") this.#call(report.call, report.tool, report.args, report.requested);
     return undefined;
   }
 
@@ -224,7 +224,7 @@ class WireRun implements RunLink {
     this.resolve({ status: ending.status, error: ending.error });
   }
 
-  #call(call: number, tool: string, args: string): void {
+  #call(call: number, tool: string, args: string, requested: string | undefined): void {
     const answer = (outcome: BridgeCallOutcome) => {
       if (this.finished) return;
       if (this.#link.send({ type: "result", run: this.id, call, outcome })) return;
@@ -257,7 +257,7 @@ class WireRun implements RunLink {
       else this.clock?.resume();
     };
     Promise.resolve()
-      .then(() => this.#bridge.callTool(tool, args, waiting))
+      .then(() => this.#bridge.callTool(tool, args, waiting, requested))
       .finally(() => waiting(false))
       .catch((error: unknown) =>
         failure(

@@ -53,7 +53,9 @@ const optionSchema = z.object({
  * suggestions: any text is a valid answer; a multi-select answer is the chosen labels, one per line.
  *
  * It is a barrier (`parallel: false`) and never retried. The call waits until an answer, a cancel, the
- * channel's close, the dispatch's cancellation or `timeout`.
+ * channel's close, the dispatch's cancellation or `timeout`. It `waitsForHuman`: called from run_code,
+ * the wait does not count against the run's wall clock (for at most `timeout`, or the dispatcher's
+ * `approvalTimeoutMs` without one).
  */
 export function askHuman(channel: HumanChannel, options: AskHumanOptions = {}): Tool<AskHumanArgs, string> {
   if (channel === null || typeof channel !== "object" || typeof channel.ask !== "function") {
@@ -103,6 +105,8 @@ export function askHuman(channel: HumanChannel, options: AskHumanOptions = {}): 
     parallel: false,
     retries: 0,
     readOnly: true,
+    // From run_code, the person's time to answer does not count against the run's wall clock.
+    waitsForHuman: true,
     ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
     render: (answer) => (answer === "" ? "(The person answered with an empty message.)" : String(answer)),
     run: ({ question, options: choices, multi_select }, ctx) =>

@@ -1,7 +1,7 @@
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { FailureKind, ToolResult } from "../dispatch/types.js";
+import type { DispatchEvent, FailureKind, ToolResult } from "../dispatch/types.js";
 import type { RunContext, Session } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -20,6 +20,9 @@ export const SETTLE_WAIT_MS = 1_000;
  */
 export const MAX_PENDING_ARGS_CHARS = 16_000_000;
 
+/** The longest name the code may have called a tool by that a call record keeps. */
+export const MAX_REQUESTED_NAME_CHARS = 256;
+
 /** What a run's bridge needs from the run. */
 export interface RunBridgeInit {
   dispatcher: Dispatcher;
@@ -31,6 +34,13 @@ export interface RunBridgeInit {
   signal: AbortSignal;
   /** The prefix of the ids of the calls the code makes. */
   callIdPrefix: string;
+}
+
+/** A call's id, the tool it goes to, and the name the code used when that was another one. */
+interface CallName {
+  callId: string;
+  name: string;
+  requested: string | undefined;
 }
 
 /**
@@ -65,6 +75,7 @@ export class RunBridge implements SandboxBridge {
     name: string,
     argsJson: string,
     waiting?: (waiting: boolean) => void,
+    requested?: string,
   ): Promise<BridgeCallOutcome> {
     const { limits, signal } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
@@ -82,9 +93,11 @@ export class RunBridge implements SandboxBridge {
       );
     }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
+    // The sandbox repairs only names this short; anything longer is not recorded as the name used.
+    if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
     this.#pendingArgsChars += argsJson.length;
     try {
-      return await this.#call(callId, name, argsJson, waiting);
+      return await this.#call({ callId, name, requested }, argsJson, waiting);
     } finally {
       this.#pendingArgsChars -= argsJson.length;
     }
@@ -112,31 +125,32 @@ export class RunBridge implements SandboxBridge {
   }
 
   async #call(
-    callId: string,
-    name: string,
+    call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
   ): Promise<BridgeCallOutcome> {
     const release = await this.#slots.acquire();
     try {
       if (this.#init.signal.aborted) {
-        this.#record(callId, name, "cancelled", performance.now());
-        return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
+        this.#record(call, call.name, "cancelled", performance.now());
+        return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
       }
-      return await this.#dispatch(callId, name, argsJson, waiting);
+      return await this.#dispatch(call, argsJson, waiting);
     } finally {
       release();
     }
   }
 
   async #dispatch(
-    callId: string,
-    name: string,
+    call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
   ): Promise<BridgeCallOutcome> {
+    const { callId, name } = call;
     const { dispatcher, parent, session, signal } = this.#init;
     const started = performance.now();
+    // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's clock.
+    const human = waiting ? new HumanWait(dispatcher, waiting) : undefined;
     // The raw value comes from the completed event: the result drops it when the rendered output was
     // truncated, but the code needs the data, not the model's text.
     let value: unknown;
@@ -149,9 +163,7 @@ export class RunBridge implements SandboxBridge {
         onEvent: (event) => {
           if (event.callId !== callId) return;
           if (event.type === "completed") value = event.value;
-          // Time waiting for a human's decision does not count against the run's clock.
-          else if (event.type === "approval_required") waiting?.(true);
-          else if (event.type === "approval_decided") waiting?.(false);
+          human?.observe(event);
         },
       });
       const settled = handle.settled().then(() => {
@@ -160,15 +172,17 @@ export class RunBridge implements SandboxBridge {
       this.#unsettled.set(callId, settled);
       [result] = (await handle.results()) as [ToolResult];
     } catch (error) {
-      this.#record(callId, name, "cancelled", started);
+      human?.end();
+      this.#record(call, name, "cancelled", started);
       return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
     }
+    human?.end();
     if (result.ok) {
-      this.#record(callId, result.name, "ok", started);
+      this.#record(call, result.name, "ok", started);
       return { ok: true, valueJson: renderJson(value) };
     }
     const kind = sandboxKind(result.error?.kind ?? "error");
-    this.#record(callId, result.name, kind, started);
+    this.#record(call, result.name, kind, started);
     const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
     return {
       ok: false,
@@ -176,8 +190,80 @@ export class RunBridge implements SandboxBridge {
     };
   }
 
-  #record(callId: string, tool: string, status: CallRecord["status"], started: number): void {
-    this.calls.push({ callId, tool, status, durationMs: Math.round(performance.now() - started) });
+  #record(call: CallName, tool: string, status: CallRecord["status"], started: number): void {
+    const record: CallRecord = {
+      callId: call.callId,
+      tool,
+      status,
+      durationMs: Math.round(performance.now() - started),
+    };
+    if (call.requested !== undefined && call.requested !== tool) record.requested = call.requested;
+    this.calls.push(record);
+  }
+}
+
+/**
+ * Whether one call from code is waiting for a person, told to the sandbox through `waiting`: while its
+ * approval is asked, and while an attempt of a `waitsForHuman` tool runs (for at most the tool's
+ * timeout, or the dispatcher's approvalTimeoutMs when the tool has none; after that the clock runs).
+ */
+class HumanWait {
+  readonly #dispatcher: Dispatcher;
+  readonly #waiting: (waiting: boolean) => void;
+  #approval = false;
+  #asking = false;
+  #bound: NodeJS.Timeout | undefined;
+
+  constructor(dispatcher: Dispatcher, waiting: (waiting: boolean) => void) {
+    this.#dispatcher = dispatcher;
+    this.#waiting = waiting;
+  }
+
+  observe(event: DispatchEvent): void {
+    switch (event.type) {
+      case "approval_required":
+        this.#approval = true;
+        break;
+      case "approval_decided":
+        this.#approval = false;
+        break;
+      case "started": {
+        const options = this.#dispatcher.toolset.get(event.name)?.options;
+        if (options?.waitsForHuman !== true) return;
+        this.#asking = true;
+        const timeout = options.timeout;
+        // A finite timeout ends the attempt, and with it the pause; without one the pause is bounded here.
+        if (timeout === undefined || !Number.isFinite(timeout)) {
+          clearTimeout(this.#bound);
+          this.#bound = setTimeout(() => {
+            this.#asking = false;
+            this.#tell();
+          }, this.#dispatcher.approvalTimeoutMs);
+        }
+        break;
+      }
+      case "retrying":
+      case "completed":
+      case "failed":
+        clearTimeout(this.#bound);
+        this.#asking = false;
+        break;
+      default:
+        return;
+    }
+    this.#tell();
+  }
+
+  /** The call is over: the clock runs again. */
+  end(): void {
+    clearTimeout(this.#bound);
+    this.#approval = false;
+    this.#asking = false;
+    this.#tell();
+  }
+
+  #tell(): void {
+    this.#waiting(this.#approval || this.#asking);
   }
 }
 

@@ -21,7 +21,7 @@ import { type PreparedCode, prepareCode } from "./transpile.js";
 
 /** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
 export const SESSION_REPLACED =
-  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or its sandbox process was replaced): variables from earlier runs are gone.";
+  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or failed): variables from earlier runs are gone.";
 
 /**
  * The note a run gets when an earlier run of its session changed a built-in that run_code relies on
@@ -69,6 +69,13 @@ export interface CodeModeOptions {
   maxSessions?: number;
   /** The name of the tool the model sees. Default `run_code`. */
   name?: string;
+  /**
+   * Where the model reads the TypeScript declarations of `tools`: in the run_code tool's description
+   * (`"tool"`, the default: the model sees them wherever the tool is offered, with or without the
+   * instructions) or in {@link CodeMode.instructions} (`"instructions"`, for a system prompt that carries
+   * them). Never both: they are the largest part of what the model reads about code mode.
+   */
+  declarationsIn?: "tool" | "instructions";
 }
 
 /** Options of one {@link CodeMode.run}. */
@@ -95,7 +102,10 @@ export interface CodeMode {
   readonly tool: Tool<RunCodeArgs, CodeRunResult>;
   /** TypeScript declarations of `tools`, with descriptions as JSDoc. */
   readonly declarations: string;
-  /** Prompt text: how to write the code, the declarations, the limits, the isolation. */
+  /**
+   * Prompt text: how to write the code, the limits, the isolation, and (with `declarationsIn:
+   * "instructions"`) the declarations.
+   */
   readonly instructions: string;
   /** The resolved limits. */
   readonly limits: Readonly<CodeModeLimits>;
@@ -122,6 +132,12 @@ export function codeMode(options: CodeModeOptions): CodeMode {
   if (state !== "fresh" && state !== "session") {
     throw new UserError(`codeMode: state must be "fresh" or "session", got ${JSON.stringify(state)}.`);
   }
+  const declarationsIn = options.declarationsIn ?? "tool";
+  if (declarationsIn !== "tool" && declarationsIn !== "instructions") {
+    throw new UserError(
+      `codeMode: declarationsIn must be "tool" or "instructions", got ${JSON.stringify(declarationsIn)}.`,
+    );
+  }
   const limits = resolveLimits(options.limits);
   const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
   const identifiers = toolIdentifiers(toolset.names());
@@ -131,7 +147,8 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       return {
         name: identifier,
         description: t.description,
-        parameters: t.parameters,
+        // Code may leave optional fields out, so a strict tool is declared from its loose schema.
+        parameters: t.looseParameters ?? t.parameters,
         outputSchema: t.outputSchema,
         readOnly: t.options.readOnly,
       };
@@ -158,6 +175,10 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     sessionIdleMs,
     isolation: environment.isolation,
     environmentName: environment.name,
+    declarationsIn,
+    humanTools: Object.entries(identifiers)
+      .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
+      .map(([identifier]) => identifier),
   };
   let closed = false;
 
@@ -275,15 +296,12 @@ export function codeMode(options: CodeModeOptions): CodeMode {
   const runCode = tool({
     name,
     description: toolDescription(facts),
-    input: z.object({
-      code: z.string().describe("TypeScript to run. Use await tools.<name>(args); return the result."),
-      restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
-    }),
+    input: runCodeInput(state),
     // The rendering below already fits the model's budget and keeps the JSON valid.
     maxOutputChars: limits.maxOutputChars + 1_000,
     // A run must not be repeated (its tool calls have effects), and its own limits are the ones the model
     // was told: neither the dispatcher's default retries nor its default timeout apply. The run keeps its
-    // own clock, which stops while a call waits for a human's approval (bounded by approvalTimeoutMs).
+    // own clock, which stops while a call waits for a person (an approval, or a waitsForHuman tool).
     retries: 0,
     timeout: Number.POSITIVE_INFINITY,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
@@ -350,6 +368,19 @@ function toResult(
     };
   }
   return result;
+}
+
+/**
+ * The run_code arguments: the code, and with sessions `restart` (without a session there is no sandbox
+ * to start afresh, so the argument would mean nothing to the model).
+ */
+function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
+  const code = z.string().describe("TypeScript to run. Use await tools.<name>(args); return the result.");
+  if (state === "fresh") return z.object({ code });
+  return z.object({
+    code,
+    restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
+  });
 }
 
 function failed(name: string, message: string, started: number): CodeRunResult {

@@ -13,6 +13,19 @@ export interface InstructionFacts {
   /** The environment's own sentence about what it isolates. */
   isolation: string;
   environmentName: string;
+  /** Where the declarations of `tools` go: the tool's description or the instructions (never both). */
+  declarationsIn: "tool" | "instructions";
+  /** The code names of the tools that wait for a person (`waitsForHuman`), such as `ask_human`. */
+  humanTools: readonly string[];
+}
+
+/** Which waits for a person the run's clock leaves out: approvals always, and the tools that ask. */
+function humanWaits(tools: readonly string[]): string {
+  const asked = tools.map((name) => `tools.${name}`);
+  const list = asked.length <= 1 ? asked.join("") : `${asked.slice(0, -1).join(", ")} or ${asked.at(-1)}`;
+  return asked.length === 0
+    ? "time a call waits for a person's approval"
+    : `time a call waits for a person's approval, or for a person's answer in ${list},`;
 }
 
 /** The short description of the run_code tool: what it is for, and the `tools` it can call. */
@@ -25,8 +38,9 @@ export function toolDescription(facts: InstructionFacts): string {
       ? "Variables persist between runs of the same session; pass restart: true to start over."
       : "Each run starts fresh: nothing persists between runs.",
     `Limits per run: ${formatDuration(facts.limits.timeoutMs)}, ${facts.limits.memoryMb} MB, ${facts.limits.maxToolCalls} tool calls.`,
-    "The tools object:",
-    facts.declarations,
+    ...(facts.declarationsIn === "tool"
+      ? ["The tools object:", facts.declarations]
+      : ["The tools object is declared in the instructions about this tool."]),
   ].join("\n");
 }
 
@@ -47,20 +61,26 @@ How the code runs:
 - \`tools.<name>(args)\` returns a Promise of the tool's own value (structured data such as an object or array, not the text a direct call would show). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit"; "cancelled" or "refused" once the run is ending) and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
 - \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
-- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object below, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
+- There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
       ? `Top-level variables, functions and classes you declare persist between runs in the same session; call with \`restart: true\` to start from a clean sandbox. A session unused for ${formatDuration(facts.sessionIdleMs)}, evicted to make room for others, or whose run was stopped (by a limit or a cancellation) starts over, and its next result says so.`
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 
-Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time, ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
+Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time (${humanWaits(facts.humanTools)} does not count), ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
 
 Isolation (${facts.environmentName}): ${facts.isolation}
-
+${
+  facts.declarationsIn === "instructions"
+    ? `
 The tools you can call:
 ${fence}ts
 ${facts.declarations}
 ${fence}
-`;
+`
+    : `
+The tools you can call are declared in the description of the ${facts.toolName} tool.
+`
+}`;
 }

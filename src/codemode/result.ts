@@ -12,6 +12,11 @@ export interface CallRecord {
   /** The real tool name. */
   tool: string;
   /**
+   * The name the code called it by, when that was not one of the declared names: `tools.getOrder(...)`
+   * reaches `get_order` (the dispatcher's name rule), and the record says both.
+   */
+  requested?: string;
+  /**
    * How the call ended. `abandoned`: the run ended while the tool was still running, and the tool had
    * not finished when the run returned (it ignores its abort signal): it may still take effect.
    */
@@ -303,7 +308,12 @@ function statusLine(result: CodeRunResult): string {
     return `${count} ${status.replace("_", " ")} (${names})`;
   });
   const callText = calls.length === 0 ? "no tool calls" : `tool calls: ${parts.join(", ")}`;
-  return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}`;
+  // The model learns the real names of tools it called by another name, for next time.
+  const renamed = new Map<string, string>();
+  for (const call of calls) if (call.requested !== undefined) renamed.set(call.requested, call.tool);
+  const renames = [...renamed].slice(0, 3).map(([from, to]) => `tools.${from} → ${to}`);
+  const renameText = renames.length === 0 ? "" : ` (${renames.join(", ")}${renamed.size > 3 ? ", …" : ""})`;
+  return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}${renameText}`;
 }
 
 function errorLine(error: NonNullable<CodeRunResult["error"]>, maxMessage: number): string {

@@ -91,8 +91,11 @@ export function jsDoc(lines: readonly string[], indent: string): string {
 }
 
 /**
- * The JSDoc lines describing a schema: its description, bounds (`minimum 1, maximum 10`), `@format`,
- * `@default` and `@deprecated`. A direct `$ref`'s target fills in what the schema itself leaves out.
+ * The JSDoc lines describing a schema: its description, then its constraints in parentheses (`integer,
+ * minimum 1, maximum 10`), kept apart so that they never read as part of the description, and the tags
+ * `@format`, `@default` and `@deprecated`. A format is named, never spelled out as its regex, and bounds
+ * that only restate the safe-integer range are left out. A direct `$ref`'s target fills in what the
+ * schema itself leaves out.
  */
 export function docLines(schema: unknown, root: unknown = schema): string[] {
   if (!isObject(schema)) return [];
@@ -109,16 +112,17 @@ export function docLines(schema: unknown, root: unknown = schema): string[] {
     typeof source.description === "string" && source.description.trim() !== ""
       ? source.description.trim().split(/\r?\n/)
       : [];
-  const notes: string[] = [];
   const bounds = boundsOf(source);
-  if (bounds.length > 0) notes.push(bounds.join(", "));
-  if (typeof source.format === "string") notes.push(`@format ${source.format}`);
-  if (source.default !== undefined) notes.push(`@default ${safeJson(source.default)}`);
-  if (source.deprecated === true) notes.push("@deprecated");
+  const constraints =
+    bounds.length === 0 ? [] : [description.length > 0 ? `(${bounds.join(", ")})` : bounds.join(", ")];
+  const tags: string[] = [];
+  if (typeof source.format === "string") tags.push(`@format ${source.format}`);
+  if (source.default !== undefined) tags.push(`@default ${safeJson(source.default)}`);
+  if (source.deprecated === true) tags.push("@deprecated");
   // A one-line description and its notes share one line when they fit, to keep the declarations short.
-  const joined = [...description, ...notes].join(" ");
+  const joined = [...description, ...constraints, ...tags].join(" ");
   if (description.length <= 1 && joined.length <= INLINE_LIMIT) return joined === "" ? [] : [joined];
-  return [...description, ...notes];
+  return [...description, ...constraints, ...tags];
 }
 
 function boundsOf(schema: Record<string, unknown>): string[] {
@@ -140,12 +144,19 @@ function boundsOf(schema: Record<string, unknown>): string[] {
   const tuple = schema.prefixItems !== undefined || Array.isArray(schema.items);
   for (const [key, label] of numeric) {
     if (tuple && (key === "minItems" || key === "maxItems")) continue;
-    if (typeof schema[key] === "number") out.push(`${label} ${schema[key]}`);
+    const value = schema[key];
+    if (typeof value !== "number") continue;
+    // zod's .int() bounds every integer by the safe-integer range: that says nothing to a model.
+    if (Math.abs(value) === Number.MAX_SAFE_INTEGER && (key === "minimum" || key === "maximum")) continue;
+    out.push(`${label} ${value}`);
   }
   // Draft-04 spelled exclusive bounds as booleans next to minimum/maximum.
   if (schema.exclusiveMinimum === true) out.push("minimum is exclusive");
   if (schema.exclusiveMaximum === true) out.push("maximum is exclusive");
-  if (typeof schema.pattern === "string") out.push(`pattern ${schema.pattern}`);
+  // A format is named by its @format tag; its regex (zod writes one for each format) is noise.
+  if (typeof schema.pattern === "string" && typeof schema.format !== "string") {
+    out.push(`pattern ${schema.pattern}`);
+  }
   if (schema.uniqueItems === true) out.push("unique items");
   return out;
 }

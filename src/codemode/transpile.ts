@@ -486,14 +486,75 @@ function syntaxFailure(error: unknown, code: string, sourceLines: number): Prepa
   if (!first) return { error: { name: "SyntaxError", message: String(error) } };
   const location = first.location;
   if (!location) return { error: { name: "SyntaxError", message: first.text } };
-  let column = 1;
-  if (location.line - 1 === errorLine) {
-    // esbuild counts columns in UTF-8 bytes; V8 and editors count UTF-16 units.
-    column = Buffer.from(location.lineText).subarray(0, location.column).toString().length + 1;
-  } else {
-    column = (codeLines[errorLine - 1] ?? "").length + 1; // Past the end: at the end of the last line.
+  // esbuild counts columns in UTF-8 bytes; V8 and editors count UTF-16 units.
+  const column =
+    location.line - 1 === errorLine
+      ? Buffer.from(location.lineText).subarray(0, location.column).toString().length + 1
+      : Number.POSITIVE_INFINITY;
+  const lineLength = (codeLines[errorLine - 1] ?? "").length;
+  // esbuild reads the code inside a wrapper function: an error at or past the end of the model's code
+  // is about the wrapper's closing brace or the end of the file, which the model never wrote.
+  if (column > lineLength && errorLine === sourceLines) return { error: endOfCode(code) };
+  return {
+    error: {
+      name: "SyntaxError",
+      message: first.text,
+      line: errorLine,
+      column: Math.max(1, Math.min(column, lineLength)),
+    },
+  };
+}
+
+/** A syntax error at the end of the code: what was left open, at the position where it was opened. */
+type EndOfCodeError = PrepareFailure["error"] & { line: number; column: number };
+
+/**
+ * Why code that stops too early does not parse, placed inside what the model wrote: the string,
+ * template, comment or regular expression left unterminated, else the innermost bracket never closed,
+ * else the last character of the code.
+ */
+function endOfCode(code: string): EndOfCodeError {
+  const open: { text: string; line: number; column: number }[] = [];
+  try {
+    const lexer = Parser.tokenizer(code.replaceAll("@", " "), {
+      ecmaVersion: "latest",
+      allowHashBang: true,
+      locations: true,
+    }) as unknown as Lexer;
+    for (let token = lexer.getToken(); token.type !== tokTypes.eof; token = lexer.getToken()) {
+      if (OPENERS.has(token.type)) {
+        const { line, column } = token.loc!.start;
+        open.push({ text: code.slice(token.start, token.end), line, column: column + 1 });
+      } else if (CLOSERS.has(token.type)) {
+        open.pop();
+      }
+    }
+  } catch (error) {
+    const unterminated = /^(Unterminated [a-z ]+?) \((\d+):(\d+)\)$/.exec((error as Error).message);
+    if (unterminated) {
+      const [, what, line, column] = unterminated;
+      return {
+        name: "SyntaxError",
+        message: `${what}: the code ends before it is closed`,
+        line: Number(line),
+        column: Number(column) + 1,
+      };
+    }
   }
-  return { error: { name: "SyntaxError", message: first.text, line: errorLine, column } };
+  const innermost = open.at(-1);
+  if (innermost) {
+    return {
+      name: "SyntaxError",
+      message: `Unexpected end of the code: the "${innermost.text}" at line ${innermost.line}, column ${innermost.column} is never closed`,
+      line: innermost.line,
+      column: innermost.column,
+    };
+  }
+  const lines = code.split("\n");
+  let line = lines.length;
+  while (line > 1 && lines[line - 1]!.trim() === "") line--;
+  const column = Math.max(1, lines[line - 1]!.trimEnd().length);
+  return { name: "SyntaxError", message: "Unexpected end of the code", line, column };
 }
 
 /** One decoded mapping: a generated column and the 0-based source line and column it came from. */

@@ -159,6 +159,11 @@ export class Dispatcher<Deps = unknown> {
     return makeHandle(turn.runId, own, turn.board, () => done, outcome, scope);
   }
 
+  /** How long a call may wait for a person's decision, in ms (the `approvalTimeoutMs` option). */
+  get approvalTimeoutMs(): number {
+    return this.#settings.approvalTimeoutMs;
+  }
+
   #session(session: DispatchOptions["session"]): Session | undefined {
     if (session === undefined) return undefined;
     if (typeof session !== "string") return session;

@@ -69,6 +69,8 @@ async function runAttempt(
   const signal = controller?.signal ?? scope.signal;
   const ctx = scope.context(call.id, tool.name, attempt, signal);
   let timer: NodeJS.Timeout | undefined;
+  // The attempt's time counts from before `run` is called: its synchronous part is part of the attempt.
+  const startedAt = timeout === undefined ? 0 : performance.now();
   try {
     const work = invokeChain(prepared, scope)(prepared.rawArgs, ctx);
     // A tool still running after a timeout or cancellation must not raise an unhandled rejection later,
@@ -76,11 +78,24 @@ async function runAttempt(
     work.catch(() => {});
     scope.track(work);
     if (controller && timeout !== undefined) {
+      // No timer can fire while `run` blocks the event loop: a run that returned past its deadline is
+      // caught here, and one whose value arrived past it (blocked after an await) below.
+      const blocked = performance.now() - startedAt;
+      if (blocked > timeout) {
+        const late = new AttemptTimedOut(blockedMessage(tool.name, blocked, timeout));
+        controller.abort(late);
+        throw late;
+      }
       timer = setTimeout(() => {
         controller.abort(new AttemptTimedOut(`${tool.name} timed out after ${formatDuration(timeout)}.`));
-      }, timeout);
+      }, timeout - blocked);
     }
-    return { ok: true, value: await untilAborted(work, signal), ctx };
+    const value = await untilAborted(work, signal);
+    if (controller && timeout !== undefined) {
+      const took = performance.now() - startedAt;
+      if (took > timeout) throw new AttemptTimedOut(lateMessage(tool.name, took, timeout));
+    }
+    return { ok: true, value, ctx };
   } catch (error) {
     return { ok: false, error };
   } finally {
@@ -91,6 +106,28 @@ async function runAttempt(
       if (!controller.signal.aborted) controller.abort(new Error("The call has finished."));
     }
   }
+}
+
+/**
+ * The timeout message of a `run` that blocked the event loop past its deadline: no timer can interrupt
+ * synchronous work, so the attempt fails once it returns, and the message says how to avoid it.
+ */
+export function blockedMessage(toolName: string, blockedMs: number, timeoutMs: number): string {
+  return (
+    `${toolName} timed out: its run function blocked the event loop for ${formatDuration(Math.round(blockedMs))}, ` +
+    `longer than its timeout of ${formatDuration(timeoutMs)}, and a timeout cannot interrupt synchronous work ` +
+    "(meanwhile no other call could run). The tool's author should make run async and move the blocking work " +
+    "off the main thread, for example to a worker thread."
+  );
+}
+
+/** The timeout message of an attempt whose value arrived past its deadline, while the event loop was blocked. */
+export function lateMessage(toolName: string, tookMs: number, timeoutMs: number): string {
+  return (
+    `${toolName} timed out: it finished after ${formatDuration(Math.round(tookMs))}, past its timeout of ` +
+    `${formatDuration(timeoutMs)}; the timeout could not end it sooner because synchronous work blocked ` +
+    "the event loop."
+  );
 }
 
 const chains = new WeakMap<AnyTool, WeakMap<CallScope["settings"], ToolInvoke>>();

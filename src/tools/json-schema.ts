@@ -178,14 +178,22 @@ export function inlineRefs(root: JsonSchema, toolName: string): JsonSchema {
   return { ...result, $defs: defs };
 }
 
+/** Options of {@link normalizeSchema} and {@link withoutNoise}. */
+export interface NormalizeOptions {
+  /**
+   * Drop a `pattern` that sits next to a `format`: zod writes out its own regular expression for every
+   * format (a long one for `email`), and the format's name says the same to a model in a word.
+   */
+  dropFormatPatterns?: boolean;
+}
+
 /**
  * Removes `$schema` and takes every property that has a `default` out of `required` (the model may omit
- * it and the default applies), at every level.
+ * it and the default applies), at every level; and drops the noise {@link withoutNoise} drops.
  */
-export function normalizeSchema(schema: JsonSchema): JsonSchema {
+export function normalizeSchema(schema: JsonSchema, options: NormalizeOptions = {}): JsonSchema {
   const walk = (node: JsonSchema): JsonSchema => {
-    const { $schema: _s, ...rest } = node;
-    const out = mapSubschemas(rest, walk);
+    const out = mapSubschemas(quiet(node, options), walk);
     if (Array.isArray(out.required) && isObject(out.properties)) {
       const properties = out.properties;
       out.required = out.required.filter(
@@ -195,6 +203,27 @@ export function normalizeSchema(schema: JsonSchema): JsonSchema {
     return out;
   };
   return walk(schema);
+}
+
+/**
+ * Removes `$schema` and what only adds noise for a model, at every level: a `minimum` or `maximum` that
+ * restates JavaScript's safe-integer range (zod's `.int()` writes ±9007199254740991), and with
+ * `dropFormatPatterns` a pattern that spells out a format. Schemas the model reads are cleaned; the
+ * schema arguments are validated against never is, so nothing here changes what is accepted.
+ */
+export function withoutNoise(schema: JsonSchema, options: NormalizeOptions = {}): JsonSchema {
+  const walk = (node: JsonSchema): JsonSchema => mapSubschemas(quiet(node, options), walk);
+  return walk(schema);
+}
+
+function quiet(node: JsonSchema, options: NormalizeOptions): JsonSchema {
+  const { $schema: _s, ...rest } = node;
+  if (rest.minimum === -Number.MAX_SAFE_INTEGER) delete rest.minimum;
+  if (rest.maximum === Number.MAX_SAFE_INTEGER) delete rest.maximum;
+  if (options.dropFormatPatterns && typeof rest.format === "string" && typeof rest.pattern === "string") {
+    delete rest.pattern;
+  }
+  return rest;
 }
 
 /** Makes one schema also accept `null`, in the simplest form providers understand. */

@@ -9,7 +9,14 @@ import { z } from "zod";
 import { type ArgumentIssue, messageOf, UserError } from "../errors.js";
 import { prepareArguments } from "./coerce.js";
 import { fromAjvErrors, fromStandardIssues, fromZodIssues } from "./issues.js";
-import { inlineRefs, isObject, normalizeSchema, toStrictSchema, typesOf } from "./json-schema.js";
+import {
+  inlineRefs,
+  isObject,
+  normalizeSchema,
+  toStrictSchema,
+  typesOf,
+  withoutNoise,
+} from "./json-schema.js";
 import type {
   StandardJSONSchemaConverter,
   StandardJSONSchemaV1,
@@ -25,6 +32,8 @@ export type SchemaInput = StandardSchemaV1 | StandardJSONSchemaV1 | JsonSchema;
 export interface CompiledInput<Args> {
   /** JSON Schema of the arguments for the model (refs inlined, strict when asked). */
   readonly parameters: JsonSchema;
+  /** With strict mode: the same schema before it was made strict (optional fields optional). */
+  readonly looseParameters?: JsonSchema;
   /** Coerces, (in strict mode) strips optional nulls, and validates against the original schema. */
   validate(args: unknown): ValidationResult<Args> | Promise<ValidationResult<Args>>;
 }
@@ -181,8 +190,8 @@ function describe(value: unknown): string {
  * to validate results.
  */
 export function deriveOutputSchema(output: unknown, toolName: string): JsonSchema {
-  const { $schema: _s, ...schema } = inlineRefs(readSource(output, toolName, "output").json, toolName);
-  return schema;
+  const source = readSource(output, toolName, "output");
+  return withoutNoise(inlineRefs(source.json, toolName), { dropFormatPatterns: source.kind === "zod" });
 }
 
 /**
@@ -195,7 +204,9 @@ export function compileInput<Args>(
 ): CompiledInput<Args> {
   const { toolName, strict = false } = options;
   const source = readSource(input, toolName, "input");
-  const base = normalizeSchema(inlineRefs(source.json, toolName));
+  const base = normalizeSchema(inlineRefs(source.json, toolName), {
+    dropFormatPatterns: source.kind === "zod",
+  });
   const types = typesOf(base);
   if (types.length !== 1 || types[0] !== "object") {
     throw new UserError(
@@ -210,6 +221,7 @@ export function compileInput<Args>(
 
   return {
     parameters,
+    ...(strict ? { looseParameters: base } : {}),
     validate(args: unknown) {
       try {
         const result = check(prepareArguments(args, base, prepareOptions));

@@ -40,6 +40,7 @@ const OPTION_KEYS = [
   "timeout",
   "maxOutputChars",
   "needsApproval",
+  "waitsForHuman",
   "policies",
   "render",
   "readOnly",
@@ -113,6 +114,7 @@ export function tool<const Input extends SchemaInput, Result>(
     name,
     description: config.description,
     parameters: compiled.parameters,
+    ...(compiled.looseParameters ? { looseParameters: compiled.looseParameters } : {}),
     outputSchema,
     validate: compiled.validate,
     // `run` returns Result, which is Awaited<Result> or a promise of it.
@@ -158,7 +160,7 @@ export function checkOptions(name: string, options: unknown): void {
   if (!isObject(options)) throw new UserError(`Tool "${name}": options must be an object.`);
   const bad = (option: string, expected: string) =>
     new UserError(`Tool "${name}": ${option} must be ${expected}, got ${String(options[option])}.`);
-  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents"]) {
+  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents", "waitsForHuman"]) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw bad(key, "true or false");
   }
   if (options.retries !== undefined && !isNonNegativeInteger(options.retries)) {
@@ -201,6 +203,9 @@ function toolProblems(value: unknown): string[] {
   }
   if (!isObject(value.parameters) || value.parameters.type !== "object") {
     problems.push('parameters must be a JSON Schema object with type "object"');
+  }
+  if (value.looseParameters !== undefined && !isObject(value.looseParameters)) {
+    problems.push("looseParameters must be a JSON Schema object or undefined");
   }
   if (value.outputSchema !== undefined && !isObject(value.outputSchema)) {
     problems.push("outputSchema must be a JSON Schema object or undefined");

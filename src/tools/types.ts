@@ -61,14 +61,24 @@ export interface ToolOptions<Args = unknown> {
   /** Attempts after the first one when a call fails (not for invalid arguments, cancellation, budget). */
   retries?: number;
   /**
-   * Milliseconds one attempt may take; on expiry the attempt's signal aborts. `Infinity`: no timeout, even
-   * when the dispatcher has a default (for a tool that keeps its own deadline, like run_code).
+   * Milliseconds one attempt may take, counted from before `run` is called; on expiry the attempt's
+   * signal aborts. Synchronous work cannot be interrupted: a `run` that blocks the event loop past the
+   * deadline fails as a timeout once it returns (its message says so), and meanwhile no other call runs,
+   * so keep `run` async and move heavy work off the main thread. `Infinity`: no timeout, even when the
+   * dispatcher has a default (for a tool that keeps its own deadline, like run_code).
    */
   timeout?: number;
   /** Cap on the rendered output, in characters. */
   maxOutputChars?: number;
   /** A human must allow the call first. */
   needsApproval?: NeedsApproval<Args>;
+  /**
+   * The tool waits for a person while it runs (as `ask_human` does). Called from run_code, that time
+   * does not count against the run's wall clock, like time waiting for an approval: the clock stops from
+   * the start of each attempt to its end, for at most the tool's `timeout`, or the dispatcher's
+   * `approvalTimeoutMs` when the tool has none.
+   */
+  waitsForHuman?: boolean;
   /** Behaviour wrapped around each attempt; the first is the outermost. */
   policies?: readonly ToolPolicy[];
   /** Turns a successful value into the model's string. */
@@ -102,6 +112,12 @@ export interface Tool<Args = unknown, Result = unknown> {
   readonly description: string;
   /** JSON Schema of the arguments as the model should send them (an object schema). */
   readonly parameters: JsonSchema;
+  /**
+   * For a strict tool: the JSON Schema of the arguments before strict mode rewrote it (optional fields
+   * stay optional instead of required and nullable). Code mode declares `tools.<name>(args)` from it,
+   * since code may leave optional fields out. Unset when it would equal `parameters`.
+   */
+  readonly looseParameters?: JsonSchema;
   /** JSON Schema of the value `run` returns, when known. */
   readonly outputSchema: JsonSchema | undefined;
   /**

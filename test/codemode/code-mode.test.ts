@@ -455,7 +455,6 @@ describe("code mode: declarations and instructions", () => {
       `at most ${DEFAULT_CODE_MODE_LIMITS.maxConcurrentCalls} run at the same time`,
     );
     expect(cm.instructions).toContain(env.isolation);
-    expect(cm.instructions).toContain(cm.declarations);
   });
 
   it("fences the declarations with more backticks than any description contains", () => {
@@ -465,7 +464,7 @@ describe("code mode: declarations and instructions", () => {
       input: z.object({}),
       run: () => 1,
     });
-    const cm = make({ toolset: new Toolset([quoting]) });
+    const cm = make({ toolset: new Toolset([quoting]), declarationsIn: "instructions" });
     expect(cm.instructions).toContain("````ts\n");
     expect(cm.instructions.trimEnd().endsWith("````")).toBe(true);
   });

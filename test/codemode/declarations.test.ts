@@ -1,4 +1,3 @@
-import ts from "typescript";
 import { describe, expect, it, vi } from "vitest";
 import {
   type DeclaredTool,
@@ -9,42 +8,7 @@ import {
 } from "../../src/codemode/declarations.js";
 import { UserError } from "../../src/errors.js";
 import type { JsonSchema } from "../../src/tools/types.js";
-
-// --- A tiny in-memory TypeScript checker -------------------------------------------------------------
-
-const compilerOptions: ts.CompilerOptions = {
-  strict: true,
-  noEmit: true,
-  target: ts.ScriptTarget.ES2022,
-  module: ts.ModuleKind.ESNext,
-  lib: ["lib.es2022.d.ts"],
-  types: [],
-  skipLibCheck: true,
-};
-const libCache = new Map<string, ts.SourceFile | undefined>();
-
-/** The diagnostics TypeScript reports for one in-memory file, as readable messages. */
-function diagnose(code: string): string[] {
-  const fileName = "/virtual/main.ts";
-  const host = ts.createCompilerHost(compilerOptions);
-  const { getSourceFile, fileExists, readFile } = host;
-  host.getSourceFile = (name, languageVersion, ...rest) => {
-    if (name === fileName) return ts.createSourceFile(name, code, languageVersion, true);
-    if (!libCache.has(name)) libCache.set(name, getSourceFile.call(host, name, languageVersion, ...rest));
-    return libCache.get(name);
-  };
-  host.fileExists = (name) => name === fileName || fileExists.call(host, name);
-  host.readFile = (name) => (name === fileName ? code : readFile.call(host, name));
-  const program = ts.createProgram([fileName], compilerOptions, host);
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
-}
-
-/** Declarations plus a usage snippet inside an async function, as the model's code would run. */
-function checkUsage(declarations: string, usage: string): string[] {
-  return diagnose(`${declarations}\nexport async function main() {\n${usage}\n}\n`);
-}
+import { checkUsage, diagnose } from "./typescript-check.js";
 
 /** Every given type expression, declared as an alias, so the compiler can say whether it is valid. */
 function checkTypes(types: string[]): string[] {
@@ -179,7 +143,7 @@ describe("schemaToType", () => {
       },
     });
     expect(type).toContain(
-      "/** How many to return. integer, minimum 1, maximum 10 @default 5 */\n  limit?: number;",
+      "/** How many to return. (integer, minimum 1, maximum 10) @default 5 */\n  limit?: number;",
     );
     expect(type).toContain("/** min length 1, max length 40, pattern ^[a-z]+$ */\n  name?: string;");
   });

@@ -196,10 +196,38 @@ describe("prepareCode: syntax errors", () => {
     expect(await failure("const ü = 'é'; const = 3")).toMatchObject({ line: 1, column: 22 });
   });
 
-  it("places an error at the end of the input on the last line", async () => {
-    const error = await failure("const a = 1;\nif (a) {\n  a;");
-    expect(error.line).toBe(3);
-    expect(error.message).toMatch(/end of file/);
+  it("an error at the end of the code points at what was left open, inside what the model wrote", async () => {
+    expect(await failure("const a = 1;\nif (a) {\n  a;")).toEqual({
+      name: "SyntaxError",
+      message: 'Unexpected end of the code: the "{" at line 2, column 8 is never closed',
+      line: 2,
+      column: 8,
+    });
+  });
+
+  it("a syntax error never points past the end of the model's code", async () => {
+    const cases: [string, string, number, number][] = [
+      ["foo(", 'Unexpected end of the code: the "(" at line 1, column 4 is never closed', 1, 4],
+      ["foo(\n\n", 'Unexpected end of the code: the "(" at line 1, column 4 is never closed', 1, 4],
+      ["x = [1, 2", 'Unexpected end of the code: the "[" at line 1, column 5 is never closed', 1, 5],
+      ["const x = ", "Unexpected end of the code", 1, 9],
+      ["/* note", "Unterminated comment: the code ends before it is closed", 1, 1],
+      ['const s = "abc', "Unterminated string constant: the code ends before it is closed", 1, 11],
+      [
+        "const é = 'é' + (",
+        'Unexpected end of the code: the "(" at line 1, column 17 is never closed',
+        1,
+        17,
+      ],
+    ];
+    for (const [code, message, line, column] of cases) {
+      const error = await failure(code);
+      expect(error, code).toEqual({ name: "SyntaxError", message, line, column });
+      const lines = code.split("\n");
+      expect(column, code).toBeLessThanOrEqual(lines[line - 1]!.length);
+      // The model never wrote the wrapper's closing brace.
+      expect(error.message, code).not.toContain('"}"');
+    }
   });
 
   it("rejects source that closes the wrapper function", async () => {

@@ -153,6 +153,63 @@ describe("timeouts", () => {
     expect(results[0]).toMatchObject({ ok: true, value: 2, attempts: 2 });
   });
 
+  /** Keeps the event loop busy for at least `ms`, as synchronous work does. */
+  const block = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      // busy
+    }
+  };
+
+  it("a synchronous run that blocks past its timeout fails as a timeout saying it blocked the event loop", async () => {
+    let aborted = false;
+    const t = tool({
+      name: "crunch",
+      description: "Blocks.",
+      input: noArgs,
+      timeout: 30,
+      run: (_args, ctx) => {
+        ctx.signal.addEventListener("abort", () => {
+          aborted = true;
+        });
+        block(150);
+        return "done";
+      },
+    });
+    const [result] = await new Dispatcher(new Toolset([t])).dispatch(once("crunch")).results();
+    expect(result).toMatchObject({ ok: false, error: { kind: "timeout" } });
+    expect(result!.output).toMatch(
+      /^Tool error: crunch timed out: its run function blocked the event loop for \d+ ms, longer than its timeout of 30 ms, and a timeout cannot interrupt synchronous work .* make run async and move the blocking work off the main thread, for example to a worker thread\.$/,
+    );
+    expect(Number(/for (\d+) ms/.exec(result!.output)![1])).toBeGreaterThanOrEqual(150);
+    expect(aborted).toBe(true);
+  });
+
+  it("an async run that blocks the event loop after an await fails as a timeout once it finishes", async () => {
+    const t = tool({
+      name: "late",
+      description: "Blocks after an await.",
+      input: noArgs,
+      timeout: 30,
+      run: async () => {
+        await null;
+        block(150);
+        return "done";
+      },
+    });
+    const [result] = await new Dispatcher(new Toolset([t])).dispatch(once("late")).results();
+    expect(result).toMatchObject({ ok: false, error: { kind: "timeout" } });
+    expect(result!.output).toMatch(
+      /^Tool error: late timed out: it finished after \d+ ms, past its timeout of 30 ms; the timeout could not end it sooner because synchronous work blocked the event loop\.$/,
+    );
+  });
+
+  it("a synchronous run that returns within its timeout succeeds", async () => {
+    const t = tool({ name: "quick", description: "Quick.", input: noArgs, timeout: 5_000, run: () => 42 });
+    const [result] = await new Dispatcher(new Toolset([t])).dispatch(once("quick")).results();
+    expect(result).toMatchObject({ ok: true, value: 42 });
+  });
+
   it("falls back to the dispatcher's timeout when the tool sets none", async () => {
     const t = tool({ name: "nap", description: "Naps.", input: noArgs, run: () => wait(500) });
     const results = await new Dispatcher(new Toolset([t]), { timeout: 20 }).dispatch(once("nap")).results();

@@ -1,0 +1,155 @@
+/**
+ * What the model reads about code mode: the declarations of `tools`, the run_code tool's description and
+ * schema, and the instructions. Each says true things, once, without schema noise.
+ */
+
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import {
+  askHuman,
+  type CodeMode,
+  type CodeModeOptions,
+  codeMode,
+  HumanChannel,
+  Toolset,
+  tool,
+} from "../../src/index.js";
+import { checkUsage } from "./typescript-check.js";
+
+const open: CodeMode[] = [];
+function make(options: Omit<CodeModeOptions, "environment">): CodeMode {
+  const cm = codeMode({ environment: isolateEnvironment(), ...options });
+  open.push(cm);
+  return cm;
+}
+afterAll(async () => {
+  await Promise.all(open.map((cm) => cm.close()));
+});
+
+const search = tool({
+  name: "search",
+  description: "Search the customers.",
+  strict: true,
+  input: z.object({
+    query: z.string(),
+    limit: z.number().int().optional(),
+    filters: z.object({ country: z.string() }).optional(),
+    tags: z.array(z.string()).optional(),
+  }),
+  run: ({ query, limit, filters, tags }) => ({ query, limit, filters, tags }),
+});
+
+const contact = tool({
+  name: "contact",
+  description: "Write to a customer.",
+  input: z.object({
+    email: z.string().email().min(2).describe("an email"),
+    count: z.number().int().describe("How many messages"),
+    page: z.number().int().min(1).max(20),
+  }),
+  output: z.object({ sent: z.number().int(), to: z.string().email() }),
+  run: ({ email, count }) => ({ sent: count, to: email }),
+});
+
+describe("strict tools in code", () => {
+  it("a strict tool's optional fields stay optional in the declarations, so code that leaves them out type-checks", async () => {
+    const cm = make({ tools: new Toolset([search]) });
+    // The model's direct-call schema is still OpenAI-strict...
+    expect(search.parameters.required).toEqual(["query", "limit", "filters", "tags"]);
+    // ...but code is declared from the loose side.
+    expect(cm.declarations).toContain("limit?: number");
+    expect(cm.declarations).not.toContain("| null");
+    expect(checkUsage(cm.declarations, 'await tools.search({ query: "bob" });')).toEqual([]);
+    expect(checkUsage(cm.declarations, 'await tools.search({ query: "bob", limit: "3" });')).not.toEqual([]);
+    const result = await cm.run('return await tools.search({ query: "bob" });');
+    expect(result.status).toBe("ok");
+    expect(result.value).toEqual({ query: "bob" });
+  });
+});
+
+describe("schema noise", () => {
+  it("zod's safe-integer bounds are dropped from the JSON Schema and the declarations", () => {
+    const cm = make({ tools: new Toolset([contact]) });
+    const json = JSON.stringify(contact.parameters);
+    expect(json).not.toContain("9007199254740991");
+    expect(JSON.stringify(contact.outputSchema)).not.toContain("9007199254740991");
+    expect(contact.parameters.properties).toMatchObject({
+      count: { type: "integer" },
+      page: { type: "integer", minimum: 1, maximum: 20 },
+    });
+    expect(cm.declarations).not.toContain("9007199254740991");
+    expect(cm.declarations).toContain("/** integer, minimum 1, maximum 20 */");
+  });
+
+  it("a format is named, not spelled out as its regex, and validation still checks it", async () => {
+    const cm = make({ tools: new Toolset([contact]) });
+    expect(contact.parameters.properties).toMatchObject({ email: { type: "string", format: "email" } });
+    expect(JSON.stringify(contact.parameters)).not.toContain("pattern");
+    expect(cm.declarations).toContain("@format email");
+    expect(cm.declarations).not.toContain("A-Za-z0-9");
+    const checked = await contact.validate({ email: "not-an-email", count: 1, page: 1 });
+    expect(checked.ok).toBe(false);
+  });
+
+  it("a description and its constraints are kept apart", () => {
+    const cm = make({ tools: new Toolset([contact]) });
+    expect(cm.declarations).toContain("/** an email (min length 2) @format email */");
+    expect(cm.declarations).toContain("/** How many messages (integer) */");
+    expect(cm.declarations).not.toContain("an email min length");
+  });
+});
+
+describe("where the declarations go", () => {
+  const count = (text: string) => text.split("declare const tools").length - 1;
+
+  it("declarations reach the model once: in the run_code description by default", () => {
+    const cm = make({ tools: new Toolset([search, contact]) });
+    expect(count(cm.tool.description)).toBe(1);
+    expect(count(cm.instructions)).toBe(0);
+    expect(cm.tool.description).toContain(cm.declarations);
+    expect(cm.instructions).toContain("declared in the description of the run_code tool");
+  });
+
+  it('with declarationsIn: "instructions" they are in the instructions only', () => {
+    const cm = make({ tools: new Toolset([search, contact]), declarationsIn: "instructions" });
+    expect(count(cm.tool.description)).toBe(0);
+    expect(count(cm.instructions)).toBe(1);
+    expect(cm.instructions).toContain(cm.declarations);
+    expect(cm.tool.description).toContain("declared in the instructions");
+  });
+
+  it("an unknown place is a UserError at codeMode()", () => {
+    expect(() =>
+      codeMode({
+        tools: [search],
+        environment: isolateEnvironment(),
+        declarationsIn: "prompt" as "tool",
+      }),
+    ).toThrow(/declarationsIn must be "tool" or "instructions"/);
+  });
+});
+
+describe("restart", () => {
+  it('run_code offers restart only with state: "session"', () => {
+    const fresh = make({ tools: [search] });
+    expect(Object.keys(fresh.tool.parameters.properties as object)).toEqual(["code"]);
+    expect(`${fresh.tool.description}\n${fresh.instructions}`).not.toMatch(/restart/);
+    const session = make({ tools: [search], state: "session" });
+    expect(Object.keys(session.tool.parameters.properties as object)).toEqual(["code", "restart"]);
+    expect(session.tool.description).toContain("restart: true");
+  });
+});
+
+describe("waits for a person", () => {
+  it("the instructions say which waits for a person the wall clock leaves out", () => {
+    const plain = make({ tools: [search] });
+    expect(plain.instructions).toContain(
+      "30 s wall-clock time (time a call waits for a person's approval does not count)",
+    );
+    const asking = make({ tools: [search, askHuman(new HumanChannel())] });
+    expect(asking.instructions).toContain(
+      "30 s wall-clock time (time a call waits for a person's approval, or for a person's answer in tools.ask_human, does not count)",
+    );
+  });
+});
