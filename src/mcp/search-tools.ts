@@ -58,7 +58,9 @@ export function searchTools(tools: Toolset, query: string, limit = DEFAULT_SEARC
   const words = query
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1);
+    .filter((word) => word.length > 1)
+    // A plural finds the singular too: "issues" matches create_issue.
+    .map((word) => (word.length > 3 && word.endsWith("s") ? word.slice(0, -1) : word));
   const count = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)));
   const scored = tools
     .list()

@@ -61,13 +61,13 @@ export function cordon(
  */
 export function cordonOnTerminal(
   args: readonly string[],
-  options: { waitFor?: string; keys?: string; timeoutMs?: number } = {},
+  options: { waitFor?: string; keys?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, CORDON_BIN, ...args].map(shellQuote).join(" ");
   return new Promise((resolvePromise, reject) => {
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       cwd: root,
-      env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", TERM: "xterm" },
+      env: { ...process.env, NO_COLOR: "", FORCE_COLOR: "", TERM: "xterm", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let screen = "";
