@@ -11,7 +11,7 @@ describe("cordon types", () => {
     expect(code).toBe(0);
     const [declarations, instructions] = stdout.split("// instructions");
     expect(declarations).toContain("declare const tools: {");
-    expect(declarations).toMatch(/refund_order\(args: \{\s*\/\*\*[^]*order_id: string;/);
+    expect(declarations).toMatch(/refund_order\(args: \{[\s\S]*order_id: string;/);
     expect(declarations).toContain("Refunds above 50 need a person's approval");
     expect(instructions).toContain("## Running code with run_code");
     expect(instructions).toContain("find_customers(args: {");
