@@ -5,7 +5,7 @@
 
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
+import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
 import type { CommandSpec, OptionSpec } from "./command-spec.js";
 import { ENVIRONMENTS, environmentNames } from "./environments.js";
 
@@ -111,7 +111,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "upstream-timeout",
         type: "string",
         placeholder: "<ms>",
-        description: `How long an upstream server may take to start, and to answer one call (default ${DEFAULT_UPSTREAM_TIMEOUT_MS}).`,
+        description: `How long an upstream server may take to answer one call, in ms (default ${DEFAULT_UPSTREAM_TIMEOUT_MS}); a call it does not answer in time fails with kind timeout.`,
+      },
+      {
+        name: "upstream-start-timeout",
+        type: "string",
+        placeholder: "<ms>",
+        description: `How long an upstream server may take to start and list its tools, in ms (default ${DEFAULT_UPSTREAM_START_TIMEOUT_MS}).`,
       },
       {
         name: "search-tools",

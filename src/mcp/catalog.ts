@@ -28,6 +28,7 @@ export class ToolCatalog {
   constructor(options: {
     local: readonly AnyTool[];
     upstreams: readonly UpstreamServer[];
+    /** Each upstream call's timeout, in ms. */
     timeoutMs: number;
     log: (line: string) => void;
   }) {

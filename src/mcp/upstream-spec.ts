@@ -14,7 +14,10 @@ export interface UpstreamSpec {
   args: string[];
 }
 
-/** How long an upstream may take to start (and list its tools), and to answer one call, by default. */
+/** How long an upstream may take to start and list its tools, by default (npx may download it first). */
+export const DEFAULT_UPSTREAM_START_TIMEOUT_MS = 60_000;
+
+/** How long an upstream may take to answer one call, by default. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 
 /** What an upstream's name must look like: it becomes part of every tool name in code. */

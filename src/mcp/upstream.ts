@@ -23,8 +23,10 @@ const STDERR_TAIL_LINES = 5;
 
 /** Options of {@link UpstreamServer}. */
 export interface UpstreamOptions {
-  /** Starting (and listing the tools) and each call must finish within this, in ms. */
-  timeoutMs: number;
+  /** Starting the server and listing its tools must finish within this, in ms. */
+  startTimeoutMs: number;
+  /** Each call (and each new listing of the tools) must finish within this, in ms. */
+  callTimeoutMs: number;
   /** cordon's own version, sent as the client's version. */
   clientVersion: string;
   /** Where to report what happens (started, exited, relisted). */
@@ -101,7 +103,7 @@ export class UpstreamServer {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
         // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
-        timeout: this.#options.timeoutMs + 1_000,
+        timeout: this.#options.callTimeoutMs + 1_000,
       })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
@@ -112,7 +114,7 @@ export class UpstreamServer {
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new Error(
-          `The MCP server "${this.name}" did not answer ${tool} within ${formatDuration(this.#options.timeoutMs)}.`,
+          `The MCP server "${this.name}" did not answer ${tool} within ${formatDuration(this.#options.callTimeoutMs)}.`,
         );
       }
       throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
@@ -128,7 +130,7 @@ export class UpstreamServer {
   }
 
   async #start(): Promise<void> {
-    const { timeoutMs } = this.#options;
+    const timeoutMs = this.#options.startTimeoutMs;
     this.#state = "starting";
     this.#stderrTail = [];
     const transport = new StdioClientTransport({
@@ -176,7 +178,7 @@ export class UpstreamServer {
 
   async #relist(client: Client): Promise<void> {
     try {
-      const tools = await listAllTools(client, this.#options.timeoutMs);
+      const tools = await listAllTools(client, this.#options.callTimeoutMs);
       if (this.#client !== client) return;
       this.#tools = tools;
       this.#options.log(`upstream ${this.name}: its tools changed, now ${tools.length}`);
@@ -192,7 +194,7 @@ export class UpstreamServer {
       return `the command "${this.#spec.command}" was not found (is it installed and on PATH?)`;
     if (code === "EACCES") return `the command "${this.#spec.command}" is not executable`;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return `it did not answer within ${formatDuration(this.#options.timeoutMs)} of starting${this.#stderrNote()}`;
+      return `it did not answer within ${formatDuration(this.#options.startTimeoutMs)} of starting${this.#stderrNote()}`;
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return `it exited before it answered${this.#stderrNote()}`;

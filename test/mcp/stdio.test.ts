@@ -99,7 +99,7 @@ describe("cordon mcp over stdio (official MCP client, real upstream server)", ()
       `return await tools.calc__add_tool({ name: "greet", reply: "hello" });`,
     );
     expect(textOf(added)).toContain("added greet");
-    await expect.poll(() => mcp.listChanged(), { timeout: 10_000 }).toBeGreaterThan(before);
+    await expect.poll(() => mcp.listChanged(), { timeout: 30_000 }).toBeGreaterThan(before);
     const { tools } = await mcp.client.listTools();
     expect(tools[0]!.description).toMatch(/calc__greet\(/);
     const greeted = await runCode(mcp.client, "return await tools.calc__greet();");

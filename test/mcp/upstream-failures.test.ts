@@ -53,14 +53,14 @@ describe("upstream failures in cordon mcp", () => {
     await localToolStillWorks(mcp);
   });
 
-  it("an upstream that never answers at start is given up after --upstream-timeout", async () => {
+  it("an upstream that never answers at start is given up after --upstream-start-timeout", async () => {
     const silent = `${node} -e "setInterval(() => {}, 1000)"`;
     mcp = await connectStdio([
       "--tools",
       SHOP_TOOLS,
       "--upstream",
       `mute=${silent}`,
-      "--upstream-timeout",
+      "--upstream-start-timeout",
       "1500",
     ]);
     const { tools } = await mcp.client.listTools();

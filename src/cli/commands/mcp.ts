@@ -11,7 +11,11 @@ import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
 import { serveHttp } from "../../mcp/http.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream.js";
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, parseUpstreamSpec } from "../../mcp/upstream-spec.js";
+import {
+  DEFAULT_UPSTREAM_START_TIMEOUT_MS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  parseUpstreamSpec,
+} from "../../mcp/upstream-spec.js";
 import type { AnyTool } from "../../tools/types.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import {
@@ -46,8 +50,11 @@ export async function run(input: ParsedCommand): Promise<number> {
   const approve = choiceOption(input, "approve", APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
-  const upstreamTimeoutMs =
+  const callTimeoutMs =
     integerOption(input, "upstream-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const startTimeoutMs =
+    integerOption(input, "upstream-start-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ??
+    DEFAULT_UPSTREAM_START_TIMEOUT_MS;
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
   if (hostname !== undefined && port === undefined)
@@ -58,9 +65,9 @@ export async function run(input: ParsedCommand): Promise<number> {
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
   const upstreams = specs.map(
-    (spec) => new UpstreamServer(spec, { timeoutMs: upstreamTimeoutMs, clientVersion: version, log }),
+    (spec) => new UpstreamServer(spec, { startTimeoutMs, callTimeoutMs, clientVersion: version, log }),
   );
-  const catalog = new ToolCatalog({ local, upstreams, timeoutMs: upstreamTimeoutMs, log });
+  const catalog = new ToolCatalog({ local, upstreams, timeoutMs: callTimeoutMs, log });
   let host: CodeHost;
   try {
     host = new CodeHost({
