@@ -39,12 +39,12 @@ export function commandHelp(spec: CommandSpec, style: Style): string {
     style.bold("Usage"),
     ...spec.usage.map((usage) => `  cordon ${usage}`),
     "",
-    ...spec.details.flatMap((paragraph) => [...wrap(paragraph, WIDTH, ""), ""]),
+    ...spec.details.flatMap((paragraph) => [...wrap(paragraph, WIDTH), ""]),
     style.bold("Options"),
   ];
   for (const option of options) {
     const pad = " ".repeat(flagWidth + 4);
-    const [first, ...rest] = wrap(option.description, WIDTH - flagWidth - 4, "");
+    const [first, ...rest] = wrap(option.description, WIDTH - flagWidth - 4);
     const flag = option.flag.length > flagWidth ? `${option.flag}\n${pad}` : option.flag.padEnd(flagWidth);
     lines.push(`  ${flag}  ${first ?? ""}`, ...rest.map((line) => `${pad}${line}`));
   }
@@ -54,17 +54,18 @@ export function commandHelp(spec: CommandSpec, style: Style): string {
   return `${lines.join("\n")}\n`;
 }
 
-function wrap(text: string, width: number, indent: string): string[] {
+/** Breaks `text` into lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/)) {
     if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(indent + line);
+      lines.push(line);
       line = word;
     } else {
       line = line === "" ? word : `${line} ${word}`;
     }
   }
-  if (line !== "") lines.push(indent + line);
+  if (line !== "") lines.push(line);
   return lines;
 }

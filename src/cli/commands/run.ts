@@ -36,16 +36,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   const errStyle = styleFor(process.stderr);
 
   const code = await readCode(source, process.stdin);
-  const environment = createEnvironment(envName, { oneShot: true, env: process.env });
   progress.show(`loading tools from ${toolsPath}`);
   let tools: Toolset;
   try {
     tools = new Toolset(await loadToolsModule(toolsPath));
-  } catch (error) {
+  } finally {
     progress.clear();
-    await environment.close();
-    throw error;
   }
+  const environment = createEnvironment(envName, { oneShot: true, env: process.env });
   const approval = terminalApproval(policy, {
     stdin: process.stdin,
     stderr: process.stderr,

@@ -20,19 +20,16 @@ export async function run(input: ParsedCommand): Promise<number> {
   const toolsPath = requiredOption(input, "tools", "the module whose tools to declare");
   const json = flagOption(input, "json");
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
-  // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
-  const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
   const progress = progressOn(process.stderr);
   progress.show(`loading tools from ${toolsPath}`);
   let tools: Awaited<ReturnType<typeof loadToolsModule>>;
   try {
     tools = await loadToolsModule(toolsPath);
-  } catch (error) {
-    await environment.close();
-    throw error;
   } finally {
     progress.clear();
   }
+  // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
+  const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
   const cm = codeMode({ tools, environment, ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }) });
   try {
     if (json) {
