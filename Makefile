@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-dispatch demo-agents demo-research test lint typecheck unit bench clean docker-engine image
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-research test lint typecheck unit bench clean docker-engine image
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -17,8 +17,12 @@ node_modules/.cordon-setup: package.json package-lock.json
 build: setup
 	npm run build
 
-## demo: the main job, a model's code calling several tools in one run (code mode on isolated-vm)
-demo: setup
+## demo: the main job: the cordon command runs a model's code against the shop's tools, in the default sandbox
+demo: build
+	npx --no-install cordon run examples/shop/task.ts --tools examples/shop/tools.ts
+
+## demo-library: the same kind of job through the library: a run_code call dispatched in code (examples/code-mode.ts)
+demo-library: setup
 	$(TSX) examples/code-mode.ts
 
 ## demo-dispatch: one model turn of direct tool calls through the dispatcher, events printed

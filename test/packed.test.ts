@@ -133,6 +133,37 @@ try { isolateEnvironment(); console.log("created"); } catch (error) { console.lo
     expect(out).toMatch(/^UserError: isolated-vm needs Node to run with --no-node-snapshot/);
   });
 
+  it("installs the cordon executable: it runs, loads a .ts tools module, and without isolated-vm says to install it", () => {
+    // The tools module loads first (a broken one would be reported instead); then the sandbox is missing.
+    const bin = join(consumer, "node_modules/.bin/cordon");
+    expect(execFileSync(bin, ["--help"], { cwd: consumer, encoding: "utf8" })).toContain("cordon <command>");
+    writeFileSync(
+      join(consumer, "tools.ts"),
+      `import { tool } from "cordon";
+import { z } from "zod";
+const ping = tool({ name: "ping", description: "Answers pong.", input: z.object({}), run: (): string => "pong" });
+export default [ping];
+`,
+    );
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync(bin, ["types", "--tools", "tools.ts"], { cwd: consumer, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.status).toBe(2);
+    expect(failure.stderr).toContain(
+      "needs the isolated-vm package: install it with `npm install isolated-vm`",
+    );
+    writeFileSync(join(consumer, "empty.ts"), "export const nothing: number = 1;\n");
+    try {
+      execFileSync(bin, ["types", "--tools", "empty.ts"], { cwd: consumer, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.stderr).toContain("--tools empty.ts: the module has no default export");
+  });
+
   it("ships no source maps or references to files it does not ship", () => {
     expect(packed.filter((path) => path.endsWith(".map"))).toEqual([]);
     expect(packed.some((path) => path.startsWith("src/"))).toBe(false);

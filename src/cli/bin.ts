@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * The `cordon` executable. isolated-vm needs Node to run with `--no-node-snapshot`; when this process
+ * was started without it, the same command is run again in a child Node that has it, with the same
+ * standard streams, and its exit code (or signal) becomes this process's.
+ */
+
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const FLAG = "--no-node-snapshot";
+
+function hasFlag(): boolean {
+  return process.execArgv.includes(FLAG) || (process.env.NODE_OPTIONS ?? "").split(/\s+/).includes(FLAG);
+}
+
+if (hasFlag()) {
+  const { main } = await import("./main.js");
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  // Anything still open (a pool's timers, a closed stdin) must not keep a finished command alive.
+  setTimeout(() => process.exit(code), 2_000).unref();
+} else {
+  const child = spawn(
+    process.execPath,
+    [FLAG, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: "inherit" },
+  );
+  // The child is in the same process group: a Ctrl-C reaches it directly. Other signals are passed on.
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => child.kill(signal));
+  }
+  process.on("SIGINT", () => {});
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      // End the way the child did, so a shell sees the same signal.
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+  child.on("error", (error) => {
+    process.stderr.write(`cordon: could not start Node with ${FLAG}: ${error.message}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,18 @@
+/** The command was used wrongly (a bad flag, a missing file, a tools module that does not load). */
+
+/** A usage error: the CLI prints its message and the command's help hint, and exits with code 2. */
+export class CliUsageError extends Error {
+  override name = "CliUsageError";
+}
+
+/** The exit codes of the `cordon` command. */
+export const EXIT = Object.freeze({
+  /** The command did what was asked (for `run`: the code's run ended `ok`). */
+  ok: 0,
+  /** The code failed: its run ended with an error, a timeout, a limit or a cancellation. */
+  codeFailed: 1,
+  /** The command was used wrongly: the message says what to change. */
+  usage: 2,
+  /** Interrupted with Ctrl-C (128 + SIGINT). */
+  interrupted: 130,
+});

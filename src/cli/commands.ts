@@ -1,0 +1,204 @@
+/**
+ * The commands of `cordon`, by name. A command is one entry: its help and options, and a lazy import of
+ * its code. `cordon serve` and `cordon image build` (remote and Docker sandboxes) join as entries here.
+ */
+
+import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
+import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
+import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
+import type { CommandSpec, OptionSpec } from "./command-spec.js";
+import { ENVIRONMENTS, environmentNames } from "./environments.js";
+
+const TOOLS: OptionSpec = {
+  name: "tools",
+  type: "string",
+  placeholder: "<module>",
+  description: "A .ts or .js module whose default export is a Toolset or an array of tools.",
+};
+
+const ENV: OptionSpec = {
+  name: "env",
+  type: "string",
+  placeholder: "<name>",
+  description: `Where the code runs. ${environmentNames()
+    .map((name) => `${name}: ${ENVIRONMENTS[name]!.description}`)
+    .join(". ")}. Default: default.`,
+};
+
+const TIMEOUT: OptionSpec = {
+  name: "timeout",
+  type: "string",
+  placeholder: "<ms>",
+  description: `Wall-clock limit of one run, in milliseconds (default ${DEFAULT_CODE_MODE_LIMITS.timeoutMs}).`,
+};
+
+const JSON_OUTPUT: OptionSpec = { name: "json", type: "boolean", description: "Print JSON instead of text." };
+
+function approve(asks: string): OptionSpec {
+  return {
+    name: "approve",
+    type: "string",
+    placeholder: APPROVE_POLICIES.join("|"),
+    description: `Gated tool calls: ask ${asks}, and deny when nobody can be asked (the default); all allows every one; none denies every one.`,
+  };
+}
+
+/** Every command, in the order `cordon --help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "run",
+    summary: "Run a TypeScript file as a model's run_code call against your tools.",
+    usage: ["run <file.ts | -> --tools <module> [options]"],
+    details: [
+      "Runs the code exactly as the run_code tool would: in a sandbox, where `await tools.<name>(args)` calls your tools through cordon's pipeline (validation, approval, retries, timeouts). Prints the console output, each tool call with its status and time, and the result. Give - to read the code from standard input.",
+      "Exit code: 0 when the run ended ok, 1 when the code failed (an error, a timeout, a limit), 2 for a usage error.",
+    ],
+    options: [TOOLS, ENV, JSON_OUTPUT, approve("on the terminal"), TIMEOUT],
+    positionals: { min: 1, max: 1 },
+    examples: [
+      "cordon run examples/shop/task.ts --tools examples/shop/tools.ts",
+      'echo "return await tools.list_customers({})" | cordon run - --tools examples/shop/tools.ts --json',
+    ],
+    load: () => import("./commands/run.js"),
+  },
+  {
+    name: "types",
+    summary: "Print the declarations and the instructions a model gets for your tools.",
+    usage: ["types --tools <module> [options]"],
+    details: [
+      "Prints the TypeScript declarations of `tools` that code mode shows the model, then the full instructions (the system-prompt text, which quotes the declarations, the rules and the limits).",
+    ],
+    options: [TOOLS, ENV, TIMEOUT, JSON_OUTPUT],
+    positionals: { min: 0, max: 0 },
+    examples: ["cordon types --tools examples/shop/tools.ts"],
+    load: () => import("./commands/types.js"),
+  },
+  {
+    name: "mcp",
+    summary: "Serve one run_code tool over MCP: your tools and other MCP servers' tools, from code.",
+    usage: ["mcp [--tools <module>] [--upstream NAME=COMMAND ...] [--http <port>] [options]"],
+    details: [
+      "An MCP server (stdio by default, or Streamable HTTP with --http) with one tool, run_code, whose description carries the instructions and the declarations of every tool the code can call: the tools module's, and those of each upstream MCP server, named <NAME>__<tool>. Upstream servers are started as child processes (the command is split into words; no shell) and restarted on their next call if they exit.",
+      "Gated calls are decided by --approve: with ask, the MCP client's user is asked through elicitation when the client supports it; otherwise the call is denied.",
+      "Log lines go to standard error.",
+    ],
+    options: [
+      { ...TOOLS, description: `${TOOLS.description} Optional when --upstream is given.` },
+      {
+        name: "upstream",
+        type: "string",
+        multiple: true,
+        placeholder: "NAME=COMMAND",
+        description: "An MCP server to start and reach from code as tools.NAME__<tool>(...). Repeatable.",
+      },
+      {
+        name: "http",
+        type: "string",
+        placeholder: "<port>",
+        description: "Serve Streamable HTTP on this port (0 picks a free one) at /mcp, instead of stdio.",
+      },
+      {
+        name: "host",
+        type: "string",
+        placeholder: "<address>",
+        description:
+          "The address --http listens on (default 127.0.0.1). There is no authentication: keep it on loopback.",
+      },
+      ENV,
+      approve("the MCP client's user"),
+      TIMEOUT,
+      {
+        name: "upstream-timeout",
+        type: "string",
+        placeholder: "<ms>",
+        description: `How long an upstream server may take to answer one call, in ms (default ${DEFAULT_UPSTREAM_TIMEOUT_MS}); a call it does not answer in time fails with kind timeout.`,
+      },
+      {
+        name: "upstream-start-timeout",
+        type: "string",
+        placeholder: "<ms>",
+        description: `How long an upstream server may take to start and list its tools, in ms (default ${DEFAULT_UPSTREAM_START_TIMEOUT_MS}).`,
+      },
+      {
+        name: "search-tools",
+        type: "string",
+        placeholder: "auto|on|off",
+        description:
+          "Also offer search_tools, and list only tool names in run_code's description: auto does so when the declarations are too long (default).",
+      },
+    ],
+    positionals: { min: 0, max: 0 },
+    examples: [
+      "cordon mcp --tools examples/shop/tools.ts",
+      'cordon mcp --tools examples/shop/tools.ts --upstream files="npx -y @modelcontextprotocol/server-filesystem ." --http 3000',
+    ],
+    load: () => import("./commands/mcp.js"),
+  },
+  {
+    name: "serve",
+    summary: "Run sandboxes for remote agents (their remoteEnvironment connects here).",
+    usage: ["serve [--port <port>] [--host <address>] [--env default|docker] [--max-sandboxes <n>]"],
+    details: [
+      "Serves sandboxes over an authenticated WebSocket at /sandbox: agents elsewhere use remoteEnvironment({ url, token }) or `--env remote`, and their tools stay on their side (calls from code travel back over the connection, so approval and policies happen where the tools live). The token is read from CORDON_TOKEN (at least 16 characters), never from the command line, where other users could read it.",
+      "It listens on 127.0.0.1 by default and speaks plain ws://: put a TLS reverse proxy in front of it to serve other hosts (the README shows nginx). Runs until SIGINT or SIGTERM.",
+    ],
+    options: [
+      {
+        name: "port",
+        type: "string",
+        placeholder: "<port>",
+        description: "The port to listen on (0 picks a free one). Default 7700.",
+      },
+      {
+        name: "host",
+        type: "string",
+        placeholder: "<address>",
+        description: "The address to listen on. Default 127.0.0.1.",
+      },
+      {
+        name: "env",
+        type: "string",
+        placeholder: "default|docker",
+        description: "Where the served sandboxes run: default (sandbox processes on this host) or docker.",
+      },
+      {
+        name: "max-sandboxes",
+        type: "string",
+        placeholder: "<n>",
+        description:
+          "Sandboxes open at once over every client; beyond it a run ends with a busy error. Default 16.",
+      },
+    ],
+    positionals: { min: 0, max: 0 },
+    examples: ["CORDON_TOKEN=$(openssl rand -hex 24) cordon serve --port 7700"],
+    load: () => import("./commands/serve.js"),
+  },
+  {
+    name: "image build",
+    summary: "Build the sandbox container image for --env docker, with no registry.",
+    usage: ["image build [--tag <tag>]"],
+    details: [
+      "Builds the image dockerEnvironment() runs, FROM scratch, on the Docker engine of DOCKER_HOST (or the local one): this machine's own node binary and the libraries it loads, the sandbox-host program and isolated-vm. Nothing is pulled. Each engine keeps its own images: build on every engine you use.",
+    ],
+    options: [
+      {
+        name: "tag",
+        type: "string",
+        placeholder: "<tag>",
+        description: "The image tag. Default: the tag this version of cordon runs.",
+      },
+    ],
+    positionals: { min: 0, max: 0 },
+    examples: ["cordon image build", "DOCKER_HOST=tcp://10.0.0.7:2375 cordon image build"],
+    load: () => import("./commands/image-build.js"),
+  },
+];
+
+/** The command named by the first words of `argv`, and how many words named it. */
+export function findCommand(argv: readonly string[]): { spec: CommandSpec; words: number } | undefined {
+  for (const spec of COMMANDS) {
+    const words = spec.name.split(" ");
+    if (words.every((word, i) => argv[i] === word)) return { spec, words: words.length };
+  }
+  return undefined;
+}

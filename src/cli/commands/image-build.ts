@@ -1,0 +1,23 @@
+/** `cordon image build`: the sandbox image for --env docker, built FROM scratch with no registry. */
+
+import { buildSandboxImage, SANDBOX_IMAGE } from "../../../environments/docker/index.js";
+import { EXIT } from "../cli-error.js";
+import { type ParsedCommand, stringOption } from "../command-spec.js";
+import { progressOn } from "../progress.js";
+
+/** Runs the command; resolves with the exit code. */
+export async function run(input: ParsedCommand): Promise<number> {
+  const tag = stringOption(input, "tag") ?? SANDBOX_IMAGE;
+  const progress = progressOn(process.stderr);
+  progress.show(`building ${tag}`);
+  try {
+    await buildSandboxImage({
+      tag,
+      onProgress: (line) => progress.show(`building ${tag}: ${line.slice(0, 80)}`),
+    });
+  } finally {
+    progress.clear();
+  }
+  process.stdout.write(`${tag}\n`);
+  return EXIT.ok;
+}

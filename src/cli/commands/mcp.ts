@@ -1,0 +1,119 @@
+/**
+ * `cordon mcp`: an MCP server (stdio, or Streamable HTTP with --http) whose one run_code tool reaches the
+ * tools module's tools and the tools of upstream MCP servers. Runs until the client leaves (stdio) or
+ * the process is told to stop (SIGINT, SIGTERM).
+ */
+
+import { messageOf } from "../../errors.js";
+import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
+import { ToolCatalog } from "../../mcp/catalog.js";
+import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
+import { serveHttp } from "../../mcp/http.js";
+import { serveStdio } from "../../mcp/stdio.js";
+import { UpstreamServer } from "../../mcp/upstream.js";
+import {
+  DEFAULT_UPSTREAM_START_TIMEOUT_MS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+  parseUpstreamSpec,
+} from "../../mcp/upstream-spec.js";
+import type { AnyTool } from "../../tools/types.js";
+import { CliUsageError, EXIT } from "../cli-error.js";
+import {
+  choiceOption,
+  integerOption,
+  type ParsedCommand,
+  stringOption,
+  stringsOption,
+} from "../command-spec.js";
+import { createEnvironment } from "../environments.js";
+import { loadToolsModule } from "../load-tools.js";
+import { cordonVersion } from "../version.js";
+import { MAX_TIMEOUT_MS } from "./run.js";
+
+const SEARCH_MODES: readonly SearchToolsMode[] = ["auto", "on", "off"];
+
+/** Runs the command; resolves with the exit code once the server has stopped. */
+export async function run(input: ParsedCommand): Promise<number> {
+  const toolsPath = stringOption(input, "tools");
+  const specs = stringsOption(input, "upstream").map(parseUpstreamSpec);
+  if (toolsPath === undefined && specs.length === 0) {
+    throw new CliUsageError(
+      "nothing to serve: give --tools <module>, one or more --upstream NAME=COMMAND, or both.",
+    );
+  }
+  const names = new Set<string>();
+  for (const spec of specs) {
+    if (names.has(spec.name))
+      throw new CliUsageError(`--upstream ${spec.name} is given twice; give each server its own name.`);
+    names.add(spec.name);
+  }
+  const approve = choiceOption(input, "approve", APPROVE_POLICIES);
+  const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
+  const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const callTimeoutMs =
+    integerOption(input, "upstream-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const startTimeoutMs =
+    integerOption(input, "upstream-start-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ??
+    DEFAULT_UPSTREAM_START_TIMEOUT_MS;
+  const port = integerOption(input, "http", { min: 0, max: 65_535 });
+  const hostname = stringOption(input, "host");
+  if (hostname !== undefined && port === undefined)
+    throw new CliUsageError("--host only applies with --http <port>.");
+  const log = (line: string) => process.stderr.write(`cordon mcp: ${line}\n`);
+  const version = cordonVersion();
+
+  const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
+  const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
+  const upstreams = specs.map(
+    (spec) => new UpstreamServer(spec, { startTimeoutMs, callTimeoutMs, clientVersion: version, log }),
+  );
+  const catalog = new ToolCatalog({ local, upstreams, timeoutMs: callTimeoutMs, log });
+  let host: CodeHost;
+  try {
+    host = new CodeHost({
+      catalog,
+      environment,
+      searchTools,
+      log,
+      ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    });
+  } catch (error) {
+    await environment.close();
+    throw error;
+  }
+
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once("SIGINT", () => stop());
+  process.once("SIGTERM", () => stop());
+  let close: () => Promise<void>;
+  try {
+    if (port === undefined) {
+      const serving = await serveStdio({ host, approve, version });
+      serving.closed.then(() => stop());
+      close = () => serving.close();
+      log(`serving on stdio: ${local.length} local tools, ${upstreams.length} upstream servers`);
+    } else {
+      const serving = await serveHttp({
+        host,
+        approve,
+        version,
+        port,
+        log,
+        ...(hostname ? { hostname } : {}),
+      });
+      close = () => serving.close();
+      log(`serving on ${serving.url}: ${local.length} local tools, ${upstreams.length} upstream servers`);
+    }
+  } catch (error) {
+    await host.close();
+    throw new CliUsageError(`could not start serving: ${messageOf(error)}`);
+  }
+  await stopped;
+  log("stopping");
+  await close().catch(() => {});
+  await host.close();
+  return EXIT.ok;
+}

@@ -1,0 +1,43 @@
+/**
+ * `cordon serve`: sandboxes for remote agents, over an authenticated WebSocket (serveSandboxes). The
+ * token comes from CORDON_TOKEN. Runs until SIGINT or SIGTERM.
+ */
+
+import { serveSandboxes } from "../../../environments/remote/index.js";
+import { CliUsageError, EXIT } from "../cli-error.js";
+import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
+import { createEnvironment } from "../environments.js";
+
+/** The port `cordon serve` listens on by default. */
+export const DEFAULT_SERVE_PORT = 7700;
+
+/** Runs the command; resolves with the exit code once the server has stopped. */
+export async function run(input: ParsedCommand): Promise<number> {
+  const token = process.env.CORDON_TOKEN;
+  if (!token || token.length < 16) {
+    throw new CliUsageError(
+      "cordon serve reads its token from CORDON_TOKEN, which must hold at least 16 characters (for example CORDON_TOKEN=$(openssl rand -hex 24)).",
+    );
+  }
+  const port = integerOption(input, "port", { min: 0, max: 65_535 }) ?? DEFAULT_SERVE_PORT;
+  const maxSandboxes = integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? 16;
+  const envName = choiceOption(input, "env", ["default", "docker"]);
+  const environment = createEnvironment(envName, { oneShot: false, env: process.env });
+  const server = await serveSandboxes({
+    environment,
+    token,
+    port,
+    host: stringOption(input, "host") ?? "127.0.0.1",
+    maxSandboxes,
+  });
+  process.stderr.write(
+    `cordon serve: sandboxes (${envName}) at ${server.url}, at most ${maxSandboxes} at once\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", () => resolve());
+    process.once("SIGTERM", () => resolve());
+  });
+  process.stderr.write("cordon serve: stopping\n");
+  await server.close();
+  return EXIT.ok;
+}

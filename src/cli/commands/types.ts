@@ -1,0 +1,53 @@
+/** `cordon types --tools <module>`: the declarations and the instructions a model gets for the tools. */
+
+import { codeMode } from "../../codemode/code-mode.js";
+import { EXIT } from "../cli-error.js";
+import {
+  flagOption,
+  integerOption,
+  type ParsedCommand,
+  requiredOption,
+  stringOption,
+} from "../command-spec.js";
+import { createEnvironment } from "../environments.js";
+import { loadToolsModule } from "../load-tools.js";
+import { progressOn } from "../progress.js";
+import { styleFor } from "../style.js";
+import { MAX_TIMEOUT_MS } from "./run.js";
+
+/** Runs the command; resolves with the exit code. */
+export async function run(input: ParsedCommand): Promise<number> {
+  const toolsPath = requiredOption(input, "tools", "the module whose tools to declare");
+  const json = flagOption(input, "json");
+  const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const progress = progressOn(process.stderr);
+  progress.show(`loading tools from ${toolsPath}`);
+  let tools: Awaited<ReturnType<typeof loadToolsModule>>;
+  try {
+    tools = await loadToolsModule(toolsPath);
+  } finally {
+    progress.clear();
+  }
+  // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
+  const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
+  const cm = codeMode({ tools, environment, ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }) });
+  try {
+    if (json) {
+      const shown = {
+        tool: { name: cm.tool.name, description: cm.tool.description, parameters: cm.tool.parameters },
+        declarations: cm.declarations,
+        instructions: cm.instructions,
+      };
+      process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
+    } else {
+      const style = styleFor(process.stdout);
+      process.stdout.write(
+        `${style.dim("// declarations: the `tools` object the model's code calls")}\n${cm.declarations}\n\n` +
+          `${style.dim("// instructions: the text for the model's system prompt")}\n${cm.instructions}`,
+      );
+    }
+    return EXIT.ok;
+  } finally {
+    await cm.close();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The sandbox environments `--env` can name. Adding one (Docker, a remote host) is one entry here: a
+ * description for the help, and how to create it.
+ */
+
+import { dockerEnvironment } from "../../environments/docker/index.js";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { remoteEnvironment } from "../../environments/remote/index.js";
+import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import type { Environment } from "../codemode/environment.js";
+import { CliUsageError } from "./cli-error.js";
+
+/** What an environment's factory is told about how it will be used. */
+export interface EnvironmentUse {
+  /** One run and then exit (`cordon run`): no warm spare processes are worth starting. */
+  oneShot: boolean;
+  /** The process environment, for settings such as a remote host's URL and token. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** One `--env` choice. */
+export interface EnvironmentChoice {
+  /** One line for `--help`. */
+  description: string;
+  create(use: EnvironmentUse): Environment;
+}
+
+/** The environments this build of cordon has, by `--env` name; the first is the default. */
+export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
+  default: {
+    description: "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment()",
+    create: ({ oneShot }) => sandboxHostEnvironment(oneShot ? { processes: 1 } : {}),
+  },
+  inprocess: {
+    description:
+      "isolated-vm isolates in cordon's own process: faster, for trusted code (isolateEnvironment)",
+    create: () => isolateEnvironment(),
+  },
+  docker: {
+    description:
+      "a locked-down container per run on the Docker engine of DOCKER_HOST (dockerEnvironment; needs dockerode and `cordon image build` first)",
+    create: ({ oneShot }) => dockerEnvironment(oneShot ? { warm: 0 } : {}),
+  },
+  remote: {
+    description:
+      "sandboxes on the `cordon serve` server at CORDON_REMOTE_URL, authenticated with CORDON_REMOTE_TOKEN (remoteEnvironment)",
+    create: ({ env }) => {
+      const url = env.CORDON_REMOTE_URL;
+      const token = env.CORDON_REMOTE_TOKEN;
+      if (!url || !token) {
+        throw new CliUsageError(
+          "--env remote needs CORDON_REMOTE_URL (for example ws://host:7700/sandbox) and CORDON_REMOTE_TOKEN (the token `cordon serve` was started with) in the environment.",
+        );
+      }
+      return remoteEnvironment({ url, token });
+    },
+  },
+};
+
+/** The `--env` names, default first. */
+export function environmentNames(): string[] {
+  return Object.keys(ENVIRONMENTS);
+}
+
+/** Creates the environment `name` names; a {@link CliUsageError} lists the ones this build has. */
+export function createEnvironment(name: string | undefined, use: EnvironmentUse): Environment {
+  const key = name ?? "default";
+  const choice = Object.hasOwn(ENVIRONMENTS, key) ? ENVIRONMENTS[key] : undefined;
+  if (!choice) {
+    throw new CliUsageError(
+      `--env ${key}: this build of cordon has no such environment. Available: ${environmentNames().join(", ")}.`,
+    );
+  }
+  return choice.create(use);
+}

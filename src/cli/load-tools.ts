@@ -1,0 +1,122 @@
+/**
+ * Loads a tools module: a .ts or .js file whose default export is a Toolset or an array of tools.
+ * TypeScript is loaded without a build step, through tsx (esbuild underneath), scoped to the module and
+ * what it imports.
+ */
+
+import { existsSync, statSync } from "node:fs";
+import { register } from "node:module";
+import { extname, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { register as registerTsx } from "tsx/esm/api";
+import { messageOf } from "../errors.js";
+import { isTool } from "../tools/tool.js";
+import type { AnyTool } from "../tools/types.js";
+import { CliUsageError } from "./cli-error.js";
+
+/** The file extensions a tools module may have. */
+export const TOOLS_MODULE_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"] as const;
+
+const HOW_TO_EXPORT =
+  "Its default export must be a Toolset or an array of tools, e.g. `export default new Toolset([getOrder, refund])` or `export default [getOrder, refund]`.";
+
+/** The package entry points a tools module may import, by specifier, relative to this file's copy of cordon. */
+const CORDON_ENTRIES: Record<string, string> = {
+  cordon: "index.js",
+  "cordon/openai": "openai.js",
+  "cordon/anthropic": "anthropic.js",
+  "cordon/ai-sdk": "ai-sdk.js",
+};
+
+let importScoped: ((specifier: string, parent: string) => Promise<unknown>) | undefined;
+
+/** Loads the module at `path` (relative to the working directory) and returns its tools. */
+export async function loadToolsModule(path: string): Promise<AnyTool[]> {
+  const file = resolve(path);
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new CliUsageError(
+      `--tools ${path}: no such file. Give the path of a .ts or .js tools module. ${HOW_TO_EXPORT}`,
+    );
+  }
+  if (!(TOOLS_MODULE_EXTENSIONS as readonly string[]).includes(extname(file))) {
+    throw new CliUsageError(
+      `--tools ${path}: a tools module must be one of ${TOOLS_MODULE_EXTENSIONS.join(", ")} files.`,
+    );
+  }
+  let loaded: unknown;
+  try {
+    loaded = await loader()(pathToFileURL(file).href, import.meta.url);
+  } catch (error) {
+    throw new CliUsageError(`--tools ${path}: the module failed to load: ${messageOf(error)}`);
+  }
+  return toolsFrom(defaultExport(loaded), path);
+}
+
+/** The tools of a module's default export; a {@link CliUsageError} says what is wrong with it. */
+export function toolsFrom(exported: unknown, path: string): AnyTool[] {
+  let items: unknown[];
+  if (Array.isArray(exported)) items = exported;
+  else if (isToolsetLike(exported)) items = exported.list();
+  else if (exported === undefined)
+    throw new CliUsageError(`--tools ${path}: the module has no default export. ${HOW_TO_EXPORT}`);
+  else
+    throw new CliUsageError(`--tools ${path}: the default export is ${describe(exported)}. ${HOW_TO_EXPORT}`);
+  if (items.length === 0)
+    throw new CliUsageError(`--tools ${path}: the default export has no tools. ${HOW_TO_EXPORT}`);
+  items.forEach((item, index) => {
+    if (!isTool(item)) {
+      throw new CliUsageError(
+        `--tools ${path}: item ${index + 1} of the default export is ${describe(item)}, not a tool. Make each one with tool() from cordon.`,
+      );
+    }
+  });
+  return items as AnyTool[];
+}
+
+/** A Toolset, also one from another copy of cordon (so not `instanceof` this copy's class). */
+function isToolsetLike(value: unknown): value is { list(): unknown[] } {
+  return (
+    typeof value === "object" && value !== null && typeof (value as { list?: unknown }).list === "function"
+  );
+}
+
+/** The default export; a CommonJS module's `module.exports` arrives as `default` (unwrapped once more for interop). */
+function defaultExport(loaded: unknown): unknown {
+  const value = (loaded as { default?: unknown }).default;
+  if (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !isToolsetLike(value) &&
+    "default" in value
+  ) {
+    return (value as { default: unknown }).default;
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object")
+    return `an object (${Object.keys(value).slice(0, 5).join(", ") || "no keys"})`;
+  return `a ${typeof value}`;
+}
+
+/** tsx's import scoped to tools modules, with `cordon` pinned to this copy; set up once per process. */
+function loader(): (specifier: string, parent: string) => Promise<unknown> {
+  if (importScoped) return importScoped;
+  const api = registerTsx({ namespace: "cordon-tools" });
+  const targets: Record<string, string> = {};
+  for (const [specifier, entry] of Object.entries(CORDON_ENTRIES)) {
+    // From dist/src/cli/ the package's front doors are two levels up; from the sources they do not exist.
+    const url = new URL(`../../${entry}`, import.meta.url);
+    if (existsSync(fileURLToPath(url))) targets[specifier] = url.href;
+  }
+  // Registered after tsx, so it runs first (hooks run last-registered first).
+  if (Object.keys(targets).length > 0) {
+    register(new URL("./cordon-resolve-hook.js", import.meta.url), { data: { targets } });
+  }
+  importScoped = api.import;
+  return importScoped;
+}

@@ -1,0 +1,67 @@
+/**
+ * Who decides a gated call made from code that an MCP client asked cordon to run: with `--approve ask`
+ * (the default) the client's person, through MCP elicitation, when the client supports it; otherwise
+ * nobody can be asked and the call is denied. `--approve all` and `--approve none` decide without asking.
+ * Every failure to get an answer denies: approval never fails open.
+ */
+
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ElicitResultSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
+import type { ApprovePolicy } from "./approve-policy.js";
+import type { ApprovalDecision, Approver } from "./code-host.js";
+
+/** Characters of a call's arguments shown in the question. */
+const ARGS_PREVIEW_CHARS = 600;
+
+/** The approver for the calls of one MCP request (`relatedRequestId` keeps HTTP questions on its stream). */
+export function mcpApprover(server: Server, policy: ApprovePolicy, relatedRequestId: RequestId): Approver {
+  return async ({ toolName, args, signal }): Promise<ApprovalDecision> => {
+    if (policy === "all") return { approved: true };
+    if (policy === "none") return { approved: false, reason: "cordon's approval policy denies gated calls" };
+    if (!server.getClientCapabilities()?.elicitation) {
+      return {
+        approved: false,
+        reason:
+          "nobody could be asked: the MCP client cannot ask its user (it does not support elicitation), and cordon's approval policy is to ask",
+      };
+    }
+    const result = await server.request(
+      {
+        method: "elicitation/create",
+        params: {
+          message: `Code running in cordon's sandbox wants to call ${toolName} with ${preview(args)}. Allow this call?`,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              allow: {
+                type: "boolean",
+                title: `Allow ${toolName}`,
+                description: "Check to let this one call run; leave unchecked or decline to refuse it.",
+                default: false,
+              },
+            },
+            required: ["allow"],
+          },
+        },
+      },
+      ElicitResultSchema,
+      { relatedRequestId, signal, timeout: DEFAULT_APPROVAL_TIMEOUT_MS },
+    );
+    if (result.action === "accept" && result.content?.allow === true) return { approved: true };
+    return {
+      approved: false,
+      reason: result.action === "accept" ? "the user did not allow it" : `the user chose to ${result.action}`,
+    };
+  };
+}
+
+function preview(args: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(args) ?? "no arguments";
+  } catch {
+    json = "arguments that cannot be shown";
+  }
+  return json.length > ARGS_PREVIEW_CHARS ? `${json.slice(0, ARGS_PREVIEW_CHARS)}…` : json;
+}

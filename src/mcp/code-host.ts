@@ -1,0 +1,229 @@
+/**
+ * The code mode behind cordon's MCP server: one `run_code` tool over the catalog (local tools and
+ * upstream servers' tools), rebuilt whenever the catalog changes, with approvals for gated calls
+ * decided per request by whoever the caller names (an MCP client's person, or a policy).
+ */
+
+import { randomUUID } from "node:crypto";
+import { type CodeMode, codeMode } from "../codemode/code-mode.js";
+import type { Environment } from "../codemode/environment.js";
+import type { CodeModeLimits } from "../codemode/limits.js";
+import { Dispatcher } from "../dispatch/dispatcher.js";
+import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
+import { messageOf } from "../errors.js";
+import { Toolset } from "../tools/toolset.js";
+import type { JsonSchema } from "../tools/types.js";
+import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
+import {
+  namesOnlyDeclarations,
+  SEARCH_THRESHOLD_CHARS,
+  SEARCH_TOOL_INPUT,
+  SEARCH_TOOL_NAME,
+  searchToolDescription,
+  searchTools,
+} from "./search-tools.js";
+
+/** When to offer search_tools: always, never, or when the declarations are too long to list. */
+export type SearchToolsMode = "auto" | "on" | "off";
+
+/** One gated call the code made, waiting for a decision. */
+export interface ApprovalRequest {
+  /** The tool's name as registered (`github__delete_repo`). */
+  toolName: string;
+  /** The validated arguments. */
+  args: unknown;
+  /** Aborts when the call no longer waits (the run ended, or the approval timed out). */
+  signal: AbortSignal;
+}
+
+/** A decision on a gated call. */
+export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
+
+/** Decides gated calls; a rejection (or a throw) denies. */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** A tool as the MCP server lists it. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+}
+
+/** Options of {@link CodeHost}. */
+export interface CodeHostOptions {
+  catalog: ToolCatalog;
+  /** Where code runs; the host owns it and closes it in {@link CodeHost.close}. */
+  environment: Environment;
+  limits?: Partial<CodeModeLimits>;
+  searchTools?: SearchToolsMode;
+  /** Where to report a catalog change that could not be taken up. */
+  log?: (line: string) => void;
+}
+
+interface Generation {
+  cm: CodeMode;
+  /** The dispatcher the run_code call itself goes through; its stream carries the approvals. */
+  outer: Dispatcher;
+  snapshot: CatalogSnapshot;
+  searching: boolean;
+  description: string;
+}
+
+/** The run_code tool (and search_tools) over a changing catalog. */
+export class CodeHost {
+  readonly #options: CodeHostOptions;
+  readonly #environment: Environment;
+  readonly #listeners = new Set<() => void>();
+  readonly #ready: Promise<void>;
+  #generation: Generation;
+  #unsubscribe: () => void;
+
+  constructor(options: CodeHostOptions) {
+    this.#options = options;
+    const shared = options.environment;
+    // Every generation's code mode shares one environment (its warm pool); only the host closes it.
+    this.#environment = {
+      name: shared.name,
+      isolation: shared.isolation,
+      open: (limits) => shared.open(limits),
+      close: async () => {},
+    };
+    this.#generation = this.#build();
+    this.#unsubscribe = options.catalog.onChange(() => this.#rebuild());
+    this.#ready = options.catalog.start();
+  }
+
+  /** Resolves once every upstream has started or failed. */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** The name of the run_code tool. */
+  get runCodeName(): string {
+    return this.#generation.cm.tool.name;
+  }
+
+  /** Whether search_tools is offered now. */
+  get searching(): boolean {
+    return this.#generation.searching;
+  }
+
+  /** Calls `listener` when the tools (or run_code's description) changed. Returns an unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The tools an MCP client sees: run_code, and search_tools when the catalog is searched. */
+  listTools(): ListedTool[] {
+    const { cm, searching, description } = this.#generation;
+    const tools: ListedTool[] = [{ name: cm.tool.name, description, inputSchema: cm.tool.parameters }];
+    if (searching) {
+      tools.push({
+        name: SEARCH_TOOL_NAME,
+        description: searchToolDescription(cm.tool.name),
+        inputSchema: SEARCH_TOOL_INPUT,
+      });
+    }
+    return tools;
+  }
+
+  /** Declarations of the tools matching `query` (search_tools). */
+  search(query: string, limit?: number): string {
+    return searchTools(this.#generation.snapshot.tools, query, limit);
+  }
+
+  /**
+   * Runs one run_code call (`{ code, restart? }`) through the same pipeline a model's call takes. Gated
+   * calls the code makes are decided by `approve`, one at a time. A run that did not end `ok` is a
+   * failed result (`ok: false`) whose output is the whole report.
+   */
+  async runCode(args: unknown, options: { signal: AbortSignal; approve: Approver }): Promise<ToolResult> {
+    const { cm, outer } = this.#generation;
+    const handle = outer.dispatch(
+      [{ id: `mcp-${randomUUID().slice(0, 8)}`, name: cm.tool.name, arguments: toArguments(args) }],
+      { signal: options.signal },
+    );
+    const waiting = new Map<string, AbortController>();
+    let queue = Promise.resolve();
+    for await (const event of handle) {
+      if (event.type === "approval_required") {
+        const controller = new AbortController();
+        waiting.set(event.callId, controller);
+        // The stream goes on while a person thinks; decisions are asked for one at a time.
+        queue = queue.then(() => decide(event, controller.signal, options.approve));
+      } else if (event.type === "approval_decided") {
+        waiting.get(event.callId)?.abort();
+        waiting.delete(event.callId);
+      }
+    }
+    const { results } = await handle.outcome();
+    return results[0]!;
+  }
+
+  /** Stops the upstreams and the environment. */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    await this.#options.catalog.close();
+    await this.#generation.cm.close();
+    await this.#options.environment.close();
+  }
+
+  #rebuild(): void {
+    try {
+      this.#generation = this.#build();
+    } catch (error) {
+      // An upstream's new tools could not be declared: keep serving the previous generation.
+      this.#options.log?.(
+        `the changed tools could not be taken up, the previous ones stay: ${messageOf(error)}`,
+      );
+      return;
+    }
+    for (const listener of this.#listeners) listener();
+  }
+
+  #build(): Generation {
+    const snapshot = this.#options.catalog.snapshot();
+    const cm = codeMode({
+      tools: snapshot.tools,
+      environment: this.#environment,
+      ...(this.#options.limits ? { limits: this.#options.limits } : {}),
+    });
+    // An earlier generation is not closed: closing a fresh-state code mode frees nothing (the shared
+    // environment stays open), and a run_code call that started on it must still finish there.
+    const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
+    const mode = this.#options.searchTools ?? "auto";
+    const searching = mode === "on" || (mode === "auto" && cm.declarations.length > SEARCH_THRESHOLD_CHARS);
+    let description = cm.instructions;
+    if (searching && description.includes(cm.declarations)) {
+      description = description.replace(cm.declarations, () => namesOnlyDeclarations(snapshot.tools));
+    }
+    if (snapshot.unavailable.length > 0) {
+      const lines = snapshot.unavailable.map(({ name, reason }) => `- ${name}: ${reason}`);
+      description += `\nThese MCP servers are not available now, so their tools are missing above:\n${lines.join("\n")}\n`;
+    }
+    return { cm, outer, snapshot, searching, description };
+  }
+}
+
+async function decide(
+  event: Extract<DispatchEvent, { type: "approval_required" }>,
+  signal: AbortSignal,
+  approve: Approver,
+): Promise<void> {
+  if (signal.aborted) return;
+  try {
+    const decision = await approve({ toolName: event.name, args: event.args, signal });
+    if (decision.approved) event.approve();
+    else event.reject(decision.reason);
+  } catch (error) {
+    event.reject(`the approval could not be asked for (${messageOf(error)})`);
+  }
+}
+
+function toArguments(args: unknown): Record<string, unknown> | string | undefined {
+  if (typeof args === "string") return args;
+  if (typeof args === "object" && args !== null && !Array.isArray(args))
+    return args as Record<string, unknown>;
+  return undefined;
+}

@@ -1,0 +1,153 @@
+/**
+ * cordon's MCP server over Streamable HTTP (`POST/GET/DELETE /mcp`), one SDK transport and one server per
+ * session. Bound to a loopback address, it refuses requests whose Host or Origin names another host, so a
+ * web page cannot reach it through DNS rebinding.
+ */
+
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../errors.js";
+import { createMcpServer, type McpServerOptions } from "./server.js";
+
+/** The path the MCP endpoint is served on. */
+export const MCP_PATH = "/mcp";
+
+/** The largest request body read, in bytes (the SDK's own default bound). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Options of {@link serveHttp}. */
+export interface HttpOptions extends McpServerOptions {
+  port: number;
+  /** The address to listen on. Default 127.0.0.1. */
+  hostname?: string;
+  log: (line: string) => void;
+}
+
+/** A running HTTP server. */
+export interface HttpServing {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+interface Session {
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+}
+
+/** Serves MCP over Streamable HTTP until closed. */
+export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
+  const hostname = options.hostname ?? "127.0.0.1";
+  const loopbackOnly = isLoopbackName(hostname);
+  const sessions = new Map<string, Session>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (loopbackOnly && !fromLoopbackPage(req)) {
+      return reply(res, 403, "This MCP server only answers requests addressed to a loopback host.");
+    }
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const session = sessions.get(sessionId);
+      if (!session) return reply(res, 404, "Unknown or expired session: initialize a new one.");
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") {
+      return reply(res, 400, "No session: start one with a POST of an initialize request.");
+    }
+    const body = await readJson(req);
+    if (body === undefined) return reply(res, 400, "The body must be JSON of at most 4 MB.");
+    if (!isInitializeRequest(body)) {
+      return reply(res, 400, "No session: the first request must be initialize (or send Mcp-Session-Id).");
+    }
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+      },
+    });
+    const server = createMcpServer(options);
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log(`http: ${req.method} ${req.url}: ${messageOf(error)}`);
+      if (!res.headersSent) reply(res, 500, "Internal error.");
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, hostname, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  const shownHost = hostname.includes(":") ? `[${hostname}]` : hostname;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    async close() {
+      await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
+      sessions.clear();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** Whether an address names this machine only. */
+export function isLoopbackName(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/** The request names a loopback host, and comes from no web page or from one served by a loopback host. */
+function fromLoopbackPage(req: IncomingMessage): boolean {
+  const host = req.headers.host;
+  if (!host || !isLoopbackName(hostOf(host))) return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return isLoopbackName(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** The host part of a Host header (`127.0.0.1:3000`, `[::1]:3000`, `localhost`). */
+function hostOf(header: string): string {
+  if (header.startsWith("[")) return header.slice(0, header.indexOf("]") + 1);
+  const colon = header.indexOf(":");
+  return colon === -1 ? header : header.slice(0, colon);
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}

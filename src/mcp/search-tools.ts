@@ -1,0 +1,94 @@
+/**
+ * For catalogs too large to declare in full: run_code's description then lists only the tools' names,
+ * and the `search_tools` tool declares the signatures of the tools that match the model's words.
+ */
+
+import { sanitizeToolName, toolDeclarations } from "../codemode/declarations.js";
+import type { Toolset } from "../tools/toolset.js";
+import type { JsonSchema } from "../tools/types.js";
+
+/** The name of the search tool. */
+export const SEARCH_TOOL_NAME = "search_tools";
+
+/** Declarations longer than this switch `--search-tools auto` to names only plus search_tools. */
+export const SEARCH_THRESHOLD_CHARS = 24_000;
+
+/** Tools one search declares by default. */
+export const DEFAULT_SEARCH_LIMIT = 8;
+
+/** Tools one search declares at most. */
+export const MAX_SEARCH_LIMIT = 25;
+
+/** The input schema of search_tools. */
+export const SEARCH_TOOL_INPUT: JsonSchema = {
+  type: "object",
+  properties: {
+    query: {
+      type: "string",
+      description: "Words describing what you need, e.g. 'list open issues' or 'refund order'.",
+    },
+    limit: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_SEARCH_LIMIT,
+      description: `How many tools to declare (default ${DEFAULT_SEARCH_LIMIT}, at most ${MAX_SEARCH_LIMIT}).`,
+    },
+  },
+  required: ["query"],
+};
+
+/** The description of search_tools, for the given run_code tool name. */
+export function searchToolDescription(runCodeName: string): string {
+  return `Find the tools that ${runCodeName}'s code can call and get their TypeScript signatures with documentation. ${runCodeName}'s description lists only the tools' names; search here before you write code that calls them.`;
+}
+
+/** The listing of names that replaces full declarations in search mode. */
+export function namesOnlyDeclarations(tools: Toolset): string {
+  const names = tools
+    .names()
+    .map((name) => `  ${sanitizeToolName(name)}(args?: Record<string, unknown>): Promise<unknown>;`);
+  return [
+    `// ${tools.size} tools; only their names are listed here. Call the ${SEARCH_TOOL_NAME} tool with words from the task to get their full signatures (arguments and results) before you use them.`,
+    "declare const tools: {",
+    ...names,
+    "};",
+  ].join("\n");
+}
+
+/** Declarations of the tools that best match `query`, best first; a sentence when nothing matches. */
+export function searchTools(tools: Toolset, query: string, limit = DEFAULT_SEARCH_LIMIT): string {
+  const words = query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1)
+    // A plural finds the singular too: "issues" matches create_issue.
+    .map((word) => (word.length > 3 && word.endsWith("s") ? word.slice(0, -1) : word));
+  const count = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)));
+  const scored = tools
+    .list()
+    .map((tool) => {
+      const name = tool.name.toLowerCase();
+      const description = tool.description.toLowerCase();
+      let score = 0;
+      for (const word of words) {
+        if (name.includes(word)) score += 3;
+        if (description.includes(word)) score += 1;
+      }
+      return { tool, score };
+    })
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, count);
+  if (scored.length === 0) {
+    return `No tool matches ${JSON.stringify(query)}. Try other words; the tools are: ${tools.names().map(sanitizeToolName).join(", ")}.`;
+  }
+  return toolDeclarations(
+    scored.map(({ tool }) => ({
+      name: sanitizeToolName(tool.name),
+      description: tool.description,
+      parameters: tool.parameters,
+      outputSchema: tool.outputSchema,
+      readOnly: tool.options.readOnly,
+    })),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * One MCP server connection (a stdio client, or one Streamable HTTP session), built on the official SDK's
+ * low-level `Server`: it lists run_code (and search_tools for large catalogs), runs calls through the
+ * code host, and tells its client when the tools changed.
+ */
+
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { mcpApprover } from "./approval.js";
+import type { ApprovePolicy } from "./approve-policy.js";
+import type { CodeHost } from "./code-host.js";
+import { SEARCH_TOOL_NAME } from "./search-tools.js";
+
+/** Options of {@link createMcpServer}. */
+export interface McpServerOptions {
+  host: CodeHost;
+  approve: ApprovePolicy;
+  /** cordon's version, reported to the client. */
+  version: string;
+}
+
+const INSTRUCTIONS =
+  "This server turns many tools into one: write TypeScript for its run_code tool, and call the tools declared in run_code's description from that code as `await tools.<name>(args)`. Do a whole task (several calls, loops, filtering) in one run and return only what you need.";
+
+/** A new MCP server for one client connection; connect it to a transport. */
+export function createMcpServer(options: McpServerOptions): Server {
+  const { host, approve, version } = options;
+  const server = new Server(
+    { name: "cordon", version },
+    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    await host.ready;
+    return { tools: host.listTools() };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    await host.ready;
+    const { name, arguments: args } = request.params;
+    if (name === host.runCodeName) {
+      const result = await host.runCode(args ?? {}, {
+        signal: extra.signal,
+        approve: mcpApprover(server, approve, extra.requestId),
+      });
+      return { content: [{ type: "text", text: result.output }], isError: !result.ok };
+    }
+    if (name === SEARCH_TOOL_NAME && host.searching) {
+      const query = typeof args?.query === "string" ? args.query : "";
+      if (query.trim() === "")
+        return failure(`${SEARCH_TOOL_NAME} needs a query: words describing what you need.`);
+      const limit = typeof args?.limit === "number" ? args.limit : undefined;
+      return { content: [{ type: "text", text: host.search(query, limit) }] };
+    }
+    const names = host.listTools().map((tool) => tool.name);
+    return failure(
+      `Unknown tool ${JSON.stringify(name)}. This server has ${names.join(" and ")}; the other tools are called from run_code's code.`,
+    );
+  });
+
+  const unsubscribe = host.onChange(() => {
+    // When the connection is gone or not initialised yet, its next tools/list sees the new tools anyway.
+    server.sendToolListChanged().catch(() => {});
+  });
+  server.onclose = () => unsubscribe();
+  return server;
+}
+
+function failure(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}

@@ -1,0 +1,245 @@
+/**
+ * One upstream MCP server: a child process cordon starts and talks to as an MCP client over stdio. It
+ * lists the server's tools (again whenever the server says they changed), calls them, and turns every
+ * way the server can fail (it will not start, it exits, it stops answering) into a clear message for the
+ * call that needed it, while cordon goes on serving.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { formatDuration } from "../dispatch/failures.js";
+import { messageOf } from "../errors.js";
+import type { UpstreamSpec } from "./upstream-spec.js";
+
+/** Lines of an upstream's stderr kept to explain why it failed. */
+const STDERR_TAIL_LINES = 5;
+
+/** Options of {@link UpstreamServer}. */
+export interface UpstreamOptions {
+  /** Starting the server and listing its tools must finish within this, in ms. */
+  startTimeoutMs: number;
+  /** Each call (and each new listing of the tools) must finish within this, in ms. */
+  callTimeoutMs: number;
+  /** cordon's own version, sent as the client's version. */
+  clientVersion: string;
+  /** Where to report what happens (started, exited, relisted). */
+  log: (line: string) => void;
+  /** The environment of the server's process. Default: cordon's own. */
+  env?: Record<string, string>;
+}
+
+/** Where an upstream is in its life. */
+export type UpstreamState = "idle" | "starting" | "ready" | "failed" | "closed";
+
+/** An upstream MCP server, started on demand and restarted on demand after it failed. */
+export class UpstreamServer {
+  readonly name: string;
+  readonly #spec: UpstreamSpec;
+  readonly #options: UpstreamOptions;
+  #state: UpstreamState = "idle";
+  #failure: string | undefined;
+  #client: Client | undefined;
+  #starting: Promise<void> | undefined;
+  #tools: McpTool[] = [];
+  #stderrTail: string[] = [];
+  readonly #listeners = new Set<() => void>();
+
+  constructor(spec: UpstreamSpec, options: UpstreamOptions) {
+    this.name = spec.name;
+    this.#spec = spec;
+    this.#options = options;
+  }
+
+  /** The server's tools as it last listed them (kept after it failed, so calls can say why). */
+  get tools(): readonly McpTool[] {
+    return this.#tools;
+  }
+
+  get state(): UpstreamState {
+    return this.#state;
+  }
+
+  /** Why the server is not available, when it failed. */
+  get failure(): string | undefined {
+    return this.#failure;
+  }
+
+  /** Calls `listener` whenever the tool list or the availability changes. Returns an unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts the server and lists its tools; resolves either way (see {@link state} and {@link failure}). */
+  start(): Promise<void> {
+    if (this.#state === "closed") return Promise.resolve();
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = undefined;
+    });
+    return this.#starting;
+  }
+
+  /**
+   * Calls one of the server's tools by its own name. Starts the server again first when it had failed.
+   * Resolves with the server's result; rejects with an Error whose message says what went wrong.
+   */
+  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
+    if (this.#state !== "ready") await this.start();
+    const client = this.#client;
+    if (this.#state !== "ready" || !client) {
+      throw new Error(
+        `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
+      );
+    }
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
+        timeout: this.#options.callTimeoutMs + 1_000,
+      })) as CallToolResult;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason ?? error;
+      if (this.#client !== client || this.#state !== "ready") {
+        throw new Error(
+          `The MCP server "${this.name}" stopped while running ${tool}: ${this.#failure ?? "it exited"}`,
+        );
+      }
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(
+          `The MCP server "${this.name}" did not answer ${tool} within ${formatDuration(this.#options.callTimeoutMs)}.`,
+        );
+      }
+      throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
+    }
+  }
+
+  /** Stops the server's process; later calls fail. */
+  async close(): Promise<void> {
+    this.#state = "closed";
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  async #start(): Promise<void> {
+    const timeoutMs = this.#options.startTimeoutMs;
+    this.#state = "starting";
+    this.#stderrTail = [];
+    const transport = new StdioClientTransport({
+      command: this.#spec.command,
+      args: this.#spec.args,
+      // The command is one the user wrote, as in a shell: it gets cordon's environment (tokens included).
+      env: this.#options.env ?? inheritedEnvironment(),
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Buffer) => this.#keepStderr(chunk.toString("utf8")));
+    const client = new Client({ name: "cordon", version: this.#options.clientVersion });
+    client.onclose = () => {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      if (this.#isClosed()) return;
+      const wasReady = this.#state === "ready";
+      this.#fail(`it exited${this.#stderrNote()}`);
+      if (wasReady) this.#options.log(`upstream ${this.name}: exited; its next call starts it again`);
+      this.#changed();
+    };
+    this.#client = client;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#relist(client));
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+      this.#tools = await listAllTools(client, timeoutMs);
+    } catch (error) {
+      const reason = this.#startFailure(error);
+      if (this.#client === client) this.#client = undefined;
+      await client.close().catch(() => {});
+      if (this.#isClosed()) return;
+      this.#fail(reason);
+      this.#options.log(`upstream ${this.name}: not available: ${reason}`);
+      this.#changed();
+      return;
+    }
+    if (this.#isClosed() || this.#client !== client) {
+      await client.close().catch(() => {});
+      return;
+    }
+    this.#state = "ready";
+    this.#failure = undefined;
+    this.#options.log(`upstream ${this.name}: ready, ${this.#tools.length} tools`);
+    this.#changed();
+  }
+
+  async #relist(client: Client): Promise<void> {
+    try {
+      const tools = await listAllTools(client, this.#options.callTimeoutMs);
+      if (this.#client !== client) return;
+      this.#tools = tools;
+      this.#options.log(`upstream ${this.name}: its tools changed, now ${tools.length}`);
+      this.#changed();
+    } catch (error) {
+      this.#options.log(`upstream ${this.name}: could not list its changed tools: ${messageOf(error)}`);
+    }
+  }
+
+  #startFailure(error: unknown): string {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT")
+      return `the command "${this.#spec.command}" was not found (is it installed and on PATH?)`;
+    if (code === "EACCES") return `the command "${this.#spec.command}" is not executable`;
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return `it did not answer within ${formatDuration(this.#options.startTimeoutMs)} of starting${this.#stderrNote()}`;
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return `it exited before it answered${this.#stderrNote()}`;
+    }
+    return `it could not be started: ${messageOf(error)}${this.#stderrNote()}`;
+  }
+
+  /** Read through a method: the state may change while a start awaits. */
+  #isClosed(): boolean {
+    return this.#state === "closed";
+  }
+
+  #fail(reason: string): void {
+    this.#state = "failed";
+    this.#failure = reason;
+  }
+
+  #keepStderr(text: string): void {
+    const lines = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+    this.#stderrTail = [...this.#stderrTail, ...lines].slice(-STDERR_TAIL_LINES);
+  }
+
+  #stderrNote(): string {
+    if (this.#stderrTail.length === 0) return "";
+    return ` (its stderr ended with: ${this.#stderrTail.map((line) => line.slice(0, 300)).join(" | ")})`;
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}

@@ -1,0 +1,32 @@
+/** `cordon mcp` usage errors, as a process: exit 2 with a message that says what to give instead. */
+
+import { beforeAll, describe, expect, it } from "vitest";
+import { cordon, ensureBuilt, SHOP_TOOLS } from "./helpers.js";
+
+beforeAll(() => ensureBuilt());
+
+describe("cordon mcp: usage errors exit 2", () => {
+  it("nothing to serve", async () => {
+    const { code, stderr } = await cordon(["mcp"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("nothing to serve: give --tools <module>, one or more --upstream NAME=COMMAND");
+  });
+
+  it("an --upstream without NAME=, or the same name twice", async () => {
+    const r1 = await cordon(["mcp", "--upstream", "npx some-server"]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain("expected NAME=COMMAND");
+    const r2 = await cordon(["mcp", "--upstream", "a=node x.js", "--upstream", "a=node y.js"]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain("--upstream a is given twice");
+  });
+
+  it("--host without --http, and a port out of range", async () => {
+    const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--host", "127.0.0.1"]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain("--host only applies with --http <port>");
+    const r2 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--http", "70000"]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain("--http 70000: expected a whole number from 0 to 65535");
+  });
+});

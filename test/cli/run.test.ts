@@ -1,0 +1,205 @@
+/**
+ * `cordon run`, as a process: the real executable runs code against a tools module and prints the
+ * console output, the calls and the result (or JSON), with exit codes 0, 1 and 2.
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cordon, ensureBuilt, SHOP_TOOLS } from "./helpers.js";
+
+const NOTES = "test/cli/fixtures/tools.ts";
+let scratch = "";
+
+beforeAll(() => {
+  ensureBuilt();
+  scratch = mkdtempSync(join(tmpdir(), "cordon-cli-"));
+});
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+function scratchFile(name: string, text: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe("cordon run", () => {
+  it("runs the shop task end to end: console output, each call with status and time, the result; exit 0", async () => {
+    const { code, stdout } = await cordon(["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Dana Smith has 2 late orders: A103, A115");
+    expect(stdout).toMatch(/ok\s+find_customers\s+\d+ ms/);
+    expect(stdout).toMatch(/ok\s+refund_order\s+\d+ ms/);
+    expect(stdout).toMatch(/denied\s+refund_order\s+\d+ ms/);
+    expect(stdout).toContain('"refunded": [\n    "A103"\n  ]');
+    expect(stdout).toMatch(/\nok in \d+ ms\n$/);
+  });
+
+  it("--json prints the CodeRunResult", async () => {
+    const { code, stdout } = await cordon(["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--json"]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.status).toBe("ok");
+    expect(result.value).toEqual({ customer: "Dana Smith", refunded: ["A103"], total: 38 });
+    expect(result.calls.map((c: { tool: string; status: string }) => `${c.tool}:${c.status}`)).toEqual([
+      "find_customers:ok",
+      "list_orders:ok",
+      "refund_order:ok",
+      "refund_order:denied",
+    ]);
+    expect(result.logs[0]).toEqual({ level: "log", text: "Dana Smith has 2 late orders: A103, A115" });
+  });
+
+  it("reads the code from standard input with -", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", NOTES, "--json"], {
+      input: "const notes = await tools.list_notes();\nnotes.map((n) => n.text)",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toEqual(["buy milk", "call Ada"]);
+  });
+
+  it("loads a .ts tools module with type-only syntax; a ToolError keeps its hint (one copy of cordon)", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", NOTES, "--json"], {
+      input: "try { await tools.get_note({ id: 9 }); } catch (e) { return e.message; }",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toBe("There is no note 9. Hint: Ids are 1 and 2.");
+  });
+
+  it("loads a .mjs tools module whose default export is a Toolset", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", "test/cli/fixtures/tools.mjs", "--json"], {
+      input: "return await tools.double({ n: 21 });",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toBe(42);
+  });
+
+  it("exit 1 when the code fails, with the error at the code's own line", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", NOTES], {
+      input: "const a = 1;\nconst b = a + missingName;\nreturn b;",
+    });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/ReferenceError: .*missingName/);
+    expect(stdout).toContain("(line 2");
+    expect(stdout).toMatch(/\nerror in \d+ ms\n$/);
+  });
+
+  it("--timeout ends a run that takes too long: status timeout, exit 1", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", NOTES, "--timeout", "300", "--json"], {
+      input: "while (true) {}",
+    });
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).status).toBe("timeout");
+  });
+
+  it("--env inprocess runs in cordon's own process (the executable starts Node with --no-node-snapshot)", async () => {
+    const { code, stdout } = await cordon(["run", "-", "--tools", NOTES, "--env", "inprocess", "--json"], {
+      input: "return (await tools.list_notes()).length;",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toBe(2);
+  });
+});
+
+describe("cordon run: approval policy", () => {
+  const DELETE = "try { return await tools.delete_note({ id: 1 }); } catch (e) { return e.kind; }";
+
+  it("--approve all runs gated calls", async () => {
+    const { stdout } = await cordon(["run", "-", "--tools", NOTES, "--approve", "all", "--json"], {
+      input: DELETE,
+    });
+    expect(JSON.parse(stdout).value).toEqual({ deleted: 1 });
+  });
+
+  it("--approve none denies them", async () => {
+    const { stdout } = await cordon(["run", "-", "--tools", NOTES, "--approve", "none", "--json"], {
+      input: DELETE,
+    });
+    expect(JSON.parse(stdout).value).toBe("denied");
+  });
+
+  it("--approve ask (the default) away from a terminal denies, and says how to allow", async () => {
+    const { stdout, stderr } = await cordon(["run", "-", "--tools", NOTES, "--json"], { input: DELETE });
+    expect(JSON.parse(stdout).value).toBe("denied");
+    expect(stderr).toContain("--approve ask can only ask on a terminal");
+  });
+});
+
+describe("cordon run: usage errors exit 2 and say what to do", () => {
+  it("without --tools", async () => {
+    const { code, stderr } = await cordon(["run", "examples/shop/task.ts"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--tools is required");
+    expect(stderr).toContain("cordon run --help");
+  });
+
+  it("a code file that does not exist", async () => {
+    const { code, stderr } = await cordon(["run", "no-such-task.ts", "--tools", NOTES]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("cannot read no-such-task.ts: no such file");
+  });
+
+  it("a tools module that does not exist", async () => {
+    const { code, stderr } = await cordon(["run", "examples/shop/task.ts", "--tools", "nope/tools.ts"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--tools nope/tools.ts: no such file");
+  });
+
+  it("a tools module without a default export, or whose export is not tools", async () => {
+    const none = scratchFile("none.mjs", "export const x = 1;\n");
+    const wrong = scratchFile("wrong.mjs", "export default [{ name: 'fake' }];\n");
+    const broken = scratchFile("broken.ts", "export default [;\n");
+    const r1 = await cordon(["run", "examples/shop/task.ts", "--tools", none]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain(`--tools ${none}: the module has no default export`);
+    expect(r1.stderr).toContain("export default new Toolset");
+    const r2 = await cordon(["run", "examples/shop/task.ts", "--tools", wrong]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain("item 1 of the default export is an object (name), not a tool");
+    const r3 = await cordon(["run", "examples/shop/task.ts", "--tools", broken]);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain(`--tools ${broken}: the module failed to load`);
+  });
+
+  it("an environment this build does not have names the ones it has", async () => {
+    const { code, stderr } = await cordon([
+      "run",
+      "examples/shop/task.ts",
+      "--tools",
+      NOTES,
+      "--env",
+      "cloud",
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      "--env cloud: this build of cordon has no such environment. Available: default, inprocess, docker, remote.",
+    );
+  });
+
+  it("--env remote without a server's URL and token says which variables to set", async () => {
+    const { code, stderr } = await cordon(
+      ["run", "examples/shop/task.ts", "--tools", NOTES, "--env", "remote"],
+      {
+        env: { CORDON_REMOTE_URL: "", CORDON_REMOTE_TOKEN: "" },
+      },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toContain("--env remote needs CORDON_REMOTE_URL");
+  });
+
+  it("a bad option value or an unknown option", async () => {
+    const r1 = await cordon(["run", "x.ts", "--tools", NOTES, "--approve", "maybe"]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain("--approve maybe: expected one of ask, all, none.");
+    const r2 = await cordon(["run", "x.ts", "--tools", NOTES, "--timeout", "soon"]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain("--timeout soon: expected a whole number");
+    const r3 = await cordon(["run", "x.ts", "--tools", NOTES, "--fast"]);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain("Unknown option '--fast'");
+  });
+});

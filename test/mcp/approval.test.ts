@@ -1,0 +1,72 @@
+/**
+ * Approval of gated calls made from code that an MCP client asked cordon to run: the client's user is
+ * asked through MCP elicitation when the client supports it; otherwise --approve decides; never open.
+ */
+
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
+import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
+
+const REFUND = `try {
+  const r = await tools.refund_order({ order_id: "A115", reason: "late delivery" });
+  return ["refunded", r.amount];
+} catch (e) { return [e.kind, e.message]; }`;
+
+let mcp: Connected | undefined;
+
+beforeAll(() => ensureBuilt());
+
+afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
+});
+
+describe("approvals in cordon mcp", () => {
+  it("asks the client's user through elicitation, and runs the call when they allow it", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], () => ({ action: "accept", content: { allow: true } }));
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('["refunded",54]');
+    expect(mcp.questions).toHaveLength(1);
+    expect(mcp.questions[0]).toContain("refund_order");
+    expect(mcp.questions[0]).toContain('"order_id":"A115"');
+  });
+
+  it("denies the call when the user declines, or accepts without allowing", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], (message) =>
+      message.includes("A115") ? { action: "decline" } : { action: "accept", content: { allow: false } },
+    );
+    const declined = await runCode(mcp.client, REFUND);
+    expect(textOf(declined)).toContain('"denied"');
+    expect(textOf(declined)).toContain("the user chose to decline");
+    const unchecked = await runCode(
+      mcp.client,
+      `try { await tools.refund_order({ order_id: "A111", reason: "late" }); return "ran"; } catch (e) { return e.message; }`,
+    );
+    expect(textOf(unchecked)).toContain("the user did not allow it");
+  });
+
+  it("with a client that cannot elicit, --approve ask (the default) denies and says why", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS]);
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('"denied"');
+    expect(textOf(result)).toContain("does not support elicitation");
+  });
+
+  it("--approve all allows gated calls without asking, even a client that could be asked", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS, "--approve", "all"], () => ({ action: "decline" }));
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('["refunded",54]');
+    expect(mcp.questions).toHaveLength(0);
+  });
+
+  it("calls under the approval threshold run without a question", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], () => ({ action: "decline" }));
+    const result = await runCode(
+      mcp.client,
+      `return (await tools.refund_order({ order_id: "A103", reason: "late delivery" })).amount;`,
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain("38");
+    expect(mcp.questions).toHaveLength(0);
+  });
+});

@@ -1,0 +1,124 @@
+/** Connects the official MCP client to a real `cordon mcp` process, over stdio or Streamable HTTP. */
+
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { CORDON_BIN, root } from "../cli/helpers.js";
+
+/** The command that starts the test upstream MCP server (the SDK's McpServer over stdio). */
+export const UPSTREAM_COMMAND = `${process.execPath} --import tsx ${join(root, "test/mcp/fixtures/upstream-server.ts")}`;
+
+/** How the test client answers elicitation requests; absent: the client does not support elicitation. */
+export type ElicitAnswer = (message: string) => ElicitResult;
+
+/** A connected client, what cordon logged on stderr, and how many list_changed notifications arrived. */
+export interface Connected {
+  client: Client;
+  stderr: () => string;
+  listChanged: () => number;
+  /** The messages of the elicitation requests the client received. */
+  questions: string[];
+  close(): Promise<void>;
+}
+
+function newClient(answer: ElicitAnswer | undefined, questions: string[], onListChanged: () => void): Client {
+  const client = new Client(
+    { name: "cordon-test-client", version: "1.0.0" },
+    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+  );
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      questions.push(request.params.message);
+      return answer(request.params.message);
+    });
+  }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onListChanged());
+  return client;
+}
+
+/** Starts `cordon mcp ...args` and connects the official client over stdio. */
+export async function connectStdio(args: readonly string[], answer?: ElicitAnswer): Promise<Connected> {
+  let stderr = "";
+  let changes = 0;
+  const questions: string[] = [];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CORDON_BIN, "mcp", ...args],
+    cwd: root,
+    stderr: "pipe",
+    env: { ...(process.env as Record<string, string>) },
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const client = newClient(answer, questions, () => changes++);
+  await client.connect(transport);
+  return {
+    client,
+    stderr: () => stderr,
+    listChanged: () => changes,
+    questions,
+    close: () => client.close(),
+  };
+}
+
+/** Starts `cordon mcp --http 0 ...args`, waits for its URL on stderr, and connects over Streamable HTTP. */
+export async function connectHttp(
+  args: readonly string[],
+  answer?: ElicitAnswer,
+): Promise<Connected & { url: string }> {
+  const child = spawn(process.execPath, [CORDON_BIN, "mcp", "--http", "0", ...args], {
+    cwd: root,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cordon mcp --http printed no URL: ${stderr}`)), 30_000);
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+      const match = /serving on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`cordon mcp --http exited (${code}): ${stderr}`)));
+  });
+  let changes = 0;
+  const questions: string[] = [];
+  const client = newClient(answer, questions, () => changes++);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    client,
+    url,
+    stderr: () => stderr,
+    listChanged: () => changes,
+    questions,
+    async close() {
+      await client.close();
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** The text of a tool result's content. */
+export function textOf(result: unknown): string {
+  return ((result as CallToolResult).content ?? [])
+    .map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+    .join("\n");
+}
+
+/** Calls run_code with `code`. */
+export async function runCode(client: Client, code: string): Promise<CallToolResult> {
+  return (await client.callTool({ name: "run_code", arguments: { code } })) as CallToolResult;
+}
