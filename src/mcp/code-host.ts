@@ -184,9 +184,11 @@ export class CodeHost {
 
   #build(): Generation {
     const snapshot = this.#options.catalog.snapshot();
+    // An MCP client shows the model only the tool's description: it carries the declarations as well.
     const cm = codeMode({
       tools: snapshot.tools,
       environment: this.#environment,
+      declarationsIn: "instructions",
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     // An earlier generation is not closed: closing a fresh-state code mode frees nothing (the shared

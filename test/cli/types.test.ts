@@ -6,7 +6,7 @@ import { cordon, ensureBuilt, SHOP_TOOLS } from "./helpers.js";
 beforeAll(() => ensureBuilt());
 
 describe("cordon types", () => {
-  it("prints the declarations of the shop's tools, then the instructions that quote them", async () => {
+  it("prints the declarations of the shop's tools, then the instructions, which point to where they are", async () => {
     const { code, stdout } = await cordon(["types", "--tools", SHOP_TOOLS]);
     expect(code).toBe(0);
     const [declarations, instructions] = stdout.split("// instructions");
@@ -14,7 +14,9 @@ describe("cordon types", () => {
     expect(declarations).toMatch(/refund_order\(args: \{[\s\S]*order_id: string;/);
     expect(declarations).toContain("Refunds above 50 need a person's approval");
     expect(instructions).toContain("## Running code with run_code");
-    expect(instructions).toContain("find_customers(args: {");
+    // The declarations are sent once, in the run_code tool's description (declarationsIn: "tool").
+    expect(instructions).not.toContain("find_customers(args: {");
+    expect(instructions).toContain("declared in the description of the run_code tool");
     expect(instructions).toContain("separate sandbox process");
   });
 
@@ -25,6 +27,7 @@ describe("cordon types", () => {
     expect(shown.tool.name).toBe("run_code");
     expect(shown.tool.parameters.required).toEqual(["code"]);
     expect(shown.declarations).toContain("list_refunds(");
+    expect(shown.tool.description).toContain("list_refunds(");
     expect(shown.instructions).not.toContain("separate sandbox process");
   });
 
