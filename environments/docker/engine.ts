@@ -40,6 +40,8 @@ export class DockerEngine {
   readonly #ready: SandboxContainer[] = [];
   readonly #starting = new Set<SandboxContainer>();
   readonly #inUse = new Set<SandboxContainer>();
+  /** Containers ended and not yet removed from the engine: close() waits for them too. */
+  readonly #removing = new Set<SandboxContainer>();
   readonly #waiters: (() => void)[] = [];
   #healthy = true;
   #checked: Promise<void> | undefined;
@@ -135,7 +137,7 @@ export class DockerEngine {
       });
     }
     for (const wake of this.#waiters.splice(0)) wake();
-    await Promise.all(all.map((container) => container.gone));
+    await Promise.all([...all, ...this.#removing].map((container) => container.gone));
   }
 
   async #prepare(): Promise<void> {
@@ -192,6 +194,8 @@ export class DockerEngine {
 
   #changed(container: SandboxContainer): void {
     if (container.state !== "dead") return;
+    this.#removing.add(container);
+    void container.gone.then(() => this.#removing.delete(container));
     this.#starting.delete(container);
     this.#inUse.delete(container);
     const index = this.#ready.indexOf(container);
