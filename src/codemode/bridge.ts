@@ -2,7 +2,7 @@ import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
 import type { DispatchEvent, FailureKind, ToolResult } from "../dispatch/types.js";
-import type { RunContext, Session } from "../tools/types.js";
+import type { RunContext } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
@@ -27,10 +27,12 @@ export const MAX_REQUESTED_NAME_CHARS = 256;
 export interface RunBridgeInit {
   dispatcher: Dispatcher;
   limits: CodeModeLimits;
-  /** The run_code call's context, when the run was dispatched; its calls become children of it. */
-  parent: RunContext | undefined;
-  session: Session | string | undefined;
-  /** Aborts when the run ends: in-flight calls see it, and later calls are refused. */
+  /**
+   * The run's context (`Dispatcher.openRun`): every call is a nested dispatch under it, sharing one
+   * turn (run id, budget, session, approvals) and aborted when the run ends.
+   */
+  context: RunContext;
+  /** Aborts when the run ends: later calls are refused. */
   signal: AbortSignal;
   /** The prefix of the ids of the calls the code makes. */
   callIdPrefix: string;
@@ -147,7 +149,7 @@ export class RunBridge implements SandboxBridge {
     waiting: ((waiting: boolean) => void) | undefined,
   ): Promise<BridgeCallOutcome> {
     const { callId, name } = call;
-    const { dispatcher, parent, session, signal } = this.#init;
+    const { dispatcher, context } = this.#init;
     const started = performance.now();
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's clock.
     const human = waiting ? new HumanWait(dispatcher, waiting) : undefined;
@@ -157,9 +159,7 @@ export class RunBridge implements SandboxBridge {
     let result: ToolResult;
     try {
       const handle = dispatcher.dispatch([{ id: callId, name, arguments: argsJson }], {
-        ...(parent ? { parent } : {}),
-        ...(session === undefined ? {} : { session }),
-        signal,
+        parent: context,
         onEvent: (event) => {
           if (event.callId !== callId) return;
           if (event.type === "completed") value = event.value;

@@ -250,22 +250,30 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
     for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
     const { parent } = runOptions;
-    const bridge = new RunBridge({
-      dispatcher,
-      limits,
-      parent,
-      session: runOptions.session,
-      signal: ended.signal,
-      callIdPrefix: parent
-        ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
-        : `code-${randomUUID().slice(0, 8)}`,
-    });
+    const callIdPrefix = parent
+      ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
+      : `code-${randomUUID().slice(0, 8)}`;
     const span = startCodeRun({
       dispatcher,
       turn: parent ? turnOf(parent) : undefined,
       parent,
       signal: ended.signal,
       code,
+    });
+    // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
+    const dispatchRun = dispatcher.openRun({
+      ...(parent ? { parent } : {}),
+      ...(runOptions.session === undefined ? {} : { session: runOptions.session }),
+      signal: ended.signal,
+      callId: callIdPrefix,
+      toolName: name,
+    });
+    const bridge = new RunBridge({
+      dispatcher,
+      limits,
+      context: dispatchRun.context,
+      signal: ended.signal,
+      callIdPrefix,
     });
     let outcome: ExecutionOutcome;
     try {
@@ -288,6 +296,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
     }
     // Calls aborted just now still report, so `calls` says what happened to every one of them.
     await bridge.settled();
+    dispatchRun.close();
     const result = toResult(outcome, prepared, bridge, started);
     span?.end(result);
     return result;

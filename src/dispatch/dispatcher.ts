@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import { UserError } from "../errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
-import type { Session } from "../tools/types.js";
-import { registerTracing, Tracing, traceOfTurn } from "../tracing/tracing.js";
+import type { RunContext, Session } from "../tools/types.js";
+import { aliasRunContext, registerTracing, Tracing, traceOfTurn } from "../tracing/tracing.js";
 import { runBatch } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
 import { CallScope, type Settings } from "./scope.js";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./truncate.js";
-import { Turn, turnOf } from "./turn.js";
+import { linkContext, Turn, turnOf } from "./turn.js";
 import type {
   Approvals,
   DispatchEvent,
@@ -17,6 +17,8 @@ import type {
   DispatchHandle,
   DispatchOptions,
   DispatchOutcome,
+  DispatchRun,
+  OpenRunOptions,
   ToolCall,
   ToolResult,
 } from "./types.js";
@@ -123,6 +125,63 @@ export class Dispatcher<Deps = unknown> {
     begin = start;
     setImmediate(start);
     return makeHandle(turn.runId, turn.stream, turn.board, start, outcome, scope);
+  }
+
+  /**
+   * Opens a run that dispatches its calls one after another over time, such as a code-mode run: every
+   * `dispatch(calls, { parent: run.context })` is then a nested dispatch of the run's one turn (its run
+   * id, budget, session, approvals and events), without the cost of a turn per call. With
+   * `options.parent` the run belongs to that call's turn and its calls are that call's children;
+   * without, it is a turn of its own. `options.signal` ends the run's calls when it aborts. `close()`
+   * ends the run: calls still running see their signal abort, and later ones run nothing.
+   */
+  openRun(options: OpenRunOptions<Deps>): DispatchRun {
+    const parentTurn = options.parent ? turnOf(options.parent) : undefined;
+    if (options.parent && parentTurn) {
+      const parent = options.parent;
+      const signal = options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal;
+      const context: RunContext = { ...parent, signal };
+      linkContext(context, parentTurn);
+      aliasRunContext(context, parent);
+      return { context, close: () => {} };
+    }
+    const turn = new Turn({
+      runId: options.runId ?? randomUUID(),
+      budget: options.budget ?? new Budget(),
+      session: this.#session(options.session),
+      deps: options.deps ?? this.#deps,
+      approvalHandler: this.#settings.approvalHandler,
+      signal: options.signal,
+      onFirstRead: () => {},
+    });
+    const trace = this.#tracing?.startDispatch(turn, {
+      runId: turn.runId,
+      callCount: 0,
+      signal: options.signal,
+    });
+    const context: RunContext = {
+      runId: turn.runId,
+      callId: options.callId,
+      toolName: options.toolName ?? "run",
+      signal: turn.signal,
+      deps: turn.deps,
+      session: turn.session,
+      budget: turn.budget,
+      parentCallId: undefined,
+      attempt: 1,
+    };
+    linkContext(context, turn);
+    let closed = false;
+    return {
+      context,
+      close: () => {
+        if (closed) return;
+        closed = true;
+        turn.finish();
+        turn.stream.end();
+        trace?.end(turn.stopReason);
+      },
+    };
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {

@@ -149,6 +149,31 @@ export interface DispatchHandle extends AsyncIterable<DispatchEvent> {
   readonly runId: string;
 }
 
+/** Options of `Dispatcher.openRun()`. */
+export interface OpenRunOptions<Deps = unknown> {
+  /** The call the run belongs to (a run_code call): its calls become that call's children. */
+  parent?: RunContext;
+  /** Aborts the run's calls. */
+  signal?: AbortSignal;
+  /** Without a parent: the call id of the run's own context (its calls name it as their parent). */
+  callId: string;
+  /** Without a parent: the tool name the run's context reports (default `run`). */
+  toolName?: string;
+  /** Without a parent: the run id (default a new UUID), budget, session and deps of the run's turn. */
+  runId?: string;
+  budget?: Budget;
+  session?: Session | string;
+  deps?: Deps;
+}
+
+/** A run opened with `Dispatcher.openRun()`. */
+export interface DispatchRun {
+  /** Pass as `parent` to dispatch a call of the run. */
+  readonly context: RunContext;
+  /** Ends the run: its calls still running see their signal abort; later dispatches run nothing. */
+  close(): void;
+}
+
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */
 export interface DispatcherOptions<Deps = unknown> {
   /** Output cap in characters when a tool sets none. Default {@link DEFAULT_MAX_OUTPUT_CHARS}. */

@@ -300,6 +300,15 @@ export function registerTracing(dispatcher: object, tracing: Tracing | undefined
  * Starts the span of a code run: under the run_code call that made it (its turn's trace), or, for a run
  * made without a model, under the active context with the tracing of the code mode's dispatcher.
  */
+/**
+ * Makes `alias` (a context made for a run from `original`, with the run's own signal) report its calls'
+ * spans where `original`'s would go: under the code run started for `original`.
+ */
+export function aliasRunContext(alias: RunContext, original: RunContext): void {
+  const span = runSpans.get(original);
+  if (span) runSpans.set(alias, span);
+}
+
 export function startCodeRun(init: {
   dispatcher: object;
   turn: object | undefined;

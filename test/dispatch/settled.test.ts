@@ -67,3 +67,48 @@ describe("handle.settled(): the dispatch is over only when its tools really fini
     expect((await handle.results())[0]?.ok).toBe(true);
   });
 });
+
+describe("dispatcher.openRun(): many calls over time in one turn", () => {
+  it("calls dispatched under a run share its run id and session, and closing the run aborts the ones still running", async () => {
+    const seen: { runId: string; session: string | undefined; parentCallId: string | undefined }[] = [];
+    let aborted = false;
+    const probe = tool({
+      name: "probe",
+      description: "Records its context.",
+      input: z.object({ wait: z.boolean() }),
+      run: async ({ wait }, ctx) => {
+        seen.push({ runId: ctx.runId, session: ctx.session?.id, parentCallId: ctx.parentCallId });
+        if (wait) {
+          await new Promise<void>((resolve) =>
+            ctx.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve();
+            }),
+          );
+        }
+        return "ok";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(probe));
+    const run = dispatcher.openRun({ callId: "code-1", session: "s1" });
+    await dispatcher
+      .dispatch([{ id: "a", name: "probe", arguments: { wait: false } }], { parent: run.context })
+      .results();
+    const pending = dispatcher.dispatch([{ id: "b", name: "probe", arguments: { wait: true } }], {
+      parent: run.context,
+    });
+    await wait(10);
+    run.close();
+    await pending.results().catch(() => {});
+    expect(aborted).toBe(true);
+    expect(seen.map((s) => s.runId)).toEqual([run.context.runId, run.context.runId]);
+    expect(seen.every((s) => s.session === "s1" && s.parentCallId === "code-1")).toBe(true);
+    // After the run is closed its calls run nothing.
+    const late = await dispatcher
+      .dispatch([{ id: "c", name: "probe", arguments: { wait: false } }], { parent: run.context })
+      .results()
+      .catch((error: unknown) => error);
+    expect(seen).toHaveLength(2);
+    expect(late).toBeDefined();
+  });
+});
