@@ -40,10 +40,13 @@ export type GuestMessageType = "call" | "log" | "done";
  * The guest's entry point, called by the host.
  * - `("start", runId, main, configJson)`: runs `main` (the model's code wrapped as an async function)
  *   with the per-run {@link GuestRunConfig}.
- * - `("settle", runId, callId, outcomeJson)`: delivers the outcome of a tool call (a JSON-encoded
- *   `BridgeCallOutcome`). Outcomes for another run, or for a call already settled, are ignored.
+ * - `("settle", runId, callId, valueJson)`: a tool call succeeded; `valueJson` is its value as JSON text
+ *   (`""` for undefined).
+ * - `("fail", runId, callId, errorJson)`: a tool call failed; `errorJson` is `{ tool, kind, message }`.
+ *
+ * Outcomes for another run, or for a call already settled, are ignored.
  */
-export type GuestEntry = (op: "start" | "settle", runId: number, a: unknown, b: string) => void;
+export type GuestEntry = (op: "start" | "settle" | "fail", runId: number, a: unknown, b: string) => void;
 
 /** The per-run settings the host sends with `start`. */
 export interface GuestRunConfig {
@@ -1113,30 +1116,23 @@ export function installPrelude(send: GuestSend): GuestEntry {
     ]);
   };
 
-  const settle = (runId: number, callId: number, outcomeJson: string) => {
+  /** The outcome of a call: `ok` with its value's JSON text, or a failure's JSON (`{ tool, kind, message }`). */
+  const settle = (runId: number, callId: number, ok: boolean, json: string) => {
     const current = run;
     if (current === undefined || current.id !== runId || current.finished) return;
     const pending = apply(mapGet, current.pending, [callId]) as Pending | undefined;
     if (pending === undefined) return;
     apply(mapDelete, current.pending, [callId]);
-    let outcome: {
-      ok: boolean;
-      valueJson?: string;
-      error?: { tool?: string; kind?: string; message?: string };
-    };
+    let error: { tool?: unknown; kind?: unknown; message?: unknown };
     try {
-      outcome = parse(outcomeJson);
-      if (outcome.ok) {
-        pending.resolve(outcome.valueJson === undefined ? undefined : parse(outcome.valueJson));
+      if (ok) {
+        pending.resolve(json === "" ? undefined : parse(json));
         return;
       }
+      error = parse(json) as typeof error;
     } catch {
-      outcome = {
-        ok: false,
-        error: { kind: "bad_result", message: "The tool's result was not valid JSON." },
-      };
+      error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
-    const error = outcome.error ?? {};
     if (typeof error.tool === "string") pending.error.tool = error.tool;
     pending.error.kind = toText(error.kind ?? "error");
     pending.error.message = toText(error.message ?? "The tool call failed.");
@@ -1145,6 +1141,6 @@ export function installPrelude(send: GuestSend): GuestEntry {
 
   return (op, runId, a, b) => {
     if (op === "start") start(runId, a, b);
-    else if (op === "settle") settle(runId, a as number, b);
+    else if (op === "settle" || op === "fail") settle(runId, a as number, op === "settle", b);
   };
 }

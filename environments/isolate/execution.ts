@@ -63,6 +63,9 @@ export class Execution {
   #messages = 0;
   readonly #maxMessages: number;
   #startCpu = 0n;
+  /** The isolate's CPU time at the last poll, and when that poll was, to tell a busy isolate from an idle one. */
+  #lastCpu = 0n;
+  #lastPoll = 0;
   #wallClock: PausableDeadline | undefined;
   #cpuTimer: NodeJS.Timeout | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
@@ -203,14 +206,17 @@ export class Execution {
     // Late outcomes (after the run ended or the guest finished) are dropped: nothing reaches the isolate.
     if (this.#ended || this.#report) return;
     const { entry, runId } = this.#deps;
-    const json = JSON.stringify(
-      outcome.ok
-        ? { ok: true, valueJson: typeof outcome.valueJson === "string" ? outcome.valueJson : undefined }
-        : { ok: false, error: outcome.error },
-    );
-    this.#track(entry.apply(undefined, ["settle", runId, callId, json])).catch((error: unknown) =>
-      this.#noticeDeath(error),
-    );
+    // A value travels as its own JSON text (no second encoding); a failure as { tool, kind, message }.
+    const args: ["settle" | "fail", number, number, string] = outcome.ok
+      ? ["settle", runId, callId, typeof outcome.valueJson === "string" ? outcome.valueJson : ""]
+      : ["fail", runId, callId, JSON.stringify(outcome.error)];
+    // Fire and forget: waiting for the apply to return costs a crossing and host time per call. The
+    // code it resumes is watched by the CPU limit, the wall clock and #busy().
+    try {
+      entry.applyIgnored(undefined, args);
+    } catch (error) {
+      this.#noticeDeath(error);
+    }
   }
 
   #log(entry: LogEntry): void {
@@ -262,6 +268,8 @@ export class Execution {
     } catch {
       this.#startCpu = 0n;
     }
+    this.#lastCpu = this.#startCpu;
+    this.#lastPoll = performance.now();
     const cpuLimitNs =
       BigInt(Math.max(1, Math.round(Math.min(cpuTimeMs, Number.MAX_SAFE_INTEGER)))) * 1_000_000n;
     const pollMs = Math.min(50, Math.max(5, Math.floor(cpuTimeMs / 10)));
@@ -270,13 +278,17 @@ export class Execution {
         this.#noticeDeath(undefined);
         return;
       }
-      let used: bigint;
+      let now: bigint;
       try {
-        used = isolate.cpuTime - this.#startCpu;
+        now = isolate.cpuTime;
       } catch {
         return;
       }
-      if (used > cpuLimitNs) this.#stop("limit", stopError("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
+      this.#lastCpu = now;
+      this.#lastPoll = performance.now();
+      if (now - this.#startCpu > cpuLimitNs) {
+        this.#stop("limit", stopError("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
+      }
     }, pollMs);
     if (this.#signal.aborted) this.#onAbort();
     else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
@@ -301,8 +313,23 @@ export class Execution {
   /** Ends the run from the host's side and kills the isolate. */
   #stop(status: ExecutionOutcome["status"], error: SandboxError): void {
     if (this.#ended) return;
-    this.#deps.kill(this.#inFlight > 0 || error.name === "MemoryLimit");
+    this.#deps.kill(this.#busy() || error.name === "MemoryLimit" || error.name === "CpuTimeLimit");
     this.#finish({ status, error });
+  }
+
+  /**
+   * Whether the isolate is running code now: a call into it has not returned, or it used more than half
+   * of the time since the last poll (a settled tool call resumes the code without a call the host waits
+   * for).
+   */
+  #busy(): boolean {
+    if (this.#inFlight > 0) return true;
+    try {
+      const usedMs = Number(this.#deps.isolate.cpuTime - this.#lastCpu) / 1e6;
+      return usedMs > Math.max(2, (performance.now() - this.#lastPoll) / 2);
+    } catch {
+      return true;
+    }
   }
 
   #finish(outcome: ExecutionOutcome): void {
