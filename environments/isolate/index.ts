@@ -16,6 +16,7 @@
 import type { SandboxLimits } from "../../sandbox/protocol.js";
 import type { Environment, Sandbox } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
+import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
@@ -93,6 +94,7 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error));
   }
+  const isolates = new IsolatePool(ivmModule);
   const open = new Set<IsolateSandbox>();
   /** Spares by limits, least recently used first. */
   const spares = new Map<string, SpareSandboxes>();
@@ -100,7 +102,7 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
   const closedError = () => new Error("This isolate environment was closed; create a new one.");
 
   const create = (ivmModule: IsolatedVm, limits: SandboxLimits) =>
-    IsolateSandbox.open(ivmModule, limits, { onDead: (dead) => open.delete(dead) });
+    IsolateSandbox.open(ivmModule, limits, { onDead: (dead) => open.delete(dead) }, isolates);
 
   /** The spares for these limits (made with a copy of them), or undefined when spares are off. */
   const sparesFor = (ivmModule: IsolatedVm, limits: SandboxLimits): SpareSandboxes | undefined => {
@@ -148,6 +150,7 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
         ...sandboxes.map((sandbox) => sandbox.dispose()),
         ...pools.map((pool) => pool.close()),
       ]);
+      isolates.close();
     },
   };
 }

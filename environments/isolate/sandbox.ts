@@ -13,6 +13,7 @@ import type {
   SandboxLimits,
 } from "../../src/codemode/environment.js";
 import { Execution } from "./execution.js";
+import { dispose, type IsolatePool, type IsolateSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
 
 /** The smallest heap isolated-vm accepts, in MB. */
@@ -40,9 +41,11 @@ export interface IsolateSandboxHooks {
 
 /** A sandbox backed by one V8 isolate in this process. Create it with {@link IsolateSandbox.open}. */
 export class IsolateSandbox implements Sandbox {
+  readonly #slot: IsolateSlot;
   readonly #isolate: ivm.Isolate;
   readonly #memoryMb: number;
   readonly #hooks: IsolateSandboxHooks;
+  readonly #pool: IsolatePool | undefined;
   #context: ivm.Context | undefined;
   #entry: ivm.Reference<GuestEntry> | undefined;
   #current: { runId: number; execution: Execution } | undefined;
@@ -50,30 +53,40 @@ export class IsolateSandbox implements Sandbox {
   #dead = false;
   #tainted = false;
 
-  private constructor(isolate: ivm.Isolate, memoryMb: number, hooks: IsolateSandboxHooks) {
-    this.#isolate = isolate;
-    this.#memoryMb = memoryMb;
+  private constructor(slot: IsolateSlot, hooks: IsolateSandboxHooks, pool: IsolatePool | undefined) {
+    this.#slot = slot;
+    this.#isolate = slot.isolate;
+    this.#memoryMb = slot.memoryMb;
     this.#hooks = hooks;
+    this.#pool = pool;
   }
 
   /**
-   * Creates an isolate with the memory limit, a context, and the prelude: its `send` function is an
-   * isolated-vm Callback handed to the prelude as a closure argument, so no global ever holds it.
+   * Creates a context with the prelude in an isolate with the memory limit (one from `pool` when it has
+   * one idle, else a new one): the prelude's `send` function is an isolated-vm Callback handed to it as
+   * a closure argument, so no global ever holds it.
    */
   static async open(
     ivmModule: IsolatedVm,
     limits: SandboxLimits,
     hooks: IsolateSandboxHooks = {},
+    pool?: IsolatePool,
   ): Promise<IsolateSandbox> {
     const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
-    let sandbox: IsolateSandbox | undefined;
-    const isolate = new ivmModule.Isolate({
-      memoryLimit: memoryMb,
-      onCatastrophicError: () => {
-        if (sandbox) sandbox.#kill(true);
-      },
-    });
-    sandbox = new IsolateSandbox(isolate, memoryMb, hooks);
+    const slot: IsolateSlot = pool
+      ? pool.take(memoryMb)
+      : {
+          isolate: new ivmModule.Isolate({
+            memoryLimit: memoryMb,
+            onCatastrophicError: () => slot.onCatastrophe?.(),
+          }),
+          memoryMb,
+          uses: 1,
+          onCatastrophe: undefined,
+        };
+    const sandbox = new IsolateSandbox(slot, hooks, pool);
+    slot.onCatastrophe = () => sandbox.#kill(true);
+    const isolate = slot.isolate;
     try {
       const context = await isolate.createContext();
       sandbox.#context = context;
@@ -157,9 +170,23 @@ export class IsolateSandbox implements Sandbox {
     }
   }
 
-  /** Stops a running execution (as cancelled), disposes the isolate and releases its handles. */
+  /**
+   * Stops a running execution (as cancelled) and releases the sandbox. Its isolate goes back to the pool
+   * when the sandbox ran at most one execution and ended normally; otherwise the isolate is disposed.
+   */
   async dispose(): Promise<void> {
-    this.#current?.execution.abandon();
+    if (this.#current) {
+      this.#current.execution.abandon();
+      return;
+    }
+    if (this.#dead) return;
+    if (this.#pool && this.#runIds <= 1 && !this.#isolate.isDisposed) {
+      this.#dead = true;
+      this.#release();
+      this.#pool.give(this.#slot);
+      this.#hooks.onDead?.(this);
+      return;
+    }
     this.#kill();
   }
 
@@ -174,6 +201,13 @@ export class IsolateSandbox implements Sandbox {
     if (this.#dead) return;
     this.#dead = true;
     this.#tainted = busy;
+    this.#release();
+    dispose(this.#slot);
+    this.#hooks.onDead?.(this);
+  }
+
+  /** Releases the sandbox's handles into its isolate (the context with the model's globals). */
+  #release(): void {
     for (const release of [() => this.#entry?.release(), () => this.#context?.release()]) {
       try {
         release();
@@ -183,12 +217,6 @@ export class IsolateSandbox implements Sandbox {
     }
     this.#entry = undefined;
     this.#context = undefined;
-    try {
-      if (!this.#isolate.isDisposed) this.#isolate.dispose();
-    } catch {
-      // Disposed concurrently (memory limit): nothing left to free.
-    }
-    this.#hooks.onDead?.(this);
   }
 }
 

@@ -106,7 +106,8 @@ describe("isolate environment: warm spares", () => {
     await first.dispose();
     await environment.open(LIMITS);
     await sleep(50);
-    expect(ivmCounted.isolates.length).toBe(2);
+    // The second sandbox reuses the first one's isolate; a spare would have been a second isolate.
+    expect(ivmCounted.isolates.length).toBe(1);
     await environment.close();
     expect(ivmCounted.live()).toBe(0);
   });
@@ -161,5 +162,45 @@ describe("isolate environment: warm spares", () => {
     );
     expect(stdout.trim()).toBe("done");
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it("a fresh sandbox that ended normally gives its isolate to the next one, whose globals are new", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module, warm: 0 });
+    const first = await environment.open(LIMITS);
+    expect(
+      await run(first, "globalThis.mark = 'left behind'; Object.prototype.polluted = 1; return 1;"),
+    ).toBe(1);
+    await first.dispose();
+    const second = await environment.open(LIMITS);
+    expect(await run(second, "return [typeof mark, typeof ({}).polluted];")).toEqual([
+      "undefined",
+      "undefined",
+    ]);
+    expect(ivmCounted.isolates.length).toBe(1);
+    await environment.close();
+    expect(ivmCounted.live()).toBe(0);
+  });
+
+  it("never reuses an isolate that was killed, or one that served a session of several runs", async () => {
+    const ivmCounted = countingIvm();
+    const environment = isolateEnvironment({ ivm: ivmCounted.module, warm: 0 });
+    const killed = await environment.open(LIMITS);
+    const outcome = await killed.execute(
+      { code: "for (;;) {}", toolNames: {}, limits: { ...LIMITS, cpuTimeMs: 100 } },
+      makeBridge(),
+      new AbortController().signal,
+    );
+    expect(outcome.status).toBe("limit");
+    await killed.dispose();
+    const session = await environment.open(LIMITS);
+    expect(ivmCounted.isolates.length).toBe(2);
+    await run(session, "var a = 1;");
+    await run(session, "return a + 1;");
+    await session.dispose();
+    await environment.open(LIMITS);
+    expect(ivmCounted.isolates.length).toBe(3);
+    await environment.close();
+    expect(ivmCounted.live()).toBe(0);
   });
 });
