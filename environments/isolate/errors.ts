@@ -55,21 +55,6 @@ export function compileError(error: unknown): SandboxError {
 }
 
 /**
- * Converts an error that isolated-vm copied out of the isolate (code that threw while the script itself
- * ran, outside the prelude) into a SandboxError with only the frames of the model's code.
- */
-export function thrownError(error: unknown): SandboxError {
-  const name = readName(error, "Error");
-  const message = readMessage(error);
-  const stack =
-    typeof (error as { stack?: unknown })?.stack === "string" ? (error as { stack: string }).stack : "";
-  const frames = stack
-    .split("\n")
-    .filter((line) => /^\s+at /.test(line) && line.includes(`${USER_CODE_FILENAME}:`));
-  return { name, message, stack: [`${name}: ${message}`, ...frames].join("\n") };
-}
-
-/**
  * isolated-vm rejects `import()` with a bare "Not supported" error; when the code used `import(`, the
  * error is given the same explanation as an import statement.
  */

@@ -27,7 +27,6 @@ import {
   explainDynamicImport,
   limitMessages,
   stopError,
-  thrownError,
   userCodePosition,
 } from "./errors.js";
 import { wrapCode } from "./wrap.js";
@@ -121,34 +120,15 @@ export class Execution {
     }
   }
 
+  /**
+   * Compiles the wrapped code and starts it through the prelude in one crossing: a closure whose body is
+   * `return $0("start", $1, <the code as an async function>, $2)`, with the prelude's entry, the run id
+   * and the run's config as its arguments. Its positions are the code's own (the closure has no text of
+   * its own before the body, and the wrapper's line is taken back by the line offset).
+   */
   async #launch(): Promise<void> {
-    const { isolate, context, entry, runId } = this.#deps;
+    const { context, entry, runId } = this.#deps;
     const wrapped = wrapCode(this.#request.code);
-    let script: ivm.Script;
-    try {
-      script = await this.#track(
-        isolate.compileScript(wrapped.source, {
-          filename: USER_CODE_FILENAME,
-          lineOffset: wrapped.lineOffset,
-        }),
-      );
-    } catch (error) {
-      if (!this.#noticeDeath(error)) this.#finish({ status: "error", error: compileError(error) });
-      return;
-    }
-    let main: ivm.Reference<unknown>;
-    try {
-      main = await this.#track(script.run(context, { reference: true }) as Promise<ivm.Reference<unknown>>);
-    } catch (error) {
-      if (!this.#noticeDeath(error)) this.#finish({ status: "error", error: thrownError(error) });
-      return;
-    } finally {
-      release(script);
-    }
-    if (this.#ended) {
-      release(main);
-      return;
-    }
     const config: GuestRunConfig = {
       toolNames: { ...this.#request.toolNames },
       names: wrapped.names,
@@ -160,13 +140,19 @@ export class Execution {
       maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
     };
     try {
-      await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
+      await this.#track(
+        context.evalClosure(
+          `return $0("start", $1, ${wrapped.source}, $2);`,
+          [entry.derefInto(), runId, JSON.stringify(config)],
+          { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset },
+        ),
+      );
     } catch (error) {
-      // The guest reports its own outcome; an error here is an unhandled rejection in the code (which the
-      // isolate raises from the call that caused it) or the isolate's death.
-      this.#noticeDeath(error);
-    } finally {
-      release(main);
+      if (this.#noticeDeath(error)) return;
+      // A syntax error is the code's own; anything else is an unhandled rejection in the code (which the
+      // isolate raises from the call that caused it), and the guest reports the run's outcome itself.
+      if (isCompileError(error) && !this.#report)
+        this.#finish({ status: "error", error: compileError(error) });
     }
   }
 
@@ -345,13 +331,15 @@ export class Execution {
   }
 }
 
-/** Releases an isolated-vm handle; a handle of a disposed isolate is already gone. */
-function release(handle: { release(): void }): void {
-  try {
-    handle.release();
-  } catch {
-    // Released with the isolate.
-  }
+/** A syntax error from compiling the code: isolated-vm ends its message with `[run_code.js:L:C]`. */
+function isCompileError(error: unknown): boolean {
+  const message = (error as { message?: unknown })?.message;
+  return (
+    (error as { name?: unknown })?.name === "SyntaxError" &&
+    typeof message === "string" &&
+    message.endsWith("]") &&
+    message.includes(` [${USER_CODE_FILENAME}:`)
+  );
 }
 
 function failure(tool: string, kind: string, message: string): BridgeCallOutcome {

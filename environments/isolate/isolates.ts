@@ -10,7 +10,7 @@ import type ivm from "isolated-vm";
 import type { IsolatedVm } from "./load.js";
 
 /** Sandboxes one isolate serves, one after another, before it is disposed. */
-export const MAX_ISOLATE_USES = 100;
+export const MAX_ISOLATE_USES = 500;
 
 /** Idle isolates kept per memory limit. */
 export const MAX_IDLE_ISOLATES = 4;
@@ -22,6 +22,8 @@ export interface IsolateSlot {
   uses: number;
   /** Called when V8 reports it lost control of the isolate. */
   onCatastrophe: (() => void) | undefined;
+  /** The prelude compiled in this isolate: each new context runs it without compiling it again. */
+  prelude?: ivm.Script;
 }
 
 /** Idle isolates by memory limit. */

@@ -96,7 +96,7 @@ export class IsolateSandbox implements Sandbox {
           opened.#receive(type, runId, id, a, b, c),
         { ignored: true },
       );
-      sandbox.#entry = await installPrelude(ivmModule, isolate, context, send);
+      sandbox.#entry = await installPrelude(ivmModule, slot, context, send);
       return sandbox;
     } catch (error) {
       sandbox.#kill();
@@ -226,20 +226,12 @@ export class IsolateSandbox implements Sandbox {
  */
 async function installPrelude(
   ivmModule: IsolatedVm,
-  isolate: ivm.Isolate,
+  slot: IsolateSlot,
   context: ivm.Context,
   send: ivm.Callback,
 ): Promise<ivm.Reference<GuestEntry>> {
-  preludeScript ??= `"use strict"; ${preludeSource()}`;
-  const cachedData = preludeCache.get(ivmModule);
-  // isolated-vm sets the cache fields on the Script, though its typings leave them out.
-  const script: ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean } =
-    await isolate.compileScript(preludeScript, {
-      filename: "cordon-prelude.js",
-      ...(cachedData ? { cachedData } : { produceCachedData: true }),
-    });
-  if (cachedData && script.cachedDataRejected) preludeCache.delete(ivmModule);
-  else if (!cachedData && script.cachedData) preludeCache.set(ivmModule, script.cachedData);
+  slot.prelude ??= await compilePrelude(ivmModule, slot.isolate);
+  const script = slot.prelude;
   let install: ivm.Reference<(send: unknown) => GuestEntry> | undefined;
   try {
     install = (await script.run(context, { timeout: 10_000, reference: true })) as ivm.Reference<
@@ -251,6 +243,20 @@ async function installPrelude(
     })) as ivm.Reference<GuestEntry>;
   } finally {
     install?.release();
-    script.release();
   }
+}
+
+/** Compiles the prelude in an isolate, with V8's code cache of it when there is one. */
+async function compilePrelude(ivmModule: IsolatedVm, isolate: ivm.Isolate): Promise<ivm.Script> {
+  preludeScript ??= `"use strict"; ${preludeSource()}`;
+  const cachedData = preludeCache.get(ivmModule);
+  // isolated-vm sets the cache fields on the Script, though its typings leave them out.
+  const script: ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean } =
+    await isolate.compileScript(preludeScript, {
+      filename: "cordon-prelude.js",
+      ...(cachedData ? { cachedData } : { produceCachedData: true }),
+    });
+  if (cachedData && script.cachedDataRejected) preludeCache.delete(ivmModule);
+  else if (!cachedData && script.cachedData) preludeCache.set(ivmModule, script.cachedData);
+  return script;
 }
