@@ -727,11 +727,43 @@ export function installPrelude(send: GuestSend): GuestEntry {
 
   // ---- Per-run state ----
 
+  /** A call waiting for the host: resolved with its value, or with a {@link CallFailure}. */
   interface Pending {
-    resolve(value: unknown): void;
-    reject(reason: unknown): void;
-    error: ToolCallError;
+    resolve(outcome: unknown): void;
+    tool: string;
   }
+  /** A failed call's outcome on its way to {@link unwrapOutcome}; model code never holds one. */
+  class CallFailure {
+    declare tool: string;
+    declare kind: string;
+    declare message: string;
+    constructor(tool: string, kind: string, message: string) {
+      this.tool = tool;
+      this.kind = kind;
+      this.message = message;
+    }
+  }
+  /**
+   * What a call's outcome promise is made with (`construct(PromiseCtor, [executor], CallOutcome)`): a
+   * native promise whose prototype, out of the code's reach, names the real Promise as its constructor,
+   * so `await` takes it as it is and never looks up a `constructor`, `then` or species the code changed.
+   */
+  function CallOutcome() {}
+  CallOutcome.prototype = freeze(
+    create(PromiseCtor.prototype, { constructor: bare({ value: PromiseCtor }) }),
+  );
+  freeze(CallOutcome);
+  /**
+   * A call's value, or its ToolCallError thrown. The error is made here, only for a failed call
+   * (capturing a stack costs more than the rest of a call in the isolate): V8's async stack trace runs
+   * on through the code awaiting this function, so the stack still names the model's line of the call.
+   */
+  const unwrapOutcome = async (outcome: Promise<unknown>): Promise<unknown> => {
+    const value = await outcome;
+    if (!isInstance(value, CallFailure)) return value;
+    const failure = value as CallFailure;
+    throw new ToolCallError(failure.tool, failure.kind, failure.message);
+  };
   interface Run {
     id: number;
     config: GuestRunConfig;
@@ -782,6 +814,10 @@ export function installPrelude(send: GuestSend): GuestEntry {
   };
   const sandboxConsole = makeConsole();
 
+  /** A call refused in the sandbox, before it reached the host: a rejected promise, made at the call. */
+  const refuseCall = (tool: string, kind: string, message: string) =>
+    apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]) as Promise<unknown>;
+
   const callTool = (
     owner: Run,
     codeName: string,
@@ -789,23 +825,18 @@ export function installPrelude(send: GuestSend): GuestEntry {
     args: unknown,
     requested: string,
   ): Promise<unknown> => {
-    // Created now so that its stack points at the line of the call in the model's code.
-    const error = new ToolCallError(realName, "", "");
-    const fail = (kind: string, message: string) => {
-      error.kind = kind;
-      error.message = message;
-      return apply(promiseRejectStatic, PromiseCtor, [error]) as Promise<unknown>;
-    };
     // A tools object belongs to one run: code that kept it past that run is refused.
     const current = owner;
     if (current.finished || run !== current) {
-      return fail(
+      return refuseCall(
+        realName,
         "refused",
         `tools.${codeName}() was called after the run_code run ended; the call was refused.`,
       );
     }
     if (current.calls >= current.config.maxToolCalls) {
-      return fail(
+      return refuseCall(
+        realName,
         "limit",
         `tools.${codeName}() was refused: this run already made ${current.config.maxToolCalls} tool calls, the most allowed in one run_code run.`,
       );
@@ -814,30 +845,41 @@ export function installPrelude(send: GuestSend): GuestEntry {
     try {
       argsJson = args === undefined ? "{}" : stringify(args);
     } catch (cause) {
-      return fail(
+      return refuseCall(
+        realName,
         "invalid_arguments",
         `The arguments of tools.${codeName}() could not be turned into JSON: ${describeError(cause).message}`,
       );
     }
     if (typeof argsJson !== "string") {
-      return fail(
+      return refuseCall(
+        realName,
         "invalid_arguments",
         `The arguments of tools.${codeName}() must be plain data (an object).`,
       );
     }
     const maxArgs = current.config.maxArgsChars;
     if (argsJson.length > maxArgs) {
-      return fail(
+      return refuseCall(
+        realName,
         "invalid_arguments",
         `The arguments of tools.${codeName}() are ${argsJson.length} characters of JSON; one call may carry at most ${maxArgs}. Pass less data per call (split it over several calls, or pass ids instead of contents).`,
       );
     }
     const callId = ++current.calls;
     const json = argsJson;
-    return new PromiseCtor((resolve, reject) => {
-      apply(mapSet, current.pending, [callId, { resolve, reject, error }]);
-      send("call", current.id, callId, realName, json, requested);
-    });
+    const outcome = construct(
+      PromiseCtor,
+      [
+        (resolve: (outcome: unknown) => void) => {
+          apply(mapSet, current.pending, [callId, { resolve, tool: realName }]);
+          if (requested === "") send("call", current.id, callId, realName, json);
+          else send("call", current.id, callId, realName, json, requested);
+        },
+      ],
+      CallOutcome,
+    ) as Promise<unknown>;
+    return unwrapOutcome(outcome);
   };
 
   /** Keys the engine reads by itself (resolving a promise, JSON.stringify): never a repaired tool name. */
@@ -1133,10 +1175,13 @@ export function installPrelude(send: GuestSend): GuestEntry {
     } catch {
       error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
-    if (typeof error.tool === "string") pending.error.tool = error.tool;
-    pending.error.kind = toText(error.kind ?? "error");
-    pending.error.message = toText(error.message ?? "The tool call failed.");
-    pending.reject(pending.error);
+    pending.resolve(
+      new CallFailure(
+        typeof error.tool === "string" ? error.tool : pending.tool,
+        toText(error.kind ?? "error"),
+        toText(error.message ?? "The tool call failed."),
+      ),
+    );
   };
 
   return (op, runId, a, b) => {

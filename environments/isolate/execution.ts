@@ -158,34 +158,38 @@ export class Execution {
 
   #call(callId: number, name: string, argsJson: string, requested: string | undefined): void {
     this.#toolCalls++;
-    let outcome: Promise<BridgeCallOutcome>;
     if (!this.#allowedTools.has(name)) {
-      outcome = Promise.resolve(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
+      this.#settle(callId, failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     } else if (this.#toolCalls > this.#maxToolCalls) {
-      outcome = Promise.resolve(
-        failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
-      );
+      this.#settle(callId, failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
     } else {
-      // The wall clock stops while the call waits for a person (each call pauses it once at a time).
-      let paused = false;
-      const waiting = (now: boolean) => {
-        if (now === paused || this.#ended) return;
-        paused = now;
-        if (now) this.#wallClock?.pause();
-        else this.#wallClock?.resume();
-      };
-      outcome = Promise.resolve()
-        .then(() => this.#bridge.callTool(name, argsJson, waiting, requested))
-        .finally(() => waiting(false))
-        .catch((error: unknown) =>
-          failure(
-            name,
-            "error",
-            `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
+      void this.#runCall(callId, name, argsJson, requested);
     }
-    void outcome.then((result) => this.#settle(callId, result));
+  }
+
+  /** Runs one call through the bridge and settles it in the guest. Never rejects. */
+  async #runCall(callId: number, name: string, argsJson: string, requested: string | undefined) {
+    // The wall clock stops while the call waits for a person (each call pauses it once at a time).
+    let paused = false;
+    const waiting = (now: boolean) => {
+      if (now === paused || this.#ended) return;
+      paused = now;
+      if (now) this.#wallClock?.pause();
+      else this.#wallClock?.resume();
+    };
+    let outcome: BridgeCallOutcome;
+    try {
+      outcome = await this.#bridge.callTool(name, argsJson, waiting, requested);
+    } catch (error) {
+      outcome = failure(
+        name,
+        "error",
+        `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      waiting(false);
+    }
+    this.#settle(callId, outcome);
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {

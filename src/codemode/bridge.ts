@@ -98,9 +98,16 @@ export class RunBridge implements SandboxBridge {
     // The sandbox repairs only names this short; anything longer is not recorded as the name used.
     if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
     this.#pendingArgsChars += argsJson.length;
+    const call: CallName = { callId, name, requested };
+    const release = this.#slots.tryAcquire() ?? (await this.#slots.acquire());
     try {
-      return await this.#call({ callId, name, requested }, argsJson, waiting);
+      if (this.#init.signal.aborted) {
+        this.#record(call, name, "cancelled", performance.now());
+        return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
+      }
+      return await this.#dispatch(call, argsJson, waiting);
     } finally {
+      release();
       this.#pendingArgsChars -= argsJson.length;
     }
   }
@@ -126,23 +133,6 @@ export class RunBridge implements SandboxBridge {
     }
   }
 
-  async #call(
-    call: CallName,
-    argsJson: string,
-    waiting: ((waiting: boolean) => void) | undefined,
-  ): Promise<BridgeCallOutcome> {
-    const release = await this.#slots.acquire();
-    try {
-      if (this.#init.signal.aborted) {
-        this.#record(call, call.name, "cancelled", performance.now());
-        return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
-      }
-      return await this.#dispatch(call, argsJson, waiting);
-    } finally {
-      release();
-    }
-  }
-
   async #dispatch(
     call: CallName,
     argsJson: string,
@@ -151,8 +141,9 @@ export class RunBridge implements SandboxBridge {
     const { callId, name } = call;
     const { dispatcher, context } = this.#init;
     const started = performance.now();
-    // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's clock.
-    const human = waiting ? new HumanWait(dispatcher, waiting) : undefined;
+    // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
+    // clock. Made on the first event that concerns it: most calls never wait for anyone.
+    let human: HumanWait | undefined;
     // The raw value comes from the completed event: the result drops it when the rendered output was
     // truncated, but the code needs the data, not the model's text.
     let value: unknown;
@@ -163,7 +154,10 @@ export class RunBridge implements SandboxBridge {
         onEvent: (event) => {
           if (event.callId !== callId) return;
           if (event.type === "completed") value = event.value;
-          human?.observe(event);
+          if (waiting && (human || HumanWait.concerns(dispatcher, event))) {
+            human ??= new HumanWait(dispatcher, waiting);
+            human.observe(event);
+          }
         },
       });
       const settled = handle.settled().then(() => {
@@ -213,6 +207,12 @@ class HumanWait {
   #approval = false;
   #asking = false;
   #bound: NodeJS.Timeout | undefined;
+
+  /** Whether `event` starts a wait for a person: an approval request, or a `waitsForHuman` tool starting. */
+  static concerns(dispatcher: Dispatcher, event: DispatchEvent): boolean {
+    if (event.type === "approval_required") return true;
+    return event.type === "started" && dispatcher.toolset.get(event.name)?.options.waitsForHuman === true;
+  }
 
   constructor(dispatcher: Dispatcher, waiting: (waiting: boolean) => void) {
     this.#dispatcher = dispatcher;

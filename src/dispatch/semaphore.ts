@@ -10,11 +10,21 @@ export class Semaphore {
 
   /** Waits for a slot; call the returned function once to give it back. */
   async acquire(): Promise<() => void> {
-    if (this.#active >= this.#limit) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#active++;
-    }
+    const release = this.tryAcquire();
+    if (release) return release;
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return this.#releaser();
+  }
+
+  /** Takes a free slot now, without waiting: its release function, or undefined when none is free. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#active >= this.#limit) return undefined;
+    this.#active++;
+    return this.#releaser();
+  }
+
+  /** Gives a slot back once: to the longest waiter, or to the pool. */
+  #releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;

@@ -191,6 +191,43 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         expect(got).toContainEqual(["reject", true, "undefined"]);
       });
 
+      it("a patched Promise.prototype.then, constructor and species never see a call's internal outcome", async () => {
+        const code = `
+          const seen = [];
+          const realThen = Promise.prototype.then;
+          Promise.prototype.then = function (...args) {
+            seen.push(this);
+            return realThen.apply(this, args);
+          };
+          Promise.prototype.constructor = function Fake(executor) { return new Promise(executor); };
+          Object.defineProperty(Promise, Symbol.species, { get() { seen.push("species"); return Promise; } });
+          const mine = new Set();
+          const held = (promise) => { mine.add(promise); return promise; };
+          const value = await held(tools.add({ a: 2, b: 3 }));
+          let error;
+          try { await held(tools.fail({ message: "nope" })); } catch (e) { error = e; }
+          const returned = held(tools.add({ a: 1, b: 1 }));
+          return {
+            value,
+            isToolCallError: error instanceof ToolCallError,
+            kind: error.kind,
+            nativePromise: Object.getPrototypeOf(returned) === Promise.prototype,
+            await: await returned,
+            // Whatever the patch saw is a promise the code itself holds, never one of the prelude's.
+            others: seen.filter((p) => !mine.has(p)).map((p) => typeof p === "string" ? p : "a promise the code never held"),
+          };`;
+        const { outcome } = await runOnce(code);
+        expect(outcome.status).toBe("ok");
+        expect(resultOf(outcome)).toEqual({
+          value: 5,
+          isToolCallError: true,
+          kind: "denied",
+          nativePromise: true,
+          await: 2,
+          others: [],
+        });
+      });
+
       it("patching the sandbox's built-ins never hands the prelude's bridge function to the code", async () => {
         const code = `
           const leaked = [];
