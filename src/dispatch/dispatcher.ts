@@ -153,6 +153,7 @@ export class Dispatcher<Deps = unknown> {
       approvalHandler: this.#settings.approvalHandler,
       signal: options.signal,
       onFirstRead: () => {},
+      unread: true,
     });
     const trace = this.#tracing?.startDispatch(turn, {
       runId: turn.runId,

@@ -15,9 +15,15 @@ export class EventStream<T> implements AsyncIterable<T> {
   readonly #handled: { seq: number; resolve: () => void }[] = [];
   #onDetach: (() => void)[] = [];
   readonly #onFirstRead: () => void;
+  readonly #unread: boolean;
 
-  constructor(onFirstRead: () => void = () => {}) {
+  /**
+   * `unread`: no consumer can ever read this stream (nobody was handed it), so events are counted but
+   * not kept: a long code-mode run does not hold every event of its calls until it ends.
+   */
+  constructor(onFirstRead: () => void = () => {}, options: { unread?: boolean } = {}) {
     this.#onFirstRead = onFirstRead;
+    this.#unread = options.unread === true;
   }
 
   /** Whether a consumer is reading the stream now. */
@@ -29,6 +35,7 @@ export class EventStream<T> implements AsyncIterable<T> {
   push(event: T): number {
     if (this.#ended) return -1;
     const seq = ++this.#pushed;
+    if (this.#unread) return seq;
     const waiter = this.#waiter;
     if (waiter) {
       this.#clearWaiter();

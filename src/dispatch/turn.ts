@@ -34,13 +34,15 @@ export class Turn {
     approvalHandler: ApprovalHandler | undefined;
     signal: AbortSignal | undefined;
     onFirstRead: () => void;
+    /** Nobody can read the turn's events (a run opened without a handle): they are not kept. */
+    unread?: boolean;
   }) {
     this.runId = init.runId;
     this.budget = init.budget;
     this.session = init.session;
     this.deps = init.deps;
     this.approvalHandler = init.approvalHandler;
-    this.stream = new EventStream(init.onFirstRead);
+    this.stream = new EventStream(init.onFirstRead, { unread: init.unread });
     // Every call in flight listens for cancellation; a turn of hundreds of calls is not a leak.
     setMaxListeners(0, this.#controller.signal);
     const signal = init.signal;
