@@ -184,9 +184,12 @@ export class DockerEngine {
           if (this.#closed || !this.#healthy)
             container.kill({ status: "cancelled", error: { name: "Disposed", message: "Not needed." } });
           else this.#ready.push(container);
+          // A run may be waiting for room that this container took while it started.
+          this.#waiters.shift()?.();
         },
         () => {
           this.#starting.delete(container);
+          this.#waiters.shift()?.();
         },
       );
     }

@@ -101,6 +101,16 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     );
   });
 
+  it("more concurrent runs than maxContainers all finish: a waiting run takes the container started after a run ended", async () => {
+    const { cm } = make({ warm: 2, maxContainers: 2 });
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => cm.run(`await tools.add({ a: ${i}, b: 100 })`)),
+    );
+    expect(results.map((result) => [result.status, result.value])).toEqual(
+      Array.from({ length: 6 }, (_, i) => ["ok", i + 100]),
+    );
+  }, 120_000);
+
   it("sessions keep their variables in their own container", async () => {
     const { cm } = make({}, { state: "session" });
     await cm.run("var total = 40;", { session: "a" });
