@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import { UserError } from "../errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
@@ -139,7 +140,9 @@ export class Dispatcher<Deps = unknown> {
     const parentTurn = options.parent ? turnOf(options.parent) : undefined;
     if (options.parent && parentTurn) {
       const parent = options.parent;
-      const signal = options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal;
+      const signal = options.signal
+        ? manyListeners(AbortSignal.any([parent.signal, options.signal]))
+        : parent.signal;
       const context: RunContext = { ...parent, signal };
       linkContext(context, parentTurn);
       aliasRunContext(context, parent);
@@ -197,7 +200,9 @@ export class Dispatcher<Deps = unknown> {
       toolset: this.toolset,
       settings: this.#settings,
       parentCallId: parent.callId,
-      signal: options.signal ? AbortSignal.any([parent.signal, options.signal]) : parent.signal,
+      signal: options.signal
+        ? manyListeners(AbortSignal.any([parent.signal, options.signal]))
+        : parent.signal,
       observers,
     });
     const done = runBatch(calls, scope).then(
@@ -302,4 +307,10 @@ function nonNegative(value: number | undefined, name: string): number | undefine
   if (!(value >= 0))
     throw new UserError(`Dispatcher option ${name} must be a number >= 0, got ${String(value)}.`);
   return value;
+}
+
+/** A signal every call of a run listens to: hundreds of listeners on it are the design, not a leak. */
+function manyListeners(signal: AbortSignal): AbortSignal {
+  setMaxListeners(0, signal);
+  return signal;
 }

@@ -227,6 +227,31 @@ describe("code mode: every proxied call is a full dispatcher call", () => {
     expect((result!.value as CodeRunResult).value).toEqual({ id: "A9", refunded: 90 });
   });
 
+  it("a run_code call whose code keeps 16 calls in flight prints no MaxListenersExceededWarning", async () => {
+    const { toolset } = shop();
+    const cm = make({ toolset });
+    const outer = new Dispatcher(new Toolset([cm.tool]));
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const handle = outer.dispatch([
+        {
+          id: "rc",
+          name: "run_code",
+          arguments: { code: "(await Promise.all(Array.from({ length: 40 }, () => tools.tick({})))).length" },
+        },
+      ]);
+      const [result] = await handle.results();
+      expect((result!.value as CodeRunResult).value).toBe(40);
+      // Node emits process warnings on the next tick.
+      await wait(10);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((warning) => warning.includes("MaxListeners"))).toEqual([]);
+  });
+
   it("refuses calls beyond maxToolCalls with a limit error", async () => {
     const s = shop();
     const cm = make({ toolset: s.toolset, limits: { maxToolCalls: 3 } });
