@@ -755,8 +755,9 @@ export function installPrelude(send: GuestSend): GuestEntry {
   freeze(CallOutcome);
   /**
    * A call's value, or its ToolCallError thrown. The error is made here, only for a failed call
-   * (capturing a stack costs more than the rest of a call in the isolate): V8's async stack trace runs
-   * on through the code awaiting this function, so the stack still names the model's line of the call.
+   * (capturing a stack for every call was a large share of a call's cost in the isolate): V8's async
+   * stack trace runs on through the code awaiting this function, so the stack still names the line of
+   * the model's code that awaited the call.
    */
   const unwrapOutcome = async (outcome: Promise<unknown>): Promise<unknown> => {
     const value = await outcome;
