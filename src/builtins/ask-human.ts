@@ -3,11 +3,11 @@
  * {@link HumanChannel}.
  */
 import { z } from "zod";
+import { formatDuration } from "../dispatch/failures.js";
 import { UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import type { Tool } from "../tools/types.js";
 import type { HumanChannel } from "./human-channel.js";
-import { formatMs } from "./util.js";
 
 /** Suggested answers a question may carry. */
 export const MIN_OPTIONS = 2;
@@ -64,7 +64,7 @@ export function askHuman(channel: HumanChannel, options: AskHumanOptions = {}): 
   const wait =
     options.timeout === undefined
       ? "It waits until the person answers."
-      : `If nobody answers within ${formatMs(options.timeout)}, the call fails and you should go on without the answer.`;
+      : `If nobody answers within ${formatDuration(options.timeout)}, the call fails and you should go on without the answer.`;
   return tool({
     name: options.name ?? "ask_human",
     description:

@@ -5,6 +5,8 @@
 import type { LookupFunction } from "node:net";
 import type { ConnectionOptions } from "node:tls";
 import { Agent } from "undici";
+import { untilAborted } from "../dispatch/abort.js";
+import { formatDuration } from "../dispatch/failures.js";
 import { ToolError, UserError } from "../errors.js";
 import { discard, readCapped } from "./body.js";
 import { charsetOf, compactJson, decodeBody, kindOfMediaType, mediaTypeOf, sniffKind } from "./content.js";
@@ -12,7 +14,7 @@ import { convertHtml } from "./html.js";
 import type { Page, PageReader, ReadOptions } from "./page.js";
 import { TtlCache } from "./page-cache.js";
 import { BlockedAddressError, HostGuard } from "./ssrf-guard.js";
-import { formatBytes, formatMs, raceSignal } from "./util.js";
+import { formatBytes } from "./util.js";
 
 /** Default time for one whole read (every redirect hop and the body), in milliseconds. */
 export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
@@ -138,7 +140,7 @@ export class HttpReader implements PageReader {
     const parts = [
       `Downloads stop at ${formatBytes(this.#settings.maxBytes)}.`,
       this.#cacheTtl > 0
-        ? `A page is cached for ${formatMs(this.#cacheTtl * 1000)}, so continuing with offset reads the same version.`
+        ? `A page is cached for ${formatDuration(this.#cacheTtl * 1000)}, so continuing with offset reads the same version.`
         : "",
       this.#guard.allowPrivate
         ? ""
@@ -151,10 +153,8 @@ export class HttpReader implements PageReader {
   async read(url: string, options: ReadOptions = {}): Promise<Page> {
     const target = parseTarget(url);
     // A cancelled caller stops waiting; the shared download runs on (within `timeout`) for the others.
-    const { value } = await raceSignal(
-      this.#cache.get(target.href, () => this.#download(target)),
-      options.signal,
-    );
+    const download = this.#cache.get(target.href, () => this.#download(target));
+    const { value } = await (options.signal ? untilAborted(download, options.signal) : download);
     if (options.images) return value;
     let withoutImages = this.#withoutImages.get(value);
     if (withoutImages === undefined) {
@@ -305,7 +305,8 @@ function fetchError(error: unknown, url: URL, deadline: AbortSignal, timeout: nu
       hint: "Other spellings of the same address are refused too. Tell the user if this page matters.",
     });
   }
-  if (deadline.aborted) return new ToolError(`Fetching ${url.href} timed out after ${formatMs(timeout)}.`);
+  if (deadline.aborted)
+    return new ToolError(`Fetching ${url.href} timed out after ${formatDuration(timeout)}.`);
   const code = String(
     findCause(error, (e) => typeof (e as { code?: unknown }).code === "string")?.code ?? "",
   );

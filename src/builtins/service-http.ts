@@ -4,9 +4,9 @@
  * host's configuration, never from the model, so the SSRF guard does not apply here.
  */
 import { Agent } from "undici";
+import { formatDuration } from "../dispatch/failures.js";
 import { ToolError, UserError } from "../errors.js";
 import { readCapped } from "./body.js";
-import { formatMs } from "./util.js";
 
 /** The largest service response read, in bytes. */
 export const MAX_SERVICE_RESPONSE_BYTES = 4_000_000;
@@ -71,7 +71,7 @@ export class ServiceClient {
       if (signal?.aborted) throw signal.reason;
       if (error instanceof ToolError) throw error;
       if (deadline.aborted)
-        throw new ToolError(`${this.#service} did not answer within ${formatMs(this.#timeout)}.`);
+        throw new ToolError(`${this.#service} did not answer within ${formatDuration(this.#timeout)}.`);
       const message = error instanceof Error ? error.message : String(error);
       throw new ToolError(`${this.#service} could not be reached: ${message}`);
     }

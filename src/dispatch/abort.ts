@@ -1,6 +1,12 @@
-/** Settles like `work`, or rejects with the signal's reason as soon as it aborts (whichever is first). */
+/**
+ * Settles like `work`, or rejects with the signal's reason as soon as it aborts (whichever is first).
+ * `work` runs on either way; its later failure is never an unhandled rejection.
+ */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

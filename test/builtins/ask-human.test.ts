@@ -43,7 +43,7 @@ describe("ask_human: the tool", () => {
     expect(Object.keys(t.parameters.properties as object)).toEqual(["question", "options", "multi_select"]);
     expect(t.description).toContain("give 2 to 4 options");
     expect(t.description).toContain("It waits until the person answers.");
-    expect(askHuman(new HumanChannel(), { timeout: 120_000 }).description).toContain("within 2 minutes");
+    expect(askHuman(new HumanChannel(), { timeout: 120_000 }).description).toContain("within 2 min");
     expect(() => askHuman({} as HumanChannel)).toThrow(UserError);
   });
 
