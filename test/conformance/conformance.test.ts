@@ -6,7 +6,6 @@
  * the suite no container or sandbox process is left.
  */
 
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dockerEnvironment } from "../../environments/docker/index.js";
@@ -15,6 +14,7 @@ import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../env
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
+import { sandboxChildren } from "../sandbox-host/children.js";
 
 const TOKEN = "conformance-token-0123456789";
 
@@ -251,20 +251,3 @@ describe("conformance: nothing is left behind", () => {
     }
   });
 });
-
-/** This process's sandbox-host children (Linux: read from /proc). */
-function sandboxChildren(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("host-main"))
-        pids.push(Number(entry));
-    } catch {
-      // Gone while read.
-    }
-  }
-  return pids;
-}
