@@ -43,10 +43,17 @@ export type GuestMessageType = "call" | "log" | "done";
  * - `("settle", runId, callId, valueJson)`: a tool call succeeded; `valueJson` is its value as JSON text
  *   (`""` for undefined).
  * - `("fail", runId, callId, errorJson)`: a tool call failed; `errorJson` is `{ tool, kind, message }`.
+ * - `("idle", runId, 0, "")`: does nothing. It returns once the isolate has finished what it was running,
+ *   which is what the host calls it for.
  *
  * Outcomes for another run, or for a call already settled, are ignored.
  */
-export type GuestEntry = (op: "start" | "settle" | "fail", runId: number, a: unknown, b: string) => void;
+export type GuestEntry = (
+  op: "start" | "settle" | "fail" | "idle",
+  runId: number,
+  a: unknown,
+  b: string,
+) => void;
 
 /** The per-run settings the host sends with `start`. */
 export interface GuestRunConfig {

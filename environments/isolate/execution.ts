@@ -123,8 +123,10 @@ export class Execution {
   /**
    * Compiles the wrapped code and starts it through the prelude in one crossing: a closure whose body is
    * `return $0("start", $1, <the code as an async function>, $2)`, with the prelude's entry, the run id
-   * and the run's config as its arguments. Its positions are the code's own (the closure has no text of
-   * its own before the body, and the wrapper's line is taken back by the line offset).
+   * and the run's config as its arguments (the wrapper shadows them, so the code cannot call the entry
+   * or read the config). Its positions are the code's own (the closure has no text of its own before the
+   * body, and the wrapper's line is taken back by the line offset). Code that does not parse could close
+   * the wrapper early and reach the closure's arguments, so it is compiled alone first, with none.
    */
   async #launch(): Promise<void> {
     const { context, entry, runId } = this.#deps;
@@ -139,14 +141,22 @@ export class Execution {
       // ICU keeps about two bytes per character outside the heap: at most half the heap's size in all.
       maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
     };
+    const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
-      await this.#track(
-        context.evalClosure(
-          `return $0("start", $1, ${wrapped.source}, $2);`,
-          [entry.derefInto(), runId, JSON.stringify(config)],
-          { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset },
-        ),
-      );
+      if (wrapped.parsed) {
+        await this.#track(
+          context.evalClosure(
+            `return $0("start", $1, ${wrapped.source}, $2);`,
+            [entry.derefInto(), runId, JSON.stringify(config)],
+            compile,
+          ),
+        );
+      } else {
+        const main = await this.#track(
+          context.evalClosure(`return ${wrapped.source};`, [], { ...compile, result: { reference: true } }),
+        );
+        await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
+      }
     } catch (error) {
       if (this.#noticeDeath(error)) return;
       // A syntax error is the code's own; anything else is an unhandled rejection in the code (which the
@@ -201,7 +211,8 @@ export class Execution {
       ? ["settle", runId, callId, typeof outcome.valueJson === "string" ? outcome.valueJson : ""]
       : ["fail", runId, callId, JSON.stringify(outcome.error)];
     // Fire and forget: waiting for the apply to return costs a crossing and host time per call. The
-    // code it resumes is watched by the CPU limit, the wall clock and #busy().
+    // code it resumes is watched by the CPU limit, the wall clock and #busy(), and after `done` by the
+    // call #done makes.
     try {
       entry.applyIgnored(undefined, args);
     } catch (error) {
@@ -223,6 +234,16 @@ export class Execution {
       status: "error",
       error: { name: "Error", message: "The sandbox reported an unreadable result." },
     };
+    // Outcomes reach the isolate without a call the host waits for, so the code may still be running
+    // what it left behind (a promise chain that loops). This call returns only once the isolate is idle;
+    // until then the run is in flight, and its limits end it.
+    try {
+      void this.#track(this.#deps.entry.apply(undefined, ["idle", this.#deps.runId, 0, ""])).catch((error) =>
+        this.#noticeDeath(error),
+      );
+    } catch (error) {
+      this.#noticeDeath(error);
+    }
     this.#settleIfIdle();
   }
 

@@ -29,7 +29,19 @@ export interface WrappedCode {
    * at most {@link MAX_DECLARED_NAMES}: what a ReferenceError's "did you mean" draws on.
    */
   names: string[];
+  /**
+   * Whether the code parsed as the body of an async function. Only then is it certain to stay inside
+   * the wrapper: code that does not parse may close it early and run outside it.
+   */
+  parsed: boolean;
 }
+
+/**
+ * Parameters of a function around the wrapper that shadow the launch closure's own (`$0`, `$1`, `$2`: the
+ * prelude's entry, the run id and the run's config), so the code never sees them. Around it, not on it:
+ * the code may declare those names itself.
+ */
+const SHADOWED = "$0, $1, $2";
 
 /** Declared names handed to the prelude for suggestions, at most. */
 export const MAX_DECLARED_NAMES = 500;
@@ -44,7 +56,7 @@ export const MAX_DECLARED_NAMES = 500;
 export function wrapCode(code: string): WrappedCode {
   const program = parseBody(code);
   const declared = program && topLevelDeclarations(program);
-  let header = `(async function (${PERSIST_PARAMETER}, ${RESTORE_PARAMETER}) {`;
+  let header = `(function (${SHADOWED}) { return async function (${PERSIST_PARAMETER}, ${RESTORE_PARAMETER}) {`;
   if (declared) {
     if (declared.strict) header += ' "use strict";';
     const names = [...declared.lets, ...declared.vars, ...declared.functions].filter(isPlainName);
@@ -60,7 +72,7 @@ export function wrapCode(code: string): WrappedCode {
     }
   }
   const names = program ? declaredNames(program) : [];
-  return { source: `${header}\n${code}\n})`, lineOffset: -1, names };
+  return { source: `${header}\n${code}\n}; })()`, lineOffset: -1, names, parsed: program !== undefined };
 }
 
 /** The code parsed as the body of an async function; undefined when acorn cannot parse it. */

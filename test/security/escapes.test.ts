@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BridgeCallOutcome, SandboxBridge } from "../../src/codemode/environment.js";
 import {
+  defaultTools,
   LIMITS,
   makeBridge,
   openSandbox,
@@ -298,6 +299,52 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         const parsed = JSON.parse(outcome.valueJson ?? "null") as Record<string, unknown>;
         expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
         expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      });
+
+      it("the code cannot reach the prelude's entry, the run id or the run's config through the launch", async () => {
+        const { outcome } = await runOnce("return [typeof $0, typeof $1, typeof $2];");
+        expect(resultOf(outcome)).toEqual(["undefined", "undefined", "undefined"]);
+        const declared = await runOnce("const $0 = 1; let $2 = 2; return $0 + $2;");
+        expect(resultOf(declared.outcome)).toBe(3);
+      });
+
+      it("code that closes the wrapper early and runs outside it still finds no entry to start a run with", async () => {
+        const sandbox = await openSandbox();
+        try {
+          const breakOut =
+            "}; })(globalThis.leak = [typeof $0, typeof $1, typeof $2], function () { return async function () {";
+          const first = await sandbox.execute(
+            { code: breakOut, toolNames: {}, limits: LIMITS },
+            makeBridge(defaultTools()),
+            new AbortController().signal,
+          );
+          expect(first.status).not.toBe("ok");
+          const second = await sandbox.execute(
+            {
+              code: "return globalThis.leak;",
+              toolNames: {},
+              limits: LIMITS,
+            },
+            makeBridge(defaultTools()),
+            new AbortController().signal,
+          );
+          // The break-out did run, outside the wrapper, and found nothing there.
+          expect(resultOf(second)).toEqual(["undefined", "undefined", "undefined"]);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("a promise chain that loops after the code returned keeps the run in flight until a limit ends it", async () => {
+        // Enough hops that the loop starts after the code returned and the run reported done.
+        const hops = ".then(() => 0)".repeat(20);
+        const code = `const p = tools.add({ a: 1, b: 1 }); p${hops}.then(() => { for (;;) {} }); await p; return 1;`;
+        const { outcome } = await runOnce(code, { limits: { timeoutMs: 1_500, cpuTimeMs: 500 } });
+        expect(outcome.status).not.toBe("ok");
+        expect(["limit", "timeout"]).toContain(outcome.status);
+        // The environment still serves: a fresh sandbox runs code at once.
+        const next = await runOnce("return 2;");
+        expect(resultOf(next.outcome)).toBe(2);
       });
 
       it("unhandled rejections in the sandbox never reach the host's process", async () => {
