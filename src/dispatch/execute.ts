@@ -23,7 +23,9 @@ export async function execute(prepared: PreparedCall, scope: CallScope): Promise
     if (outcome.ok) return succeed(prepared, scope, outcome.value, outcome.ctx, attempt, started);
 
     const failure = classify(outcome.error, tool, scope);
-    if (!isRetryable(failure) || attempt >= maxAttempts || scope.turn.stopReason) {
+    // A tool that ran on past its deadline may already have acted: running it again could act twice.
+    const ranOn = outcome.error instanceof AttemptTimedOut && outcome.error.ranOn;
+    if (!isRetryable(failure) || ranOn || attempt >= maxAttempts || scope.turn.stopReason) {
       return fail(prepared, scope, failure, attempt, started);
     }
     const delayMs = backoffDelay(attempt, scope.settings.retryDelay);
@@ -82,7 +84,7 @@ async function runAttempt(
       // caught here, and one whose value arrived past it (blocked after an await) below.
       const blocked = performance.now() - startedAt;
       if (blocked > timeout) {
-        const late = new AttemptTimedOut(blockedMessage(tool.name, blocked, timeout));
+        const late = new AttemptTimedOut(blockedMessage(tool.name, blocked, timeout), { ranOn: true });
         controller.abort(late);
         throw late;
       }
@@ -93,7 +95,7 @@ async function runAttempt(
     const value = await untilAborted(work, signal);
     if (controller && timeout !== undefined) {
       const took = performance.now() - startedAt;
-      if (took > timeout) throw new AttemptTimedOut(lateMessage(tool.name, took, timeout));
+      if (took > timeout) throw new AttemptTimedOut(lateMessage(tool.name, took, timeout), { ranOn: true });
     }
     return { ok: true, value, ctx };
   } catch (error) {
@@ -116,8 +118,8 @@ export function blockedMessage(toolName: string, blockedMs: number, timeoutMs: n
   return (
     `${toolName} timed out: its run function blocked the event loop for ${formatDuration(Math.round(blockedMs))}, ` +
     `longer than its timeout of ${formatDuration(timeoutMs)}, and a timeout cannot interrupt synchronous work ` +
-    "(meanwhile no other call could run). The tool's author should make run async and move the blocking work " +
-    "off the main thread, for example to a worker thread."
+    "(meanwhile no other call could run). It was not retried: it may already have acted. The tool's author " +
+    "should make run async and move the blocking work off the main thread, for example to a worker thread."
   );
 }
 
@@ -126,7 +128,7 @@ export function lateMessage(toolName: string, tookMs: number, timeoutMs: number)
   return (
     `${toolName} timed out: it finished after ${formatDuration(Math.round(tookMs))}, past its timeout of ` +
     `${formatDuration(timeoutMs)}; the timeout could not end it sooner because synchronous work blocked ` +
-    "the event loop."
+    "the event loop. It was not retried: it may already have acted."
   );
 }
 

@@ -4,6 +4,16 @@ import type { CallFailure } from "./types.js";
 /** Raised inside the dispatcher when an attempt outlives its per-attempt timeout. */
 export class AttemptTimedOut extends Error {
   override name = "AttemptTimedOut";
+  /**
+   * True when the deadline passed while synchronous work blocked the event loop, so the tool ran to its
+   * end (or through its blocking part) anyway: its effect may have happened, and it is not retried.
+   */
+  readonly ranOn: boolean;
+
+  constructor(message: string, options: { ranOn?: boolean } = {}) {
+    super(message);
+    this.ranOn = options.ranOn === true;
+  }
 }
 
 /** Classifies what an attempt threw into the failure the model and the caller see. */

@@ -179,7 +179,7 @@ describe("timeouts", () => {
     const [result] = await new Dispatcher(new Toolset([t])).dispatch(once("crunch")).results();
     expect(result).toMatchObject({ ok: false, error: { kind: "timeout" } });
     expect(result!.output).toMatch(
-      /^Tool error: crunch timed out: its run function blocked the event loop for \d+ ms, longer than its timeout of 30 ms, and a timeout cannot interrupt synchronous work .* make run async and move the blocking work off the main thread, for example to a worker thread\.$/,
+      /^Tool error: crunch timed out: its run function blocked the event loop for \d+ ms, longer than its timeout of 30 ms, and a timeout cannot interrupt synchronous work .* It was not retried: it may already have acted\. The tool's author should make run async and move the blocking work off the main thread, for example to a worker thread\.$/,
     );
     expect(Number(/for (\d+) ms/.exec(result!.output)![1])).toBeGreaterThanOrEqual(150);
     expect(aborted).toBe(true);
@@ -200,8 +200,29 @@ describe("timeouts", () => {
     const [result] = await new Dispatcher(new Toolset([t])).dispatch(once("late")).results();
     expect(result).toMatchObject({ ok: false, error: { kind: "timeout" } });
     expect(result!.output).toMatch(
-      /^Tool error: late timed out: it finished after \d+ ms, past its timeout of 30 ms; the timeout could not end it sooner because synchronous work blocked the event loop\.$/,
+      /^Tool error: late timed out: it finished after \d+ ms, past its timeout of 30 ms; the timeout could not end it sooner because synchronous work blocked the event loop\. It was not retried: it may already have acted\.$/,
     );
+  });
+
+  it("a tool that ran on past its timeout is not retried, so its effect happens once", async () => {
+    let effects = 0;
+    const t = tool({
+      name: "refund",
+      description: "Refunds, slowly.",
+      input: noArgs,
+      timeout: 30,
+      retries: 2,
+      run: async () => {
+        block(80);
+        effects++;
+        return "refunded";
+      },
+    });
+    const [result] = await new Dispatcher(new Toolset([t]), { retryDelay: 1 })
+      .dispatch(once("refund"))
+      .results();
+    expect(result).toMatchObject({ ok: false, error: { kind: "timeout" }, attempts: 1 });
+    expect(effects).toBe(1);
   });
 
   it("a synchronous run that returns within its timeout succeeds", async () => {
