@@ -69,8 +69,9 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     input: mcpTool.inputSchema as JsonSchema,
     ...(mcpTool.outputSchema ? { output: mcpTool.outputSchema as JsonSchema } : {}),
     readOnly,
-    // The server itself says the tool destroys something: a human decides, as an MCP client would ask.
-    needsApproval: annotations.destructiveHint === true && !readOnly,
+    // As MCP defines the hints: a tool that is not read-only may destroy something unless the server
+    // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
+    needsApproval: !readOnly && annotations.destructiveHint !== false,
     timeout: timeoutMs,
     run: async (args, ctx) => unwrapResult(await server.call(mcpTool.name, args, ctx.signal), mcpTool.name),
   });

@@ -92,6 +92,16 @@ describe("cordon mcp over stdio (official MCP client, real upstream server)", ()
     expect(textOf(result)).toContain('"denied"');
   });
 
+  it("an upstream tool with no annotations is gated too (MCP's defaults: it may destroy something)", async () => {
+    const result = await runCode(
+      mcp.client,
+      `try { return await tools.calc__touch({}); } catch (e) { return e.kind; }`,
+    );
+    expect(textOf(result)).toContain('"denied"');
+    const readOnly = await runCode(mcp.client, `return await tools.calc__echo({ text: "hi" });`);
+    expect(textOf(readOnly)).toContain('"HI"');
+  });
+
   it("when an upstream announces new tools, cordon relists them and tells its client", async () => {
     const before = mcp.listChanged();
     const added = await runCode(
