@@ -13,6 +13,16 @@ import { largestCandidate, resolveHttp } from "./urls.js";
 /** Nesting below this depth is rendered as plain text. */
 export const MAX_NESTING = 100;
 
+/**
+ * Quotes and list items deeper than this are not prefixed or indented further: each level rewrites every
+ * line inside it, so unbounded levels would cost the square of the page.
+ */
+export const MAX_INDENT_LEVELS = 8;
+
+/** A table with more columns or cells than these is read as its contents: every row is padded to the widest. */
+export const MAX_TABLE_COLUMNS = 50;
+export const MAX_TABLE_CELLS = 20_000;
+
 const BLOCKS = new Set([
   "address",
   "article",
@@ -167,8 +177,9 @@ class Converter {
       case "pre":
         return [this.codeBlock(element)];
       case "blockquote": {
-        const inner = this.blocks(element.children, depth).join("\n\n");
+        const inner = this.#indented(() => this.blocks(element.children, depth)).join("\n\n");
         if (inner === "") return [];
+        if (this.#indentLevels >= MAX_INDENT_LEVELS) return [inner];
         return [
           inner
             .split("\n")
@@ -244,12 +255,12 @@ class Converter {
     for (const child of element.children) {
       if (isText(child) && child.data.trim() === "") continue;
       if (isTag(child) && this.#skip.has(child)) continue;
-      const content = (
-        isTag(child) ? this.blocks(child.children, depth + 1) : this.blocks([child], depth + 1)
+      const content = this.#indented(() =>
+        isTag(child) ? this.blocks(child.children, depth + 1) : this.blocks([child], depth + 1),
       ).join("\n");
       if (content === "") continue;
       const marker = ordered ? `${number++}. ` : "- ";
-      const pad = " ".repeat(marker.length);
+      const pad = this.#indentLevels >= MAX_INDENT_LEVELS ? "" : " ".repeat(marker.length);
       items.push(
         content
           .split("\n")
@@ -269,6 +280,19 @@ class Converter {
     return `${fence}${language}\n${text}\n${fence}`;
   }
 
+  /** Quote and list levels around the element being converted now. */
+  #indentLevels = 0;
+
+  /** Converts what `convert` converts one quote or list level deeper. */
+  #indented(convert: () => string[]): string[] {
+    this.#indentLevels++;
+    try {
+      return convert();
+    } finally {
+      this.#indentLevels--;
+    }
+  }
+
   table(table: Element, depth: number): string[] {
     const rows: Element[] = [];
     for (const child of table.children) {
@@ -285,10 +309,13 @@ class Converter {
       );
     const grid = rows.map(cellsOf).filter((cells) => cells.length > 0);
     const columns = Math.max(0, ...grid.map((cells) => cells.length));
-    // A table used for page layout (one row or column, or tables inside cells) is read as its contents.
+    // A table used for page layout (one row or column, or tables inside cells), or too wide or big to pad
+    // row by row, is read as its contents.
     const layout =
       grid.length < 2 ||
       columns < 2 ||
+      columns > MAX_TABLE_COLUMNS ||
+      grid.length * columns > MAX_TABLE_CELLS ||
       grid.some((cells) => cells.some((cell) => cell.children.some((c) => isTag(c) && c.name === "table")));
     if (layout) return grid.flatMap((cells) => cells.flatMap((cell) => this.blocks(cell.children, depth)));
     const lines = grid.map((cells) => {

@@ -2,7 +2,7 @@
 // absolute, and hostile nesting bounded.
 import { describe, expect, it } from "vitest";
 import { convertHtml } from "../../src/builtins/html.js";
-import { MAX_NESTING } from "../../src/builtins/markdown.js";
+import { MAX_INDENT_LEVELS, MAX_NESTING, MAX_TABLE_COLUMNS } from "../../src/builtins/markdown.js";
 import { capNesting, MAX_HTML_DEPTH } from "../../src/builtins/nesting.js";
 
 const md = (html: string, url = "https://site.example/docs/page.html") => convertHtml(html, url).markdown;
@@ -134,6 +134,28 @@ describe("capNesting", () => {
     expect(depthOf(capped)).toBe(MAX_HTML_DEPTH);
     expect(capped.endsWith("after")).toBe(true);
     expect(capped).not.toContain("x");
+  });
+
+  it("a table with one very wide row is read as its contents, not padded into a grid of rows x columns", () => {
+    const cells = 8_000;
+    const page = `<table><tr>${"<td>c".repeat(cells)}</tr>${"<tr><td>r</td></tr>".repeat(cells)}</table>`;
+    const { markdown } = convertHtml(page, "https://a/");
+    // Padding every row to the widest would write 64,000,000 cells; the contents are 16,000.
+    expect(markdown.length).toBeLessThan(page.length);
+    expect(markdown).not.toContain("| --- |");
+    const narrow = `<table>${`<tr>${"<td>c".repeat(MAX_TABLE_COLUMNS)}</tr>`.repeat(3)}</table>`;
+    expect(convertHtml(narrow, "https://a/").markdown).toContain("| --- |");
+  });
+
+  it("deeply nested quotes and lists are prefixed only so deep, so the output grows with the page, not its square", () => {
+    const lines = "x<br>".repeat(20_000);
+    const quotes = `${"<blockquote>".repeat(99)}${lines}${"</blockquote>".repeat(99)}`;
+    const quoted = convertHtml(quotes, "https://a/").markdown;
+    expect(quoted.length).toBeLessThan(quotes.length * MAX_INDENT_LEVELS);
+    expect(quoted).toContain(`${"> ".repeat(MAX_INDENT_LEVELS)}x`);
+    expect(quoted).not.toContain(`${"> ".repeat(MAX_INDENT_LEVELS + 1)}x`);
+    const lists = `${"<ul><li>".repeat(60)}${lines}${"</li></ul>".repeat(60)}`;
+    expect(convertHtml(lists, "https://a/").markdown.length).toBeLessThan(lists.length * MAX_INDENT_LEVELS);
   });
 
   it("follows the parser's implied closes, so unclosed <p>, <li> and <td> do not count as nesting", () => {
