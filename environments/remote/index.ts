@@ -10,7 +10,7 @@ import { MAX_MESSAGE_BYTES, type SandboxLimits } from "../../sandbox/protocol.js
 import type { Environment, Sandbox } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
 import { WireConnection } from "../wire/connection.js";
-import { type Ending, unresponsiveEnding, violationEnding } from "../wire/endings.js";
+import { type Ending, fatalEnding, unresponsiveEnding, violationEnding } from "../wire/endings.js";
 
 export { SANDBOX_PATH, type SandboxServer, type SandboxServerOptions, serveSandboxes } from "./server.js";
 
@@ -66,9 +66,16 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
       });
       socket = ws;
       let settled = false;
+      // The whole handshake (upgrade and the protocol's hello) has the connect timeout, not the upgrade alone.
+      const deadline = setTimeout(
+        () =>
+          fail(`The sandbox server at ${url.host} did not start the protocol within ${connectTimeoutMs} ms.`),
+        connectTimeoutMs,
+      );
       const fail = (message: string) => {
         if (settled) return;
         settled = true;
+        clearTimeout(deadline);
         ws.terminate();
         reject(new Error(message));
       };
@@ -87,7 +94,7 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
           onFailure: (failure) => {
             if (failure.kind === "violation") stop(violationEnding(failure.detail));
             else if (failure.kind === "unresponsive") stop(unresponsiveEnding(failure.detail));
-            else stop(lostEnding(`it stopped: ${failure.reason}`));
+            else stop(fatalEnding(failure.reason));
           },
         },
       );
@@ -113,6 +120,7 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
           () => {
             if (settled) return;
             settled = true;
+            clearTimeout(deadline);
             connection.startHeartbeat(heartbeat);
             resolve(connection);
           },

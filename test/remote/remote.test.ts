@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import { z } from "zod";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
@@ -171,6 +171,29 @@ describe("remote environment and cordon serve", () => {
     );
     const cm = client(server, shop().tools);
     expect((await cm.run("6 * 7")).value).toBe(42);
+  });
+
+  it("a server that accepts the connection but never starts the protocol fails the run at the connect timeout", async () => {
+    const silent = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => silent.once("listening", () => resolve()));
+    const { port } = silent.address() as { port: number };
+    try {
+      const cm = codeMode({
+        tools: shop().tools,
+        environment: remoteEnvironment({
+          url: `ws://127.0.0.1:${port}/sandbox`,
+          token: TOKEN,
+          connectTimeoutMs: 300,
+        }),
+      });
+      const result = await cm.run("1 + 1");
+      await cm.close();
+      expect(result.status).toBe("error");
+      expect(result.error?.message).toContain("did not start the protocol within 300 ms");
+    } finally {
+      for (const ws of silent.clients) ws.terminate();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
   });
 
   it("refuses a short token when the server is started", async () => {
