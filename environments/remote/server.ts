@@ -26,6 +26,12 @@ import { UserError } from "../../src/errors.js";
 /** The path clients connect to. */
 export const SANDBOX_PATH = "/sandbox";
 
+/** Commands one WebSocket message may carry: a client sends one per message; a flood is refused. */
+export const MAX_COMMANDS_PER_MESSAGE = 64;
+
+/** How often the server checks that each client is still there (a WebSocket ping it must answer). */
+export const CLIENT_PING_MS = 15_000;
+
 /** Options of {@link serveSandboxes}. */
 export interface SandboxServerOptions {
   /** Where the sandboxes run (the server owns it and closes it with the server). */
@@ -101,8 +107,9 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
 
   const sockets = new Set<WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES + 1 });
+  // Without the token nothing is said about what serves here, not even that it takes WebSockets.
   const server: Server = createServer((_request, response) => {
-    response.writeHead(426, { "content-type": "text/plain" }).end("Connect with a WebSocket to /sandbox.\n");
+    response.writeHead(401, { "content-type": "text/plain" }).end("unauthorized");
   });
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => {});
@@ -125,7 +132,13 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
       } catch {
         return false;
       }
-      if (ws.readyState === ws.OPEN) ws.send(line);
+      if (ws.readyState !== ws.OPEN) return true;
+      // A client that does not read its reports would make the server hold them all: it is dropped.
+      if (ws.bufferedAmount > 2 * MAX_MESSAGE_BYTES) {
+        ws.terminate();
+        return true;
+      }
+      ws.send(line);
       return true;
     };
     const host = new SandboxHost(limited, send, processHealth);
@@ -133,8 +146,13 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
     send(SandboxHost.hello());
     ws.on("message", (data: Buffer) => {
       try {
-        for (const line of splitter.push(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer)))
-          host.handle(parseCommand(line));
+        const lines = splitter.push(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer));
+        if (lines.length > MAX_COMMANDS_PER_MESSAGE) {
+          throw new Error(
+            `${lines.length} commands in one message; at most ${MAX_COMMANDS_PER_MESSAGE} are taken`,
+          );
+        }
+        for (const line of lines) host.handle(parseCommand(line));
       } catch (error) {
         send({
           type: "fatal",
@@ -144,8 +162,23 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
       }
     });
     ws.on("error", () => {});
+    // A client gone without closing (a half-open connection) answers no ping: it is dropped.
+    let answered = true;
+    ws.on("pong", () => {
+      answered = true;
+    });
+    const liveness = setInterval(() => {
+      if (!answered) {
+        ws.terminate();
+        return;
+      }
+      answered = false;
+      ws.ping();
+    }, CLIENT_PING_MS);
+    liveness.unref();
     // A dropped client: its runs end and its sandboxes are freed.
     ws.on("close", () => {
+      clearInterval(liveness);
       sockets.delete(ws);
       void host.close();
     });

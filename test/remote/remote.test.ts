@@ -123,6 +123,8 @@ describe("remote environment and cordon serve", () => {
       req.end();
     });
     expect(raw).toEqual({ status: 401, body: "unauthorized" });
+    const plain = await fetch(server.url.replace("ws:", "http:"));
+    expect({ status: plain.status, body: await plain.text() }).toEqual({ status: 401, body: "unauthorized" });
   });
 
   it("a server at capacity answers busy with a clear error, and takes runs again when there is room", async () => {
@@ -169,6 +171,23 @@ describe("remote environment and cordon serve", () => {
     expect(messages.some((line) => line.includes('"type":"fatal"') && line.includes("cannot read"))).toBe(
       true,
     );
+    const cm = client(server, shop().tools);
+    expect((await cm.run("6 * 7")).value).toBe(42);
+  });
+
+  it("a client that floods one message with thousands of pings is disconnected at once; the server keeps serving", async () => {
+    const server = await serve();
+    const ws = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const messages: string[] = [];
+    ws.on("message", (data) => messages.push(String(data)));
+    await new Promise((resolve) => ws.on("open", resolve));
+    ws.send(
+      Array.from({ length: 10_000 }, (_, id) => JSON.stringify({ type: "ping", id })).join("\n") + "\n",
+    );
+    const code = await new Promise<number>((resolve) => ws.on("close", (closeCode) => resolve(closeCode)));
+    expect(code).toBe(1008);
+    expect(messages.filter((line) => line.includes('"type":"pong"'))).toEqual([]);
+    expect(messages.some((line) => line.includes("commands in one message"))).toBe(true);
     const cm = client(server, shop().tools);
     expect((await cm.run("6 * 7")).value).toBe(42);
   });
