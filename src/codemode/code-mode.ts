@@ -291,12 +291,13 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       };
     } finally {
       for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);
-      // The run is over: pending and later tool calls are refused, in-flight ones aborted.
+      // The run is over: pending and later tool calls are refused, in-flight ones aborted. Closed before
+      // the run's signal aborts, so a run that ended on its own is not recorded as cancelled.
+      dispatchRun.close();
       ended.abort(new Error("The run has ended."));
     }
     // Calls aborted just now still report, so `calls` says what happened to every one of them.
     await bridge.settled();
-    dispatchRun.close();
     const result = toResult(outcome, prepared, bridge, started);
     span?.end(result);
     return result;

@@ -140,13 +140,16 @@ export class Dispatcher<Deps = unknown> {
     const parentTurn = options.parent ? turnOf(options.parent) : undefined;
     if (options.parent && parentTurn) {
       const parent = options.parent;
-      const signal = options.signal
-        ? manyListeners(AbortSignal.any([parent.signal, options.signal]))
-        : parent.signal;
+      // The run's own end, so that close() aborts its calls and refuses later ones, as documented.
+      const own = new AbortController();
+      const sources = options.signal
+        ? [parent.signal, options.signal, own.signal]
+        : [parent.signal, own.signal];
+      const signal = manyListeners(AbortSignal.any(sources));
       const context: RunContext = { ...parent, signal };
       linkContext(context, parentTurn);
       aliasRunContext(context, parent);
-      return { context, close: () => {} };
+      return { context, close: () => own.abort(new Error("The run has ended.")) };
     }
     const turn = new Turn({
       runId: options.runId ?? randomUUID(),

@@ -111,4 +111,43 @@ describe("dispatcher.openRun(): many calls over time in one turn", () => {
     expect(seen).toHaveLength(2);
     expect(late).toBeDefined();
   });
+
+  it("a run opened under a call's context also aborts its calls when closed, and runs nothing after", async () => {
+    let aborted = false;
+    let ran = 0;
+    const probe = tool({
+      name: "probe",
+      description: "Waits for its signal when asked.",
+      input: z.object({ wait: z.boolean() }),
+      run: async ({ wait }, ctx) => {
+        ran++;
+        if (wait) {
+          await new Promise<void>((resolve) =>
+            ctx.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve();
+            }),
+          );
+        }
+        return "ok";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(probe));
+    const outer = dispatcher.openRun({ callId: "rc" });
+    const run = dispatcher.openRun({ parent: outer.context, callId: "rc" });
+    const pending = dispatcher.dispatch([{ id: "b", name: "probe", arguments: { wait: true } }], {
+      parent: run.context,
+    });
+    await wait(10);
+    run.close();
+    await pending.results().catch(() => {});
+    expect(aborted).toBe(true);
+    const [late] = await dispatcher
+      .dispatch([{ id: "c", name: "probe", arguments: { wait: false } }], { parent: run.context })
+      .results()
+      .catch(() => [undefined]);
+    expect(ran).toBe(1);
+    expect(late?.ok ?? false).toBe(false);
+    outer.close();
+  });
 });

@@ -193,6 +193,20 @@ describe("tracing", () => {
     }
   });
 
+  it("a run that ends on its own is not recorded as cancelled", async () => {
+    const { provider, spans } = recording();
+    const dispatcher = new Dispatcher(new Toolset([lookup]), { tracing: { tracerProvider: provider } });
+    const cm = codeMode({ tools: [lookup], dispatcher, environment: isolateEnvironment() });
+    try {
+      const result = await cm.run(`await tools.lookup({ key: "k" }); 1`);
+      expect(result.status).toBe("ok");
+      const dispatch = byName(spans(), "cordon.dispatch")[0]!;
+      expect(dispatch.attributes["cordon.dispatch.stopped"]).toBeUndefined();
+    } finally {
+      await cm.close();
+    }
+  });
+
   it("uses the global tracer provider when one is registered", async () => {
     const { provider, spans } = recording();
     trace.setGlobalTracerProvider(provider);
