@@ -63,7 +63,7 @@ unit: setup
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
 bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
-	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/codemode.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/environments.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts

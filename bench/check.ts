@@ -3,7 +3,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { Worker } from "node:worker_threads";
-import type { CodeRunResult } from "cordon";
+import type { CodeRunResult, ToolResult } from "cordon";
 
 /** Throws unless the run ended `ok` with exactly the expected value. */
 export function expectRun(result: CodeRunResult, expected: unknown, what: string): void {
@@ -14,6 +14,20 @@ export function expectRun(result: CodeRunResult, expected: unknown, what: string
   throw new Error(
     `benchmark "${what}": a measured run did not succeed (status ${result.status}; expected ${JSON.stringify(expected)}; got ${detail.slice(0, 300)})`,
   );
+}
+
+/** Throws unless every call of a dispatch succeeded, and (when given) each with the expected value. */
+export function expectResults(
+  results: readonly ToolResult[],
+  what: string,
+  expected?: readonly unknown[],
+): void {
+  results.forEach((result, i) => {
+    if (result.ok && (expected === undefined || isDeepStrictEqual(result.value, expected[i]))) return;
+    throw new Error(
+      `benchmark "${what}": a measured call did not succeed (${result.name}: ${result.ok ? `value ${JSON.stringify(result.value)}` : result.output.slice(0, 300)})`,
+    );
+  });
 }
 
 /** A run function that checks every result it produces. */

@@ -3,6 +3,7 @@
 
 import { Dispatcher, Toolset, tool } from "cordon";
 import { z } from "zod";
+import { expectResults } from "./check.js";
 import { fmt, median, sample } from "./stats.js";
 
 const add = tool({
@@ -16,11 +17,17 @@ const call = { id: "c", name: "add", arguments: '{"a":1,"b":2}' };
 
 const N = 20_000;
 // Warm up both paths so the JIT has seen them.
-await sample(2_000, () => add.run({ a: 1, b: 2 }, undefined as never));
-await sample(2_000, () => dispatcher.dispatch([call]).results());
+const directCall = async () => {
+  if ((await add.run(JSON.parse(call.arguments), undefined as never)) !== 3)
+    throw new Error("direct call: wrong result");
+};
+const dispatchedCall = async () =>
+  expectResults(await dispatcher.dispatch([call]).results(), "dispatched call", [3]);
+await sample(2_000, directCall);
+await sample(2_000, dispatchedCall);
 
-const direct = median(await sample(N, () => add.run(JSON.parse(call.arguments), undefined as never)));
-const dispatched = median(await sample(N, () => dispatcher.dispatch([call]).results()));
+const direct = median(await sample(N, directCall));
+const dispatched = median(await sample(N, dispatchedCall));
 const overhead = dispatched - direct;
 
 const turn = Array.from({ length: 1_000 }, (_, i) => ({
@@ -28,7 +35,13 @@ const turn = Array.from({ length: 1_000 }, (_, i) => ({
   name: "add",
   arguments: `{"a":${i},"b":1}`,
 }));
-const turnTimes = await sample(20, () => dispatcher.dispatch(turn).results());
+const turnValues = turn.map((_, i) => i + 1);
+const turnTimes = await sample(20, async () => {
+  const results = await dispatcher.dispatch(turn).results();
+  // Results come in completion order; each call's value is its own a + 1.
+  const sorted = [...results].sort((x, y) => Number(x.callId.slice(1)) - Number(y.callId.slice(1)));
+  expectResults(sorted, "1,000-call turn", turnValues);
+});
 
 console.log("dispatch overhead (trivial validated tool, sequential single-call dispatches)");
 console.log(`  direct call (JSON.parse + run):  ${fmt(direct, "µs")} median`);

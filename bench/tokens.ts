@@ -4,9 +4,10 @@
 // Tokens are counted with js-tiktoken's o200k_base encoding.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
-import { codeMode, Dispatcher, type ToolCall, Toolset, tool } from "cordon";
+import { type CodeRunResult, codeMode, Dispatcher, type ToolCall, Toolset, tool } from "cordon";
 import { getEncoding } from "js-tiktoken";
 import { z } from "zod";
+import { expectResults } from "./check.js";
 
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string) => encoding.encode(text).length;
@@ -81,6 +82,7 @@ async function direct(turns: Omit<ToolCall, "id">[][]): Promise<number> {
   for (const turn of turns) {
     const calls = turn.map((call) => ({ ...call, id: `call_${++n}` }));
     const results = await dispatcher.dispatch(calls).results();
+    expectResults(results, "a direct tool call");
     for (const call of calls) total += tokens(call.name) + tokens(JSON.stringify(call.arguments));
     for (const result of results) total += tokens(result.output);
   }
@@ -90,6 +92,11 @@ async function direct(turns: Omit<ToolCall, "id">[][]): Promise<number> {
 /** One run_code call: the code the model writes and the output it reads back. */
 async function viaCode(code: string): Promise<{ tokens: number; output: string }> {
   const [result] = await dispatcher.dispatch([{ id: "rc", name: "run_code", arguments: { code } }]).results();
+  // A failed run's short error would count as a flatteringly small answer.
+  expectResults([result!], "run_code");
+  const run = result!.value as CodeRunResult;
+  if (run.status !== "ok")
+    throw new Error(`benchmark "run_code": the run did not succeed (${run.status}: ${run.error?.message})`);
   return {
     tokens: tokens("run_code") + tokens(JSON.stringify({ code })) + tokens(result!.output),
     output: result!.output,

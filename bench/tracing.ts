@@ -9,6 +9,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { Dispatcher, Toolset, tool } from "cordon";
 import { z } from "zod";
+import { expectResults } from "./check.js";
 import { fmt, median, sample } from "./stats.js";
 
 const add = tool({
@@ -28,11 +29,15 @@ const variants = {
   "recording (in-memory exporter)": new Dispatcher(toolset, { tracing: { tracerProvider: recording } }),
 };
 
+/** One checked single-call dispatch. */
+const once = async (dispatcher: Dispatcher) =>
+  expectResults(await dispatcher.dispatch([call]).results(), "traced dispatch", [3]);
+
 const N = 10_000;
 const ROUNDS = 9;
 const medians: Record<string, number[]> = {};
 for (const [name, dispatcher] of Object.entries(variants)) {
-  await sample(2_000, () => dispatcher.dispatch([call]).results());
+  await sample(2_000, () => once(dispatcher));
   medians[name] = [];
 }
 // Interleave the variants, in a rotating order, so drift of the machine hits all of them alike.
@@ -40,7 +45,7 @@ const entries = Object.entries(variants);
 for (let round = 0; round < ROUNDS; round++) {
   for (let i = 0; i < entries.length; i++) {
     const [name, dispatcher] = entries[(round + i) % entries.length]!;
-    medians[name]!.push(median(await sample(N, () => dispatcher.dispatch([call]).results())));
+    medians[name]!.push(median(await sample(N, () => once(dispatcher))));
     exporter.reset();
   }
 }
