@@ -86,7 +86,11 @@ export class DockerEngine {
    * command that builds it.
    */
   prepare(): Promise<void> {
-    this.#checked ??= this.#prepare();
+    // A failed check is not kept: the engine may answer, or have the image, by the next run.
+    this.#checked ??= this.#prepare().catch((error: unknown) => {
+      this.#checked = undefined;
+      throw error;
+    });
     return this.#checked;
   }
 
@@ -142,7 +146,7 @@ export class DockerEngine {
 
   async #prepare(): Promise<void> {
     try {
-      await this.docker.ping();
+      await this.#pingWithin(this.#settings.healthMs);
     } catch (error) {
       this.#lastFailure = new Error(
         `The Docker engine ${this.name} does not answer: ${error instanceof Error ? error.message : String(error)}. Start it (for example \`make docker-engine\` in cordon's repository) or check its connection options.`,
@@ -214,19 +218,25 @@ export class DockerEngine {
     this.#health.unref();
   }
 
-  async #check(): Promise<void> {
-    if (this.#closed) return;
+  /** Pings the engine; rejects when it does not answer within `ms`. */
+  async #pingWithin(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
         this.docker.ping(),
         new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer to a ping within ${this.#settings.healthMs} ms`)),
-            this.#settings.healthMs,
-          );
+          timer = setTimeout(() => reject(new Error(`no answer to a ping within ${ms} ms`)), ms);
         }),
       ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #check(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      await this.#pingWithin(this.#settings.healthMs);
       if (!this.#healthy) {
         this.#healthy = true;
         await this.#reap();
@@ -240,8 +250,6 @@ export class DockerEngine {
       const ending = engineGoneEnding(this.name, detail);
       for (const container of [...this.#ready, ...this.#starting, ...this.#inUse]) container.abandon(ending);
       for (const wake of this.#waiters.splice(0)) wake();
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -171,6 +171,19 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     );
   });
 
+  it("once the missing image is built, the next run uses it: a failed check is not kept", async () => {
+    const tag = { repo: "cordon-sandbox", tag: "built-later" };
+    const { cm } = make({ image: `${tag.repo}:${tag.tag}` });
+    expect((await cm.run("1")).status).toBe("error");
+    await docker.getImage(SANDBOX_IMAGE).tag(tag);
+    try {
+      expect(await cm.run("20 + 22")).toMatchObject({ status: "ok", value: 42 });
+    } finally {
+      await cm.close();
+      await docker.getImage(`${tag.repo}:${tag.tag}`).remove();
+    }
+  });
+
   it("reaps containers left behind by an agent process that is gone", async () => {
     const orphan = await docker.createContainer({
       Image: SANDBOX_IMAGE,
