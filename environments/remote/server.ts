@@ -22,9 +22,11 @@ import {
 import { type HostedSandbox, SandboxHost } from "../../sandbox/sandbox-host.js";
 import type { Environment } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
+import { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
 
 /** The path clients connect to. */
 export const SANDBOX_PATH = "/sandbox";
+export { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
 
 /** Commands one WebSocket message may carry: a client sends one per message; a flood is refused. */
 export const MAX_COMMANDS_PER_MESSAGE = 64;
@@ -64,12 +66,12 @@ class SandboxBusy extends Error {
 
 /** Starts a sandbox server. */
 export async function serveSandboxes(options: SandboxServerOptions): Promise<SandboxServer> {
-  if (typeof options.token !== "string" || options.token.length < 16) {
+  if (typeof options.token !== "string" || options.token.length < MIN_TOKEN_CHARS) {
     throw new UserError(
-      "serveSandboxes: token must be a string of at least 16 characters (a random secret).",
+      `serveSandboxes: token must be a string of at least ${MIN_TOKEN_CHARS} characters (a random secret).`,
     );
   }
-  const maxSandboxes = options.maxSandboxes ?? 16;
+  const maxSandboxes = options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES;
   const expected = digest(options.token);
   const { environment } = options;
   let open = 0;

@@ -3,6 +3,11 @@
  * its code. `cordon serve` and `cordon image build` (remote and Docker sandboxes) join as entries here.
  */
 
+import {
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_SERVE_PORT,
+  MIN_TOKEN_CHARS,
+} from "../../environments/remote/defaults.js";
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
@@ -139,7 +144,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: "Run sandboxes for remote agents (their remoteEnvironment connects here).",
     usage: ["serve [--port <port>] [--host <address>] [--env default|docker] [--max-sandboxes <n>]"],
     details: [
-      "Serves sandboxes over an authenticated WebSocket at /sandbox: agents elsewhere use remoteEnvironment({ url, token }) or `--env remote`, and their tools stay on their side (calls from code travel back over the connection, so approval and policies happen where the tools live). The token is read from CORDON_TOKEN (at least 16 characters), never from the command line, where other users could read it.",
+      "Serves sandboxes over an authenticated WebSocket at /sandbox: agents elsewhere use remoteEnvironment({ url, token }) or `--env remote`, and their tools stay on their side (calls from code travel back over the connection, so approval and policies happen where the tools live). The token is read from CORDON_TOKEN (at least " +
+        `${MIN_TOKEN_CHARS} characters), never from the command line, where other users could read it.`,
       "It listens on 127.0.0.1 by default and speaks plain ws://: put a TLS reverse proxy in front of it to serve other hosts (the README shows nginx). Runs until SIGINT or SIGTERM.",
     ],
     options: [
@@ -147,7 +153,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "port",
         type: "string",
         placeholder: "<port>",
-        description: "The port to listen on (0 picks a free one). Default 7700.",
+        description: `The port to listen on (0 picks a free one). Default ${DEFAULT_SERVE_PORT}.`,
       },
       {
         name: "host",
@@ -165,8 +171,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "max-sandboxes",
         type: "string",
         placeholder: "<n>",
-        description:
-          "Sandboxes open at once over every client; beyond it a run ends with a busy error. Default 16.",
+        description: `Sandboxes open at once over every client; beyond it a run ends with a busy error. Default ${DEFAULT_MAX_SANDBOXES}.`,
       },
     ],
     positionals: { min: 0, max: 0 },

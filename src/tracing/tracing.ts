@@ -297,10 +297,6 @@ export function registerTracing(dispatcher: object, tracing: Tracing | undefined
 }
 
 /**
- * Starts the span of a code run: under the run_code call that made it (its turn's trace), or, for a run
- * made without a model, under the active context with the tracing of the code mode's dispatcher.
- */
-/**
  * Makes `alias` (a context made for a run from `original`, with the run's own signal) report its calls'
  * spans where `original`'s would go: under the code run started for `original`.
  */
@@ -309,6 +305,10 @@ export function aliasRunContext(alias: RunContext, original: RunContext): void {
   if (span) runSpans.set(alias, span);
 }
 
+/**
+ * Starts the span of a code run: under the run_code call that made it (its turn's trace), or, for a run
+ * made without a model, under the active context with the tracing of the code mode's dispatcher.
+ */
 export function startCodeRun(init: {
   dispatcher: object;
   turn: object | undefined;

@@ -3,24 +3,30 @@
  * token comes from CORDON_TOKEN. Runs until SIGINT or SIGTERM.
  */
 
+import {
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_SERVE_PORT,
+  MIN_TOKEN_CHARS,
+} from "../../../environments/remote/defaults.js";
 import { serveSandboxes } from "../../../environments/remote/index.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 
 /** The port `cordon serve` listens on by default. */
-export const DEFAULT_SERVE_PORT = 7700;
+export { DEFAULT_SERVE_PORT };
 
 /** Runs the command; resolves with the exit code once the server has stopped. */
 export async function run(input: ParsedCommand): Promise<number> {
   const token = process.env.CORDON_TOKEN;
-  if (!token || token.length < 16) {
+  if (!token || token.length < MIN_TOKEN_CHARS) {
     throw new CliUsageError(
-      "cordon serve reads its token from CORDON_TOKEN, which must hold at least 16 characters (for example CORDON_TOKEN=$(openssl rand -hex 24)).",
+      `cordon serve reads its token from CORDON_TOKEN, which must hold at least ${MIN_TOKEN_CHARS} characters (for example CORDON_TOKEN=$(openssl rand -hex 24)).`,
     );
   }
   const port = integerOption(input, "port", { min: 0, max: 65_535 }) ?? DEFAULT_SERVE_PORT;
-  const maxSandboxes = integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? 16;
+  const maxSandboxes =
+    integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? DEFAULT_MAX_SANDBOXES;
   const envName = choiceOption(input, "env", ["default", "docker"]);
   const environment = createEnvironment(envName, { oneShot: false, env: process.env });
   const server = await serveSandboxes({
