@@ -12,7 +12,10 @@ import type { IsolatedVm } from "./load.js";
 /** Sandboxes one isolate serves, one after another, before it is disposed. */
 export const MAX_ISOLATE_USES = 500;
 
-/** Idle isolates kept per memory limit. */
+/**
+ * Idle isolates kept, over all memory limits together: a client that asks for a new limit each run (a
+ * remote one, say) cannot make the pool keep more.
+ */
 export const MAX_IDLE_ISOLATES = 4;
 
 /** One isolate and the sandbox using it now (its catastrophic errors go to that sandbox). */
@@ -26,60 +29,62 @@ export interface IsolateSlot {
   prelude?: ivm.Script;
 }
 
-/** Idle isolates by memory limit. */
+/** A new isolate with this memory limit, in a slot of its own. */
+export function newSlot(ivmModule: IsolatedVm, memoryMb: number): IsolateSlot {
+  const slot: IsolateSlot = {
+    isolate: undefined as unknown as ivm.Isolate,
+    memoryMb,
+    uses: 1,
+    onCatastrophe: undefined,
+  };
+  (slot as { isolate: ivm.Isolate }).isolate = new ivmModule.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: () => slot.onCatastrophe?.(),
+  });
+  return slot;
+}
+
+/** Idle isolates, oldest first. */
 export class IsolatePool {
   readonly #ivm: IsolatedVm;
-  readonly #idle = new Map<number, IsolateSlot[]>();
+  readonly #idle: IsolateSlot[] = [];
   #closed = false;
 
   constructor(ivmModule: IsolatedVm) {
     this.#ivm = ivmModule;
   }
 
-  /** An idle isolate with this memory limit, or a new one. */
+  /** The most recently idle isolate with this memory limit, or a new one. */
   take(memoryMb: number): IsolateSlot {
-    const idle = this.#idle.get(memoryMb);
-    for (let slot = idle?.pop(); slot; slot = idle?.pop()) {
-      if (!slot.isolate.isDisposed) {
-        slot.uses++;
-        return slot;
-      }
+    for (let i = this.#idle.length - 1; i >= 0; i--) {
+      const slot = this.#idle[i]!;
+      if (slot.memoryMb !== memoryMb) continue;
+      this.#idle.splice(i, 1);
+      if (slot.isolate.isDisposed) continue;
+      slot.uses++;
+      return slot;
     }
-    const slot: IsolateSlot = {
-      isolate: undefined as unknown as ivm.Isolate,
-      memoryMb,
-      uses: 1,
-      onCatastrophe: undefined,
-    };
-    (slot as { isolate: ivm.Isolate }).isolate = new this.#ivm.Isolate({
-      memoryLimit: memoryMb,
-      onCatastrophicError: () => slot.onCatastrophe?.(),
-    });
-    return slot;
+    return newSlot(this.#ivm, memoryMb);
   }
 
-  /** Takes an isolate back after its sandbox ended normally; disposes it when it has served enough. */
+  /**
+   * Takes an isolate back after its sandbox ended normally; disposes it when it has served enough, and
+   * the oldest idle one when more than {@link MAX_IDLE_ISOLATES} would be kept.
+   */
   give(slot: IsolateSlot): void {
     slot.onCatastrophe = undefined;
-    const idle = this.#idle.get(slot.memoryMb) ?? [];
-    if (
-      this.#closed ||
-      slot.isolate.isDisposed ||
-      slot.uses >= MAX_ISOLATE_USES ||
-      idle.length >= MAX_IDLE_ISOLATES
-    ) {
+    if (this.#closed || slot.isolate.isDisposed || slot.uses >= MAX_ISOLATE_USES) {
       dispose(slot);
       return;
     }
-    idle.push(slot);
-    this.#idle.set(slot.memoryMb, idle);
+    this.#idle.push(slot);
+    if (this.#idle.length > MAX_IDLE_ISOLATES) dispose(this.#idle.shift()!);
   }
 
   /** Disposes every idle isolate; isolates given back later are disposed too. */
   close(): void {
     this.#closed = true;
-    for (const idle of this.#idle.values()) for (const slot of idle) dispose(slot);
-    this.#idle.clear();
+    for (const slot of this.#idle.splice(0)) dispose(slot);
   }
 }
 

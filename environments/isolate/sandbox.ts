@@ -13,7 +13,7 @@ import type {
   SandboxLimits,
 } from "../../src/codemode/environment.js";
 import { Execution } from "./execution.js";
-import { dispose, type IsolatePool, type IsolateSlot } from "./isolates.js";
+import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
 
 /** The smallest heap isolated-vm accepts, in MB. */
@@ -73,17 +73,7 @@ export class IsolateSandbox implements Sandbox {
     pool?: IsolatePool,
   ): Promise<IsolateSandbox> {
     const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
-    const slot: IsolateSlot = pool
-      ? pool.take(memoryMb)
-      : {
-          isolate: new ivmModule.Isolate({
-            memoryLimit: memoryMb,
-            onCatastrophicError: () => slot.onCatastrophe?.(),
-          }),
-          memoryMb,
-          uses: 1,
-          onCatastrophe: undefined,
-        };
+    const slot: IsolateSlot = pool ? pool.take(memoryMb) : newSlot(ivmModule, memoryMb);
     const sandbox = new IsolateSandbox(slot, hooks, pool);
     slot.onCatastrophe = () => sandbox.#kill(true);
     const isolate = slot.isolate;
