@@ -176,7 +176,28 @@ export class UpstreamServer {
     this.#changed();
   }
 
+  /** Whether a relisting is running, and whether another change was announced meanwhile. */
+  #relisting: { again: boolean } | undefined;
+
+  /** Lists the tools again after a change; announcements during a listing make one more, not one each. */
   async #relist(client: Client): Promise<void> {
+    if (this.#relisting) {
+      this.#relisting.again = true;
+      return;
+    }
+    this.#relisting = { again: false };
+    try {
+      await this.#listChanged(client);
+      while (this.#relisting.again) {
+        this.#relisting.again = false;
+        await this.#listChanged(client);
+      }
+    } finally {
+      this.#relisting = undefined;
+    }
+  }
+
+  async #listChanged(client: Client): Promise<void> {
     try {
       const tools = await listAllTools(client, this.#options.callTimeoutMs);
       if (this.#client !== client) return;
@@ -227,15 +248,38 @@ export class UpstreamServer {
   }
 }
 
+/** Pages of tools an upstream may list. */
+export const MAX_UPSTREAM_TOOL_PAGES = 100;
+/** Tools one upstream may offer. */
+export const MAX_UPSTREAM_TOOLS = 2_000;
+
+/**
+ * Every tool an upstream lists, page by page, within one deadline for the whole listing: a server that
+ * pages for ever (or repeats a cursor, or offers more tools than any catalog has) is refused.
+ */
 async function listAllTools(client: Client, timeoutMs: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
+  const cursors = new Set<string>();
+  const deadline = AbortSignal.timeout(timeoutMs);
   let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+  for (let page = 1; ; page++) {
+    const listed = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      timeout: timeoutMs,
+      signal: deadline,
+    });
+    tools.push(...listed.tools);
+    if (tools.length > MAX_UPSTREAM_TOOLS) {
+      throw new Error(
+        `it lists more than ${MAX_UPSTREAM_TOOLS} tools, more than cordon takes from one server`,
+      );
+    }
+    cursor = listed.nextCursor;
+    if (cursor === undefined) return tools;
+    if (cursors.has(cursor) || page >= MAX_UPSTREAM_TOOL_PAGES) {
+      throw new Error(`its tool list did not end after ${page} pages (or repeated a page)`);
+    }
+    cursors.add(cursor);
+  }
 }
 
 function inheritedEnvironment(): Record<string, string> {

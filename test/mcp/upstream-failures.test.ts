@@ -3,6 +3,7 @@
  * becomes a clear error for the calls that needed it, and cordon's server keeps serving.
  */
 
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectStdio, runCode, textOf, UPSTREAM_COMMAND } from "./helpers.js";
@@ -50,6 +51,15 @@ describe("upstream failures in cordon mcp", () => {
     const { tools } = await mcp.client.listTools();
     expect(tools[0]!.description).toContain("- gh: it exited before it answered");
     expect(tools[0]!.description).toContain("fatal: GITHUB_TOKEN is not set");
+    await localToolStillWorks(mcp);
+  });
+
+  it("an upstream whose tool list never ends is refused, and cordon keeps serving", async () => {
+    const endless = `${node} --import tsx ${join(import.meta.dirname, "fixtures/endless-list-server.ts")}`;
+    mcp = await connectStdio(["--tools", SHOP_TOOLS, "--upstream", `loop=${endless}`]);
+    const { tools } = await mcp.client.listTools();
+    expect(tools[0]!.description).toContain("- loop: ");
+    expect(tools[0]!.description).toContain("its tool list did not end");
     await localToolStillWorks(mcp);
   });
 
