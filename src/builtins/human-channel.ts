@@ -2,7 +2,9 @@
  * `HumanChannel`: where the ask_human tool's questions wait for a person. One consumer reads the
  * questions (from any number of sessions, routed by their ids) and answers, cancels or closes.
  */
+
 import { randomUUID } from "node:crypto";
+import { untilAborted } from "../dispatch/abort.js";
 import { ToolError, UserError } from "../errors.js";
 
 /** A suggested answer. */
@@ -94,12 +96,15 @@ export class HumanChannel {
     const run = options.runId;
     const previous = run === undefined ? undefined : this.#runTails.get(run);
     let release!: () => void;
-    const tail = new Promise<void>((resolve) => {
+    const mine = new Promise<void>((resolve) => {
       release = resolve;
     });
+    // The next question of the run waits for this one and every one before it: a question cancelled
+    // while it waits must not let a later one past an earlier one still pending.
+    const tail = previous ? previous.then(() => mine) : mine;
     if (run !== undefined) this.#runTails.set(run, tail);
     try {
-      if (previous) await waitOrAbort(previous, signal);
+      if (previous) await (signal ? untilAborted(previous, signal) : previous);
       if (this.#closed !== undefined) throw closedError(this.#closed, false);
       return await this.#post(input, options);
     } finally {
@@ -239,17 +244,4 @@ function closedError(reason: string, wasPending: boolean): ToolError {
       : `No one can answer questions now: the channel to the human is closed${why}.`,
     { hint: "Go on without a human answer." },
   );
-}
-
-function waitOrAbort(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return promise;
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
-  });
 }

@@ -292,6 +292,25 @@ describe("HumanChannel", () => {
     expect(maxPending).toEqual([1, 1, 1]);
   });
 
+  it("a question cancelled while it waits its turn does not let a later one of the run past the pending one", async () => {
+    const channel = new HumanChannel();
+    const first = channel.ask({ question: "one" }, { runId: "run" });
+    const waiting = new AbortController();
+    const second = channel.ask({ question: "two" }, { runId: "run", signal: waiting.signal });
+    const third = channel.ask({ question: "three" }, { runId: "run" });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    waiting.abort(new Error("gave up"));
+    await expect(second).rejects.toThrow("gave up");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(channel.pending.map((q) => q.question)).toEqual(["one"]);
+    channel.answer(channel.pending[0]!.id, "1");
+    expect(await first).toBe("1");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(channel.pending.map((q) => q.question)).toEqual(["three"]);
+    channel.answer(channel.pending[0]!.id, "3");
+    expect(await third).toBe("3");
+  });
+
   it("refuses an answer that is not text", () => {
     expect(() => new HumanChannel().answer("x", 42 as never)).toThrow(UserError);
   });
