@@ -98,11 +98,6 @@ export class SandboxHost {
     }
   }
 
-  /** Sandboxes open now. */
-  get openSandboxes(): number {
-    return this.#sandboxes.size;
-  }
-
   /** Stops every run and disposes every sandbox (the environment stays its owner's). */
   async close(): Promise<void> {
     for (const run of this.#runs.values()) run.controller.abort();

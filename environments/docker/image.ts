@@ -6,22 +6,14 @@
  */
 
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { PROTOCOL_VERSION } from "../../sandbox/protocol.js";
+import { cordonVersion } from "../../src/cli/version.js";
 import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
 import { connectDocker, engineName } from "./dockerode.js";
@@ -33,7 +25,7 @@ export const SANDBOX_USER = "10001:10001";
 const APP_DIR = "/cordon";
 
 /** The image tag this version of cordon runs: its version and the wire protocol's. */
-export const SANDBOX_IMAGE = `cordon-sandbox:${packageVersion()}-p${PROTOCOL_VERSION}`;
+export const SANDBOX_IMAGE = `cordon-sandbox:${cordonVersion()}-p${PROTOCOL_VERSION}`;
 
 /** The command that builds the image, for error messages. */
 export const IMAGE_BUILD_COMMAND = "npx cordon image build";
@@ -182,16 +174,4 @@ function hostMainEntry(): string {
     if (existsSync(path)) return path;
   }
   throw new UserError("The sandbox-host program is missing from this installation of cordon; reinstall it.");
-}
-
-/** cordon's version, from the nearest package.json named cordon above this file. */
-function packageVersion(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const file = join(dir, "package.json");
-    if (existsSync(file)) {
-      const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (manifest.name === "cordon" && manifest.version) return manifest.version;
-    }
-    if (dirname(dir) === dir) return "0.0.0";
-  }
 }
