@@ -43,13 +43,16 @@ export type GuestMessageType = "call" | "log" | "done";
  * - `("settle", runId, callId, valueJson)`: a tool call succeeded; `valueJson` is its value as JSON text
  *   (`""` for undefined).
  * - `("fail", runId, callId, errorJson)`: a tool call failed; `errorJson` is `{ tool, kind, message }`.
+ * - `("guard", 0, 0, "")`: before the first run, records the built-ins a later run checks (a run that
+ *   is not final does this itself as it starts; the host sends it first when the code could run before
+ *   `start`).
  * - `("idle", runId, 0, "")`: does nothing. It returns once the isolate has finished what it was running,
  *   which is what the host calls it for.
  *
  * Outcomes for another run, or for a call already settled, are ignored.
  */
 export type GuestEntry = (
-  op: "start" | "settle" | "fail" | "idle",
+  op: "start" | "settle" | "fail" | "guard" | "idle",
   runId: number,
   a: unknown,
   b: string,
@@ -78,6 +81,8 @@ export interface GuestRunConfig {
    * text outside the heap, where the memory limit does not see it.
    */
   maxIcuChars: number;
+  /** No later run will use this sandbox: the record of the built-ins that guards later runs is skipped. */
+  final?: boolean;
 }
 
 /** How a run ended, as the guest reports it (JSON text in the `done` message). */
@@ -87,6 +92,11 @@ export interface GuestDoneReport {
   valueJson?: string;
   /** Set for `error` and `limit`. */
   error?: { name: string; message: string; stack?: string; tool?: string; kind?: string };
+  /**
+   * The run ended inside the task of its `start` (the code finished without waiting for a tool call):
+   * the isolate is idle once that task's call returns, so the host needs no `idle` call to know it.
+   */
+  inStart?: boolean;
 }
 
 /**
@@ -154,6 +164,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
     freeze,
     getOwnPropertyNames,
     getOwnPropertyDescriptor,
+    getOwnPropertyDescriptors,
     getPrototypeOf,
     keys,
   } = ObjectCtor;
@@ -784,6 +795,11 @@ export function installPrelude(send: GuestSend): GuestEntry {
   }
   let run: Run | undefined;
   let runsStarted = 0;
+  /**
+   * The host call whose task the isolate is running: the microtasks a call starts run before its task
+   * ends, and the next call's task starts only after that.
+   */
+  let task = "";
   const builtinGlobals = new SetCtor<string>(getOwnPropertyNames(globalThis));
   for (const name of ["tools", "console", "ToolCallError", "queueMicrotask"])
     apply(setAdd, builtinGlobals, [name]);
@@ -971,35 +987,57 @@ export function installPrelude(send: GuestSend): GuestEntry {
     target: object;
     proto: object | null;
     keys: (string | symbol)[];
-    descriptors: PropertyDescriptor[];
+    /** By key: one built-in call, where a loop would run cold in each new sandbox. */
+    descriptors: Record<string | symbol, PropertyDescriptor>;
     /** No property may be added: the engine looks up missing keys (`then`, `toJSON`) through it. */
     closed: boolean;
   }
   const watched: Watched[] = [];
   const watch = (label: string, target: object | undefined, closed: boolean) => {
     if (target === undefined) return;
-    const ownKeyList = ownKeys(target);
-    const descriptors: PropertyDescriptor[] = [];
-    for (let i = 0; i < ownKeyList.length; i++)
-      push(descriptors, getOwnPropertyDescriptor(target, ownKeyList[i]));
-    push(watched, { label, target, proto: getPrototypeOf(target), keys: ownKeyList, descriptors, closed });
+    const descriptors = getOwnPropertyDescriptors(target) as Record<string | symbol, PropertyDescriptor>;
+    push(watched, {
+      label,
+      target,
+      proto: getPrototypeOf(target),
+      keys: ownKeys(target),
+      descriptors,
+      closed,
+    });
   };
-  const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
-  watch("Object.prototype", ObjectCtor.prototype, true);
-  watch("Function.prototype", Function.prototype, true);
-  watch("Array.prototype", Array.prototype, true);
-  watch("Array Iterator prototype", getPrototypeOf([][Symbol.iterator]()), true);
-  watch("Iterator prototype", iteratorPrototype, true);
-  watch("Promise", PromiseCtor, false);
-  watch("Promise.prototype", PromiseCtor.prototype, true);
-  watch("Error", ErrorCtor, true);
-  watch("Error.prototype", ErrorCtor.prototype, true);
-  for (const name of ["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"]) {
-    watch(`${name}.prototype`, (global[name] as { prototype: object }).prototype, false);
-  }
-  watch("Date.prototype", Date.prototype, false);
-  watch("BigInt.prototype", BigInt.prototype, true);
-  watch("JSON", JSON, false);
+  let guarded = false;
+  /**
+   * Records the watched built-ins, once, before any of the model's code ran in this sandbox. Only a
+   * sandbox that runs again needs the record, and taking it costs a fresh-state run a good part of its
+   * set-up, so it is taken by the first run that is not final (or by the `guard` op before one starts).
+   */
+  const guard = () => {
+    if (guarded) return;
+    guarded = true;
+    const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
+    watch("Object.prototype", ObjectCtor.prototype, true);
+    watch("Function.prototype", Function.prototype, true);
+    watch("Array.prototype", Array.prototype, true);
+    watch("Array Iterator prototype", getPrototypeOf([][Symbol.iterator]()), true);
+    watch("Iterator prototype", iteratorPrototype, true);
+    watch("Promise", PromiseCtor, false);
+    watch("Promise.prototype", PromiseCtor.prototype, true);
+    watch("Error", ErrorCtor, true);
+    watch("Error.prototype", ErrorCtor.prototype, true);
+    for (const name of [
+      "EvalError",
+      "RangeError",
+      "ReferenceError",
+      "SyntaxError",
+      "TypeError",
+      "URIError",
+    ]) {
+      watch(`${name}.prototype`, (global[name] as { prototype: object }).prototype, false);
+    }
+    watch("Date.prototype", Date.prototype, false);
+    watch("BigInt.prototype", BigInt.prototype, true);
+    watch("JSON", JSON, false);
+  };
 
   const sameDescriptor = (a: PropertyDescriptor, b: PropertyDescriptor): boolean =>
     a.value === b.value &&
@@ -1017,7 +1055,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
       for (let i = 0; i < known.length; i++) {
         const now = getOwnPropertyDescriptor(target, known[i]);
         if (now === undefined) return `${label}.${toText(known[i])} was deleted`;
-        if (!sameDescriptor(now, descriptors[i])) return `${label}.${toText(known[i])} was changed`;
+        if (!sameDescriptor(now, descriptors[known[i]!]!)) return `${label}.${toText(known[i])} was changed`;
       }
       if (closed) {
         const current = ownKeys(target);
@@ -1082,6 +1120,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
     }
     current.pending = new MapCtor();
     const out: GuestDoneReport = bare({ status: report.status });
+    if (task === "start") out.inStart = true;
     if (report.valueJson !== undefined) out.valueJson = report.valueJson;
     if (report.error !== undefined) out.error = bare({ ...report.error });
     send("done", current.id, 0, "", stringify(out));
@@ -1135,7 +1174,17 @@ export function installPrelude(send: GuestSend): GuestEntry {
     currentTools = makeTools(current, config.toolNames);
     icuBudget = config.maxIcuChars;
     // A first run meets the built-ins as the prelude found them; a later one checks them first.
-    if (runsStarted++ > 0) {
+    if (runsStarted++ === 0) {
+      if (config.final !== true) guard();
+    } else if (!guarded) {
+      return finish(current, {
+        status: "error",
+        error: {
+          name: "Error",
+          message: "This sandbox already ran its final run, so it runs no other; open a new sandbox.",
+        },
+      });
+    } else {
       const changed = tampering();
       if (changed !== undefined) {
         return finish(current, {
@@ -1193,7 +1242,10 @@ export function installPrelude(send: GuestSend): GuestEntry {
   };
 
   return (op, runId, a, b) => {
+    task = op;
     if (op === "start") start(runId, a, b);
-    else if (op === "settle" || op === "fail") settle(runId, a as number, op === "settle", b);
+    else if (op === "guard") {
+      if (runsStarted === 0) guard();
+    } else if (op === "settle" || op === "fail") settle(runId, a as number, op === "settle", b);
   };
 }

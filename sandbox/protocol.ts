@@ -103,6 +103,12 @@ export interface ExecutionRequest {
   /** The names under which tools are reachable in code, mapped to the real tool names. */
   toolNames: Readonly<Record<string, string>>;
   limits: SandboxLimits;
+  /**
+   * No later execution will use this sandbox (a fresh-state run). The sandbox then skips what only
+   * guards later runs (the record of the built-ins an earlier run could change), and refuses any later
+   * execution. Default false: a session's sandbox runs again.
+   */
+  final?: boolean;
 }
 
 /**
@@ -320,6 +326,7 @@ function isLimits(value: unknown): value is SandboxLimits {
 
 function isRequest(value: unknown): value is ExecutionRequest {
   if (!isObject(value) || !isString(value.code) || !isLimits(value.limits)) return false;
+  if (value.final !== undefined && typeof value.final !== "boolean") return false;
   const names = value.toolNames;
   return isObject(names) && Object.values(names).every(isString);
 }

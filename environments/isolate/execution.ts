@@ -140,6 +140,7 @@ export class Execution {
       maxArgsChars: this.#request.limits.maxArgsChars ?? DEFAULT_MAX_ARGS_CHARS,
       // ICU keeps about two bytes per character outside the heap: at most half the heap's size in all.
       maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
+      final: this.#request.final === true,
     };
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
@@ -152,6 +153,11 @@ export class Execution {
           ),
         );
       } else {
+        // Code that escapes the wrapper runs as it compiles, before `start`: the record that guards a
+        // later run is taken first.
+        if (this.#request.final !== true) {
+          await this.#track(entry.apply(undefined, ["guard", 0, 0, ""]));
+        }
         const main = await this.#track(
           context.evalClosure(`return ${wrapped.source};`, [], { ...compile, result: { reference: true } }),
         );
@@ -236,7 +242,12 @@ export class Execution {
     };
     // Outcomes reach the isolate without a call the host waits for, so the code may still be running
     // what it left behind (a promise chain that loops). This call returns only once the isolate is idle;
-    // until then the run is in flight, and its limits end it.
+    // until then the run is in flight, and its limits end it. A run that ended in the task of its start
+    // needs none: that task's call (counted in #inFlight) returns only once the isolate is idle.
+    if (this.#report.inStart) {
+      this.#settleIfIdle();
+      return;
+    }
     try {
       void this.#track(this.#deps.entry.apply(undefined, ["idle", this.#deps.runId, 0, ""])).catch((error) =>
         this.#noticeDeath(error),
@@ -385,6 +396,7 @@ function parseReport(json: string): GuestDoneReport | undefined {
   if (status !== "ok" && status !== "error" && status !== "limit") return undefined;
   const report: GuestDoneReport = { status };
   if (typeof record.valueJson === "string") report.valueJson = record.valueJson;
+  if (record.inStart === true) report.inStart = true;
   const error = record.error;
   if (typeof error === "object" && error !== null) {
     const fields = error as Record<string, unknown>;

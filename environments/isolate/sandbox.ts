@@ -50,6 +50,7 @@ export class IsolateSandbox implements Sandbox {
   #entry: ivm.Reference<GuestEntry> | undefined;
   #current: { runId: number; execution: Execution } | undefined;
   #runIds = 0;
+  #finalRan = false;
   #dead = false;
   #tainted = false;
 
@@ -132,6 +133,12 @@ export class IsolateSandbox implements Sandbox {
         "This isolate sandbox is already running code; a sandbox runs one execution at a time.",
       );
     }
+    if (this.#finalRan) {
+      throw new Error(
+        "This isolate sandbox already ran an execution marked final (ExecutionRequest.final); open a new sandbox.",
+      );
+    }
+    if (request.final === true) this.#finalRan = true;
     if (signal.aborted) {
       return {
         status: "cancelled",

@@ -280,7 +280,12 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       outcome = outer.some((signal) => signal.aborted)
         ? { status: "cancelled" }
         : await sandbox.execute(
-            { code: prepared.js, toolNames: identifiers, limits: sandboxLimits },
+            {
+              code: prepared.js,
+              toolNames: identifiers,
+              limits: sandboxLimits,
+              ...(state === "fresh" ? { final: true } : {}),
+            },
             bridge,
             ended.signal,
           );

@@ -399,6 +399,61 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         }
       });
 
+      it("code that breaks out of the wrapper before a session's first run starts cannot hide a built-in it changed from the next run", async () => {
+        const sandbox = await openSandbox();
+        const bridge = makeBridge({});
+        const run = (code: string) =>
+          sandbox.execute({ code, toolNames: {}, limits: LIMITS }, bridge, new AbortController().signal);
+        try {
+          // Runs as the launch compiles, before the guest's `start`: a record taken there would already
+          // hold the changed built-in, and the change would pass for the original.
+          const breakOut =
+            "}; })(Array.prototype.includes = function () { return true; }, function () { return async function () {";
+          const first = await run(breakOut);
+          expect(first.status).not.toBe("ok");
+          const second = await run("return [1].includes(2);");
+          expect(second.status).toBe("error");
+          expect(second.error).toMatchObject({ name: "SandboxTampered" });
+          expect(second.error?.message).toMatch(/Array\.prototype\.includes was changed/);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("a sandbox whose run was marked final runs no other: a later run is refused, not run unguarded", async () => {
+        const sandbox = await openSandbox();
+        const bridge = makeBridge({});
+        const run = (code: string, final: boolean) =>
+          sandbox.execute(
+            { code, toolNames: {}, limits: LIMITS, final },
+            bridge,
+            new AbortController().signal,
+          );
+        try {
+          const first = await run("Array.prototype.includes = function () { return true; }; return 1;", true);
+          expect(resultOf(first)).toBe(1);
+          const second = await run("globalThis.ranAgain = true; return [1].includes(2);", false).catch(
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+          );
+          // In this process the sandbox rejects the call; behind a process boundary it comes back as an error.
+          if (!(second instanceof Error)) expect(second.status).toBe("error");
+          const message = second instanceof Error ? second.message : second.error?.message;
+          expect(message).toMatch(/already ran an execution marked final/);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("a promise chain that loops after code finished without a tool call keeps the run in flight until a limit ends it", async () => {
+        // The code reports done inside the task that started it; the loop runs in that same task.
+        const hops = ".then(() => 0)".repeat(20);
+        const code = `Promise.resolve()${hops}.then(() => { for (;;) {} }); return 1;`;
+        const { outcome } = await runOnce(code, { limits: { timeoutMs: 1_500, cpuTimeMs: 500 } });
+        expect(["limit", "timeout"]).toContain(outcome.status);
+        const next = await runOnce("return 2;");
+        expect(resultOf(next.outcome)).toBe(2);
+      });
+
       it("a file name in an error message is not taken for the error's position", async () => {
         const { outcome } = await runOnce('throw new Error("see run_code.js:77:3")');
         expect(outcome.error).toMatchObject({ line: 1, column: 7 });
