@@ -1,8 +1,8 @@
 // Code mode on the in-process isolate (where the aims are set, as the peers run in-process): a trivial
 // run against a bare isolated-vm isolate, a sequential proxied call against a bare isolated-vm round trip
 // plus a direct dispatcher call, fan-out, throughput at 1/2/4 concurrent runs (against bare isolated-vm),
-// and what a live session weighs. Ratios are measured in the same run; every measured run is checked and a failed one stops the
-// benchmark. Run: make bench (it measures the built package: "cordon" resolves to dist/).
+// and what a live session weighs. Ratios are measured in the same run; every measured run is checked
+// and a failed one stops the benchmark. Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "cordon";
 import ivm from "isolated-vm";
