@@ -5,6 +5,7 @@
  * local environment (sandbox-host processes or Docker).
  */
 
+import { untilAborted } from "../src/dispatch/abort.js";
 import {
   type BridgeCallOutcome,
   type Command,
@@ -120,18 +121,25 @@ export class SandboxHost {
     let alive = false;
     let tainted = false;
     try {
-      const sandbox = await this.#sandboxes.get(sandboxId);
-      if (sandbox === undefined)
+      const opening = this.#sandboxes.get(sandboxId);
+      if (opening === undefined)
         throw new Error("There is no such sandbox: it was never opened, or disposed.");
+      // An open may wait (a server at capacity queues it): a cancel is answered without waiting for it.
+      const sandbox = await untilAborted(opening, run.controller.signal);
       if (sandbox instanceof Error) throw sandbox;
       outcome = await sandbox.execute(request, this.#bridge(runId, run), run.controller.signal);
       alive = sandbox.alive;
       tainted = sandbox.tainted === true;
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // A named error (SandboxBusy from a server at capacity) keeps its name for the caller.
-      const name = error instanceof Error && error.name !== "Error" ? error.name : "SandboxError";
-      outcome = { status: "error", error: { name, message } };
+      if (run.controller.signal.aborted) {
+        outcome = {
+          status: "cancelled",
+          error: { name: "Cancelled", message: "The run was cancelled before its sandbox was ready." },
+        };
+        alive = true;
+      } else {
+        outcome = failedOutcome(error);
+      }
     } finally {
       this.#runs.delete(runId);
     }
@@ -184,4 +192,12 @@ export class SandboxHost {
     const sandbox = await opening;
     if (!(sandbox instanceof Error)) await sandbox.dispose();
   }
+}
+
+/** A run that could not start or failed in the host: its error, named as the caller should see it. */
+function failedOutcome(error: unknown): ExecutionOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  // A named error (SandboxBusy from a server at capacity) keeps its name for the caller.
+  const name = error instanceof Error && error.name !== "Error" ? error.name : "SandboxError";
+  return { status: "error", error: { name, message } };
 }

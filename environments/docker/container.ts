@@ -80,7 +80,8 @@ export class SandboxContainer {
       {
         onFailure: (failure) => {
           if (failure.kind === "violation") this.kill(violationEnding(failure.detail));
-          else if (failure.kind === "unresponsive") this.kill(unresponsiveEnding(failure.detail));
+          else if (failure.kind === "unresponsive" || failure.kind === "stuck")
+            this.kill(unresponsiveEnding(failure.detail));
           else this.kill(fatalEnding(failure.reason));
         },
       },

@@ -92,6 +92,9 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
         },
         {
           onFailure: (failure) => {
+            // The server supervises its own sandbox processes: a stuck run's sandbox is disposed there,
+            // and the runs beside it go on (the heartbeat still watches the server itself).
+            if (failure.kind === "stuck") return;
             if (failure.kind === "violation") stop(violationEnding(failure.detail));
             else if (failure.kind === "unresponsive") stop(unresponsiveEnding(failure.detail));
             else stop(fatalEnding(failure.reason));

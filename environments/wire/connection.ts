@@ -39,10 +39,16 @@ export interface ConnectionHooks {
   onActivity?(): void;
 }
 
-/** Why the owner should stop the peer. */
+/**
+ * Why the owner should stop the peer. `stuck`: one run went on past its limit or a cancel, and its
+ * sandbox was given up (the run has ended, and the peer was told to dispose the sandbox); an owner whose
+ * peer is one process stops it, one whose peer supervises its own sandbox processes (a sandbox server)
+ * may keep the connection, whose other runs are fine.
+ */
 export type PeerFailure =
   | { kind: "violation"; detail: string }
   | { kind: "unresponsive"; detail: string }
+  | { kind: "stuck"; detail: string }
   | { kind: "fatal"; reason: string };
 
 /** The pause between pings, and how long a pong may take before the peer counts as hung. */

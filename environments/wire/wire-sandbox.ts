@@ -96,10 +96,7 @@ export class WireSandbox implements Sandbox {
       link.send({ type: "cancel", run: run.id });
       cancelTimer = setTimeout(() => {
         run.resolve({ status: "cancelled", error: { name: "Cancelled", message: "The run was cancelled." } });
-        link.fail({
-          kind: "unresponsive",
-          detail: `it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`,
-        });
+        this.#giveUp(`it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`);
       }, CANCEL_GRACE_MS);
     };
     const { timeoutMs } = request.limits;
@@ -109,10 +106,10 @@ export class WireSandbox implements Sandbox {
         status: "timeout",
         error: {
           name: "Timeout",
-          message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox process did not stop it, so the process was stopped; the sandbox was reset.`,
+          message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox did not stop it, so cordon stopped the sandbox; the next run gets a new one.`,
         },
       });
-      link.fail({ kind: "unresponsive", detail: `it did not end a run at its ${timeoutMs} ms limit` });
+      this.#giveUp(`it did not end a run at its ${timeoutMs} ms limit`);
     });
     run.clock = backstop;
     signal.addEventListener("abort", onAbort, { once: true });
@@ -152,6 +149,17 @@ export class WireSandbox implements Sandbox {
     }
     this.#link.send({ type: "dispose", sandbox: this.id });
     this.#link.forget(this);
+  }
+
+  /**
+   * A run went on past its limit or a cancel: the sandbox is dead from now on, the peer is told to
+   * dispose it, and the owner hears of it (see `stuck` in {@link PeerFailure}).
+   */
+  #giveUp(detail: string): void {
+    this.#dead = true;
+    this.#link.send({ type: "dispose", sandbox: this.id });
+    this.#link.forget(this);
+    this.#link.fail({ kind: "stuck", detail });
   }
 
   /** The connection is gone: the sandbox went with it. */

@@ -4,6 +4,9 @@ import WebSocket, { WebSocketServer } from "ws";
 import { z } from "zod";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { processHealth } from "../../sandbox/health.js";
+import { type Command, encodeMessage, PROTOCOL_VERSION, parseCommand } from "../../sandbox/protocol.js";
+import type { Environment } from "../../src/codemode/environment.js";
 import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
 
 const TOKEN = "a-token-of-more-than-sixteen-characters";
@@ -213,6 +216,70 @@ describe("remote environment and cordon serve", () => {
       for (const ws of silent.clients) ws.terminate();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
+  });
+
+  it("a run its server never ends is given up alone at its limit: a run beside it on the same connection still finishes (fake server that ignores one run)", async () => {
+    // A server that speaks the protocol but never answers runs whose code says "hang"; it answers
+    // every other run 1.5 s after it came.
+    const fake = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    await new Promise<void>((resolve) => fake.once("listening", () => resolve()));
+    const { port } = fake.address() as { port: number };
+    const disposed: number[] = [];
+    fake.on("connection", (ws) => {
+      const send = (report: Parameters<typeof encodeMessage>[0]) => ws.send(encodeMessage(report));
+      send({ type: "hello", protocol: PROTOCOL_VERSION, node: process.version });
+      ws.on("message", (data: Buffer) => {
+        for (const line of data.toString().split("\n").filter(Boolean)) {
+          const command: Command = parseCommand(line);
+          if (command.type === "ping") send({ type: "pong", id: command.id, health: processHealth() });
+          else if (command.type === "dispose") disposed.push(command.sandbox);
+          else if (command.type === "exec" && !command.request.code.includes("hang")) {
+            const done = { type: "done", run: command.run, alive: true, tainted: false } as const;
+            setTimeout(() => send({ ...done, outcome: { status: "ok", valueJson: "2" } }), 1_500);
+          }
+        }
+      });
+    });
+    const environment = remoteEnvironment({ url: `ws://127.0.0.1:${port}/sandbox`, token: TOKEN });
+    const cm = codeMode({ tools: shop().tools, environment, limits: { timeoutMs: 200 } });
+    try {
+      // The stuck run is given up at 200 ms + the 2 s grace; the run beside it starts 1.5 s in and is
+      // answered 1.5 s later, within its own limit, after the give-up.
+      const stuckRun = cm.run("'hang'");
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const [stuck, beside] = await Promise.all([stuckRun, cm.run("1 + 1")]);
+      expect(stuck.status).toBe("timeout");
+      expect(stuck.error?.message).toMatch(/did not finish within 200 ms .* cordon stopped the sandbox/);
+      expect(beside.status).toBe("ok");
+      expect(beside.value).toBe(2);
+      // The stuck run's sandbox was handed back to the server to dispose.
+      expect(disposed.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await cm.close();
+      for (const ws of fake.clients) ws.terminate();
+      await new Promise<void>((resolve) => fake.close(() => resolve()));
+    }
+  });
+
+  it("a run cancelled while the server still opens its sandbox is answered at once as cancelled, and the connection serves on", async () => {
+    // The server's environment takes 3 s to open each sandbox (a real one, behind a slow door).
+    const real = sandboxHostEnvironment({ processes: 1 });
+    const slowDoor: Environment = {
+      name: real.name,
+      isolation: real.isolation,
+      open: (limits) => new Promise((resolve) => setTimeout(resolve, 3_000)).then(() => real.open(limits)),
+      close: () => real.close(),
+    };
+    const server = await serveSandboxes({ environment: slowDoor, token: TOKEN });
+    servers.push(server);
+    const cm = client(server, shop().tools);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const cancelled = await cm.run("1 + 1", { signal: controller.signal });
+    expect(cancelled.status).toBe("cancelled");
+    // The server said so itself; a client that had to give up on it would say the run was stuck.
+    expect(cancelled.error?.message).toContain("before its sandbox was ready");
+    expect((await cm.run("6 * 7")).value).toBe(42);
   });
 
   it("refuses a short token when the server is started", async () => {

@@ -107,7 +107,7 @@ describe("sandbox host faults: a misbehaving sandbox process ends its runs with 
       .open(limits)
       .execute({ code: "return 1", toolNames: {}, limits }, makeBridge(), new AbortController().signal);
     expect(outcome.status).toBe("timeout");
-    expect(outcome.error?.message).toMatch(/did not finish within 100 ms .* the process was stopped/);
+    expect(outcome.error?.message).toMatch(/did not finish within 100 ms .* cordon stopped the sandbox/);
     await process.exited;
   });
 
