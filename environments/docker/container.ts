@@ -18,6 +18,7 @@ import {
   violationEnding,
 } from "../wire/endings.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
+import { within } from "./within.js";
 
 /** How every sandbox container is made; all of it comes from the environment's options. */
 export interface ContainerSettings {
@@ -61,6 +62,8 @@ export class SandboxContainer {
   #stderr = "";
   #ending: Ending | undefined;
   #markGone: () => void = () => {};
+  /** Ends a start still in progress when the container is killed (a start may wait on a hung engine). */
+  #stopStarting: (ending: Ending) => void = () => {};
   /** Creating, attaching and starting the container; removal waits for it, so no container escapes. */
   readonly #booting: Promise<void>;
 
@@ -90,6 +93,9 @@ export class SandboxContainer {
     this.#booting = this.#boot();
     this.started = Promise.race([
       this.#booting.then(() => this.connection.ready),
+      new Promise<never>((_, reject) => {
+        this.#stopStarting = (ending) => reject(new Error(ending.error.message));
+      }),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const ending = unresponsiveEnding(
@@ -139,19 +145,25 @@ export class SandboxContainer {
     this.#ending ??= ending;
     this.#state = "dead";
     this.connection.end(this.#ending);
+    this.#stopStarting(this.#ending);
     this.#stream?.destroy();
     void this.#remove();
     this.#onChange(this);
   }
 
-  /** Forgets the container without reaching its engine (the engine stopped answering): it is reaped later. */
+  /**
+   * Gives the container up without waiting for its engine (which stopped answering): the removal is
+   * still asked for, and lands if the engine answers again; the engine's reaper is the second chance.
+   */
   abandon(ending: Ending): void {
     if (this.#state === "dead") return;
     this.#ending ??= ending;
     this.#state = "dead";
     this.connection.end(this.#ending);
+    this.#stopStarting(this.#ending);
     this.#stream?.destroy();
     this.#markGone();
+    void this.#remove();
     this.#onChange(this);
   }
 
@@ -230,11 +242,16 @@ export class SandboxContainer {
   }
 
   async #remove(): Promise<void> {
-    await this.#booting.catch(() => {});
-    try {
+    const removal = (async () => {
+      await this.#booting.catch(() => {});
       await this.#container?.remove({ force: true });
+    })();
+    try {
+      // An engine that stopped answering must not hold close() for ever: the removal stays with the
+      // engine, which carries it out if it answers again.
+      await within(removal, this.#settings.hangTimeoutMs, "the engine did not remove the container");
     } catch {
-      // Already gone (or its engine is gone: the engine reaps it when it answers again).
+      // Already gone, or its engine is not answering.
     }
     this.#markGone();
   }

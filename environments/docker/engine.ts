@@ -12,6 +12,7 @@ import type { DockerConnection } from "./connection.js";
 import { type ContainerSettings, SandboxContainer } from "./container.js";
 import { connectDocker, engineName } from "./dockerode.js";
 import { IMAGE_BUILD_COMMAND } from "./image.js";
+import { within } from "./within.js";
 
 /** The label every sandbox container carries, and the labels that say who started it. */
 export const SANDBOX_LABEL = "cordon.sandbox";
@@ -220,17 +221,7 @@ export class DockerEngine {
 
   /** Pings the engine; rejects when it does not answer within `ms`. */
   async #pingWithin(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        this.docker.ping(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer to a ping within ${ms} ms`)), ms);
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await within(this.docker.ping(), ms, "no answer to a ping");
   }
 
   async #check(): Promise<void> {

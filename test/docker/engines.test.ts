@@ -119,6 +119,27 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
     expect(back.value).toBe(4);
   }, 60_000);
 
+  it("closing the environment while its engine is stopped (SIGSTOP) returns; the removal lands once the engine answers again", async () => {
+    const { cm, env } = make({ engines: [{ socketPath: SECOND_SOCKET, maxContainers: 2 }] });
+    const running = cm.run("await tools.slow({ ms: 30000 })", { session: "closing" });
+    await until(async () => (await containersOf(second, env.id)).length === 1, 20_000, "the run's container");
+    const pid = secondEnginePid();
+    process.kill(pid, "SIGSTOP");
+    try {
+      // Each removal waits at most hangTimeoutMs (1.5 s here) for an engine that does not answer.
+      await cm.close();
+      const result = await running;
+      expect(result.status).not.toBe("ok");
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    await until(
+      async () => (await containersOf(second, env.id)).length === 0,
+      20_000,
+      "the container to be removed once the engine answers",
+    );
+  }, 60_000);
+
   it("an engine restarted under a run ends that run, and serves again after the restart", async () => {
     const { cm, env } = make({ engines: [{ socketPath: SECOND_SOCKET, maxContainers: 2 }] });
     const running = cm.run("await tools.slow({ ms: 30000 })", { session: "restart" });
