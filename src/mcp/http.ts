@@ -1,6 +1,7 @@
 /**
  * cordon's MCP server over Streamable HTTP (`POST/GET/DELETE /mcp`), one SDK transport and one server per
- * session. Bound to a loopback address, it refuses requests whose Host or Origin names another host, so a
+ * session; a session nobody uses for {@link DEFAULT_SESSION_IDLE_MS} is closed, and at most
+ * {@link DEFAULT_MAX_SESSIONS} are kept. Bound to a loopback address, it refuses requests whose Host or Origin names another host, so a
  * web page cannot reach it through DNS rebinding.
  */
 
@@ -19,12 +20,25 @@ export const MCP_PATH = "/mcp";
 /** The largest request body read, in bytes (the SDK's own default bound). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/** How long a session may go without a request (and with none open) before it is closed, in ms. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+
+/** Sessions kept at once; a new one closes the least recently used idle one, or is refused. */
+export const DEFAULT_MAX_SESSIONS = 64;
+
 /** Options of {@link serveHttp}. */
 export interface HttpOptions extends McpServerOptions {
   port: number;
   /** The address to listen on. Default 127.0.0.1. */
   hostname?: string;
   log: (line: string) => void;
+  /**
+   * A session with no request open and none for this long is closed (a client may vanish without its
+   * DELETE). Default {@link DEFAULT_SESSION_IDLE_MS}.
+   */
+  sessionIdleMs?: number;
+  /** Sessions kept at once. Default {@link DEFAULT_MAX_SESSIONS}. */
+  maxSessions?: number;
 }
 
 /** A running HTTP server. */
@@ -37,6 +51,10 @@ export interface HttpServing {
 interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** Requests of the session being answered now (a GET stream stays open for as long as it listens). */
+  open: number;
+  /** When its last request started or ended (performance.now()). */
+  lastActive: number;
 }
 
 /** Serves MCP over Streamable HTTP until closed. */
@@ -44,6 +62,32 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const hostname = options.hostname ?? "127.0.0.1";
   const loopbackOnly = isLoopbackName(hostname);
   const sessions = new Map<string, Session>();
+  const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const isIdle = (session: Session, now: number) => session.open === 0 && now - session.lastActive >= idleMs;
+  const expire = (id: string, session: Session) => {
+    sessions.delete(id);
+    session.server.close().catch(() => {});
+  };
+  const sweeper = setInterval(
+    () => {
+      const now = performance.now();
+      for (const [id, session] of sessions) if (isIdle(session, now)) expire(id, session);
+    },
+    Math.max(10, Math.min(idleMs / 4, 60_000)),
+  );
+  sweeper.unref();
+
+  /** Makes room for a new session: closes the least recently used one with no request open. */
+  const makeRoom = (): boolean => {
+    if (sessions.size < maxSessions) return true;
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      if (entry[1].open === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+    }
+    if (oldest) expire(...oldest);
+    return oldest !== undefined;
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (loopbackOnly && !fromLoopbackPage(req)) {
@@ -55,6 +99,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, "Unknown or expired session: initialize a new one.");
+      session.open++;
+      session.lastActive = performance.now();
+      res.once("close", () => {
+        session.open--;
+        session.lastActive = performance.now();
+      });
       return session.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") {
@@ -65,10 +115,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (!isInitializeRequest(body)) {
       return reply(res, 400, "No session: the first request must be initialize (or send Mcp-Session-Id).");
     }
+    if (!makeRoom()) {
+      return reply(
+        res,
+        503,
+        `All ${maxSessions} sessions of this server are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
+      );
+    }
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { server, transport });
+        sessions.set(id, { server, transport, open: 0, lastActive: performance.now() });
       },
     });
     const server = createMcpServer(options);
@@ -98,6 +155,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
       sessions.clear();
       http.closeAllConnections();

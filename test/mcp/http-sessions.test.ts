@@ -1,0 +1,124 @@
+/**
+ * The Streamable HTTP server's sessions (served in this process, the official MCP client): a session
+ * a client left without its DELETE is closed once idle, and the number kept at once is bounded.
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isolateEnvironment } from "../../environments/isolate/index.js";
+import { tool } from "../../src/index.js";
+import { ToolCatalog } from "../../src/mcp/catalog.js";
+import { CodeHost } from "../../src/mcp/code-host.js";
+import { type HttpServing, serveHttp } from "../../src/mcp/http.js";
+
+const echo = tool({
+  name: "echo",
+  description: "Echo.",
+  input: z.object({ text: z.string() }),
+  run: ({ text }) => text,
+});
+
+const opened: { serving: HttpServing; host: CodeHost; clients: Client[] }[] = [];
+
+afterEach(async () => {
+  for (const { serving, host, clients } of opened.splice(0)) {
+    await Promise.all(clients.map((client) => client.close().catch(() => {})));
+    await serving.close();
+    await host.close();
+  }
+});
+
+async function serve(options: { sessionIdleMs?: number; maxSessions?: number }) {
+  const host = new CodeHost({
+    catalog: new ToolCatalog({ local: [echo], upstreams: [], timeoutMs: 5_000, log: () => {} }),
+    environment: isolateEnvironment(),
+  });
+  const serving = await serveHttp({
+    host,
+    approve: "none",
+    version: "test",
+    port: 0,
+    log: () => {},
+    ...options,
+  });
+  const clients: Client[] = [];
+  opened.push({ serving, host, clients });
+  const connect = async () => {
+    const client = new Client({ name: "session-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+    clients.push(client);
+    return client;
+  };
+  return { serving, connect };
+}
+
+/** The status of a tools/list request sent with this session id. */
+async function statusOf(url: string, sessionId: string): Promise<number> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": sessionId,
+      "mcp-protocol-version": "2025-06-18",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+function sessionOf(client: Client): string {
+  const id = (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+  if (!id) throw new Error("the client has no session id");
+  return id;
+}
+
+describe("cordon mcp over HTTP: sessions", () => {
+  it("a session whose client went away without a DELETE is closed once idle; a new one starts as usual", async () => {
+    const { serving, connect } = await serve({ sessionIdleMs: 200 });
+    const left = await connect();
+    expect((await left.listTools()).tools.map((t) => t.name)).toContain("run_code");
+    const id = sessionOf(left);
+    // Closing the client drops its event stream and sends no DELETE: the server is not told.
+    await left.close();
+    // Each request is activity: one look, after the session has had time to go idle.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await statusOf(serving.url, id)).toBe(404);
+    const next = await connect();
+    expect((await next.listTools()).tools.map((t) => t.name)).toContain("run_code");
+  });
+
+  it("a session whose client still listens is kept however long it is quiet", async () => {
+    const { serving, connect } = await serve({ sessionIdleMs: 200 });
+    const listening = await connect();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await statusOf(serving.url, sessionOf(listening))).toBe(200);
+  });
+
+  it("keeps at most maxSessions: a new session takes the place of one whose client went away, else it is refused with a clear error", async () => {
+    const { serving, connect } = await serve({ maxSessions: 2 });
+    const first = await connect();
+    const second = await connect();
+    await expect(connect()).rejects.toThrow(/All 2 sessions of this server are answering requests/);
+    const gone = sessionOf(second);
+    await second.close();
+    const third = await until(async () => connect().catch(() => undefined), "room for a third session");
+    expect(await statusOf(serving.url, gone)).toBe(404);
+    expect(await statusOf(serving.url, sessionOf(first))).toBe(200);
+    expect(await statusOf(serving.url, sessionOf(third))).toBe(200);
+  });
+});
+
+/** Polls `check` until it yields a truthy value (at most 5 s). */
+async function until<T>(check: () => Promise<T>, what: string): Promise<NonNullable<T>> {
+  const deadline = performance.now() + 5_000;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
