@@ -37,10 +37,16 @@ const empty = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = s + 1; s`;
 const dockerEnv = dockerEnvironment({ warm: 2 });
 const docker = codeMode({ tools: toolset, environment: dockerEnv });
 const run = checked(() => docker.run("1 + 1"), 2, "docker warm pool: trivial run");
+// A run timed while the pool is not full would be a cold run counted as a warm one: stop instead.
 const poolFull = async () => {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; ; i++) {
     const [status] = dockerEnv.status();
     if (status && status.ready === 2 && status.starting === 0) break;
+    if (i === 600) {
+      throw new Error(
+        `docker warm pool: not full after 30 s (${JSON.stringify(status)}); a run timed now would not come from the pool.`,
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await new Promise((resolve) => setTimeout(resolve, 300));
