@@ -141,14 +141,7 @@ export class SandboxContainer {
 
   /** Ends the container now: its runs end with `ending`, and it is removed. Safe to call twice. */
   kill(ending: Ending): void {
-    if (this.#state === "dead") return;
-    this.#ending ??= ending;
-    this.#state = "dead";
-    this.connection.end(this.#ending);
-    this.#stopStarting(this.#ending);
-    this.#stream?.destroy();
-    void this.#remove();
-    this.#onChange(this);
+    this.#end(ending, false);
   }
 
   /**
@@ -156,13 +149,18 @@ export class SandboxContainer {
    * still asked for, and lands if the engine answers again; the engine's reaper is the second chance.
    */
   abandon(ending: Ending): void {
+    this.#end(ending, true);
+  }
+
+  /** Ends its runs and asks for its removal; `gone` resolves now when the engine is not waited for. */
+  #end(ending: Ending, goneNow: boolean): void {
     if (this.#state === "dead") return;
     this.#ending ??= ending;
     this.#state = "dead";
     this.connection.end(this.#ending);
     this.#stopStarting(this.#ending);
     this.#stream?.destroy();
-    this.#markGone();
+    if (goneNow) this.#markGone();
     void this.#remove();
     this.#onChange(this);
   }
