@@ -71,6 +71,9 @@ const server = createServer((req, res) => {
   res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
   res.end(page);
 });
+// The hostile pages below hold the event loop for seconds; an idle connection must not be closed by the
+// server's 5 s keep-alive just as the next timed download goes out on it.
+server.keepAliveTimeout = 120_000;
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const url = `${origin}/page.html`;

@@ -184,13 +184,7 @@ export class HttpReader implements PageReader {
       let response: Awaited<ReturnType<Agent["request"]>>;
       try {
         this.#guard.checkUrlHost(current);
-        response = await this.#agent.request({
-          origin: current.origin,
-          path: `${current.pathname}${current.search}`,
-          method: "GET",
-          headers: this.#settings.headers,
-          signal: deadline,
-        });
+        response = await this.#get(current, deadline);
       } catch (error) {
         throw fetchError(error, current, deadline, timeout);
       }
@@ -212,6 +206,28 @@ export class HttpReader implements PageReader {
       }
       visited.add(next.href);
       current = next;
+    }
+  }
+
+  /**
+   * One GET. A connection the server closed before any response came is tried once more: a kept-alive
+   * connection can be closed by the server just as a request goes out on it, and a GET that got no
+   * response is safe to send again.
+   */
+  async #get(url: URL, deadline: AbortSignal): Promise<Awaited<ReturnType<Agent["request"]>>> {
+    const send = () =>
+      this.#agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: "GET",
+        headers: this.#settings.headers,
+        signal: deadline,
+      });
+    try {
+      return await send();
+    } catch (error) {
+      if (deadline.aborted || !closedBeforeResponse(error)) throw error;
+      return await send();
     }
   }
 
@@ -292,6 +308,12 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** The connection was closed or reset (no response had come: `request` resolves once headers arrive). */
+function closedBeforeResponse(error: unknown): boolean {
+  const code = findCause(error, (e) => typeof e.code === "string")?.code;
+  return code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE";
 }
 
 /** The error the model reads for a failed request. */

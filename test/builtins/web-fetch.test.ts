@@ -367,6 +367,37 @@ describe("web_fetch: failures", () => {
     await expect(pending).rejects.toThrow(/cancel/i);
   });
 
+  it("sends a GET again once when the server closed the connection before answering (a kept-alive connection closed as the request went out)", async () => {
+    let seen = 0;
+    const flaky = await startServer({
+      "/once": (_request, res) => {
+        seen++;
+        if (seen === 1) res.socket?.destroy();
+        else html("<p>second time lucky</p>")(_request, res);
+      },
+    });
+    try {
+      const result = await fetchPage({ url: `${flaky.origin}/once` });
+      expect(result.ok).toBe(true);
+      expect(fetched(result).content).toContain("second time lucky");
+      expect(flaky.hits("/once")).toBe(2);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it("a server that closes every connection unanswered is tried twice, then the call fails saying so", async () => {
+    const closing = await startServer({ "/never": (_request, res) => res.socket?.destroy() });
+    try {
+      const result = await fetchPage({ url: `${closing.origin}/never` });
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain("was closed before the response was complete");
+      expect(closing.hits("/never")).toBe(2);
+    } finally {
+      await closing.close();
+    }
+  });
+
   it("says when nothing listens on the port", async () => {
     const closed = await startServer({});
     const origin = closed.origin;
