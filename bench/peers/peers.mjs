@@ -129,12 +129,17 @@ async function utcpExecutor() {
 /** One round of the four measures for one executor. */
 async function measure(executor) {
   const { run, code } = executor;
+  const step = (what) => process.stderr.write(`  ${what}\n`);
+  step("trivial runs");
   await sample(20, () => run(code.trivial, 2));
   const trivial = median(await sample(100, () => run(code.trivial, 2)));
+  step("sequential calls");
   const withCalls = median(await sample(9, () => run(code.loop(CALLS), CALLS)));
   const withoutCalls = median(await sample(9, () => run(code.loop(0), 0)));
   const perCallUs = ((withCalls - withoutCalls) / CALLS) * 1000;
+  step("fan-out");
   const fan = median(await sample(3, () => run(code.fan, 100)));
+  step("throughput");
   const total = 300;
   let next = 0;
   const started = performance.now();
@@ -159,7 +164,10 @@ try {
   console.log = () => {};
   console.info = () => {};
   for (let round = 0; round < ROUNDS; round++) {
-    for (const executor of executors) results.get(executor.name).push(await measure(executor));
+    for (const executor of executors) {
+      process.stderr.write(`round ${round + 1}: ${executor.name}\n`);
+      results.get(executor.name).push(await measure(executor));
+    }
   }
 } finally {
   console.log = quiet.log;
