@@ -8,6 +8,7 @@
 import { type Duplex, PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
 import type { SandboxLimits } from "../../sandbox/protocol.js";
+import { within } from "../../src/dispatch/abort.js";
 import { WireConnection } from "../wire/connection.js";
 import {
   containerMemoryEnding,
@@ -18,7 +19,6 @@ import {
   violationEnding,
 } from "../wire/endings.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
-import { within } from "./within.js";
 
 /** How every sandbox container is made; all of it comes from the environment's options. */
 export interface ContainerSettings {
@@ -247,7 +247,11 @@ export class SandboxContainer {
     try {
       // An engine that stopped answering must not hold close() for ever: the removal stays with the
       // engine, which carries it out if it answers again.
-      await within(removal, this.#settings.hangTimeoutMs, "the engine did not remove the container");
+      await within(
+        removal,
+        this.#settings.hangTimeoutMs,
+        () => new Error("the engine did not remove the container"),
+      );
     } catch {
       // Already gone, or its engine is not answering.
     }

@@ -6,13 +6,13 @@
 
 import { hostname } from "node:os";
 import type Dockerode from "dockerode";
+import { within } from "../../src/dispatch/abort.js";
 import { UserError } from "../../src/errors.js";
 import { engineGoneEnding } from "../wire/endings.js";
 import type { DockerConnection } from "./connection.js";
 import { type ContainerSettings, SandboxContainer } from "./container.js";
 import { connectDocker, engineName } from "./dockerode.js";
 import { IMAGE_BUILD_COMMAND } from "./image.js";
-import { within } from "./within.js";
 
 /** The label every sandbox container carries, and the labels that say who started it. */
 export const SANDBOX_LABEL = "cordon.sandbox";
@@ -221,7 +221,7 @@ export class DockerEngine {
 
   /** Pings the engine; rejects when it does not answer within `ms`. */
   async #pingWithin(ms: number): Promise<void> {
-    await within(this.docker.ping(), ms, "no answer to a ping");
+    await within(this.docker.ping(), ms, () => new Error(`no answer to a ping within ${ms} ms`));
   }
 
   async #check(): Promise<void> {

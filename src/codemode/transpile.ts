@@ -11,6 +11,7 @@
 import type { Node, Program, Statement, Token } from "acorn";
 import { Parser, parse, tokTypes } from "acorn";
 import { type Message, stop as stopEsbuild, transform } from "esbuild";
+import { within } from "../dispatch/abort.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
 export interface PreparedCode {
@@ -316,7 +317,8 @@ const SERVICE_GONE = /The service (is no longer running|was stopped)/;
 async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: string; map: string }> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withDeadline(
+      // A late answer after the deadline is dropped.
+      return await within(
         transform(wrapped, {
           loader: "ts",
           target: "es2022",
@@ -326,6 +328,10 @@ async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: s
           tsconfigRaw: {},
         }),
         timeoutMs,
+        () =>
+          new TranspilerFailure(
+            `Stripping the TypeScript types of this code took longer than ${timeoutMs} ms, so it was not run. Write it simpler (less deeply nested, shorter expressions).`,
+          ),
       );
     } catch (error) {
       const gone = error instanceof Error && SERVICE_GONE.test(error.message);
@@ -339,24 +345,6 @@ async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: s
       }
     }
   }
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new TranspilerFailure(
-            `Stripping the TypeScript types of this code took longer than ${ms} ms, so it was not run. Write it simpler (less deeply nested, shorter expressions).`,
-          ),
-        ),
-      ms,
-    );
-  });
-  // A late answer after the deadline is dropped; a late failure must not become an unhandled rejection.
-  work.catch(() => {});
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Parses esbuild's output; undefined for syntax acorn does not know yet (run without the result rewrite). */
