@@ -6,9 +6,10 @@
 // not pass/fail.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { codeMode, isolateEnvironment, sandboxHostEnvironment, tool } from "cordon";
 import { z } from "zod";
+import { sandboxChildren } from "../test/sandbox-host/children.js";
 import { expectRun } from "./check.js";
 import { fmt } from "./stats.js";
 
@@ -76,7 +77,7 @@ function reading(): Reading {
   global.gc?.();
   let childRss = 0;
   let childThreads = 0;
-  for (const pid of children()) {
+  for (const pid of sandboxChildren()) {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     childRss += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
     childThreads += Number(/^Threads:\s+(\d+)/m.exec(status)?.[1] ?? 0);
@@ -89,21 +90,4 @@ function reading(): Reading {
     childRssMb: childRss,
     childThreads,
   };
-}
-
-/** This process's sandbox-host children (Linux: read from /proc). */
-function children(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("host-main"))
-        pids.push(Number(entry));
-    } catch {
-      // Gone while read.
-    }
-  }
-  return pids;
 }
