@@ -51,6 +51,9 @@ export type PeerFailure =
   | { kind: "stuck"; detail: string }
   | { kind: "fatal"; reason: string };
 
+/** Runs given up as stuck, and never reported done, that a connection tolerates before it stops its peer. */
+export const MAX_GIVEN_UP_RUNS = 16;
+
 /** The pause between pings, and how long a pong may take before the peer counts as hung. */
 export interface Heartbeat {
   intervalMs: number;
@@ -65,6 +68,8 @@ export class WireConnection {
   readonly #hooks: ConnectionHooks;
   readonly #splitter = new LineSplitter();
   readonly #runs = new Map<number, RunLink>();
+  /** Runs given up as stuck whose `done` has not come: their late reports are dropped, not violations. */
+  readonly #givenUp = new Set<number>();
   readonly #sandboxes = new Set<WireSandbox>();
   #nextId = 0;
   #hello = false;
@@ -111,6 +116,7 @@ export class WireConnection {
         this.#hooks.onActivity?.();
       },
       fail: (failure) => this.#hooks.onFailure(failure),
+      giveUp: (run) => this.#giveUp(run),
       forget: (dead) => this.#sandboxes.delete(dead),
       ended: () => this.#ended,
     });
@@ -153,6 +159,7 @@ export class WireConnection {
     this.#settleReady.reject(new Error(ending.error.message));
     for (const run of this.#runs.values()) run.end(ending);
     this.#runs.clear();
+    this.#givenUp.clear();
     for (const sandbox of this.#sandboxes) sandbox.markDead();
     this.#sandboxes.clear();
     this.#hooks.onActivity?.();
@@ -219,6 +226,10 @@ export class WireConnection {
       case "log":
       case "done": {
         const run = this.#runs.get(report.run);
+        if (!run && this.#givenUp.has(report.run)) {
+          if (report.type === "done") this.#givenUp.delete(report.run);
+          return undefined;
+        }
         if (!run) return `a ${report.type} message for run ${report.run}, which is not running`;
         const problem = run.receive(report);
         if (problem) return problem;
@@ -229,6 +240,22 @@ export class WireConnection {
         }
         return undefined;
       }
+    }
+  }
+
+  /**
+   * Forgets a run its sandbox was given up for (it has its outcome already). A peer that leaves more
+   * than {@link MAX_GIVEN_UP_RUNS} of them without a `done` is not ending runs at all: it is stopped.
+   */
+  #giveUp(run: RunLink): void {
+    if (this.#runs.get(run.id) !== run) return;
+    this.#runs.delete(run.id);
+    this.#givenUp.add(run.id);
+    if (this.#givenUp.size > MAX_GIVEN_UP_RUNS) {
+      this.#hooks.onFailure({
+        kind: "unresponsive",
+        detail: `${this.#givenUp.size} of its runs went on past their limits and never ended`,
+      });
     }
   }
 

@@ -34,6 +34,8 @@ export interface SandboxLink {
   track(run: RunLink): void;
   /** The peer misbehaved: its owner stops it. */
   fail(failure: PeerFailure): void;
+  /** A run was given up as stuck: the connection forgets it, and drops its late reports. */
+  giveUp(run: RunLink): void;
   forget(sandbox: WireSandbox): void;
   /** How the connection ended, once it has. */
   ended(): Ending | undefined;
@@ -96,7 +98,7 @@ export class WireSandbox implements Sandbox {
       link.send({ type: "cancel", run: run.id });
       cancelTimer = setTimeout(() => {
         run.resolve({ status: "cancelled", error: { name: "Cancelled", message: "The run was cancelled." } });
-        this.#giveUp(`it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`);
+        this.#giveUp(run, `it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`);
       }, CANCEL_GRACE_MS);
     };
     const { timeoutMs } = request.limits;
@@ -109,7 +111,7 @@ export class WireSandbox implements Sandbox {
           message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox did not stop it, so cordon stopped the sandbox; the next run gets a new one.`,
         },
       });
-      this.#giveUp(`it did not end a run at its ${timeoutMs} ms limit`);
+      this.#giveUp(run, `it did not end a run at its ${timeoutMs} ms limit`);
     });
     run.clock = backstop;
     signal.addEventListener("abort", onAbort, { once: true });
@@ -155,8 +157,9 @@ export class WireSandbox implements Sandbox {
    * A run went on past its limit or a cancel: the sandbox is dead from now on, the peer is told to
    * dispose it, and the owner hears of it (see `stuck` in {@link PeerFailure}).
    */
-  #giveUp(detail: string): void {
+  #giveUp(run: RunLink, detail: string): void {
     this.#dead = true;
+    this.#link.giveUp(run);
     this.#link.send({ type: "dispose", sandbox: this.id });
     this.#link.forget(this);
     this.#link.fail({ kind: "stuck", detail });

@@ -4,6 +4,7 @@ import WebSocket, { WebSocketServer } from "ws";
 import { z } from "zod";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { MAX_GIVEN_UP_RUNS } from "../../environments/wire/connection.js";
 import { processHealth } from "../../sandbox/health.js";
 import { type Command, encodeMessage, PROTOCOL_VERSION, parseCommand } from "../../sandbox/protocol.js";
 import type { Environment } from "../../src/codemode/environment.js";
@@ -218,34 +219,14 @@ describe("remote environment and cordon serve", () => {
     }
   });
 
-  it("a run its server never ends is given up alone at its limit: a run beside it on the same connection still finishes (fake server that ignores one run)", async () => {
-    // A server that speaks the protocol but never answers runs whose code says "hang"; it answers
-    // every other run 1.5 s after it came.
-    const fake = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-    await new Promise<void>((resolve) => fake.once("listening", () => resolve()));
-    const { port } = fake.address() as { port: number };
-    const disposed: number[] = [];
-    fake.on("connection", (ws) => {
-      const send = (report: Parameters<typeof encodeMessage>[0]) => ws.send(encodeMessage(report));
-      send({ type: "hello", protocol: PROTOCOL_VERSION, node: process.version });
-      ws.on("message", (data: Buffer) => {
-        for (const line of data.toString().split("\n").filter(Boolean)) {
-          const command: Command = parseCommand(line);
-          if (command.type === "ping") send({ type: "pong", id: command.id, health: processHealth() });
-          else if (command.type === "dispose") disposed.push(command.sandbox);
-          else if (command.type === "exec" && !command.request.code.includes("hang")) {
-            const done = { type: "done", run: command.run, alive: true, tainted: false } as const;
-            setTimeout(() => send({ ...done, outcome: { status: "ok", valueJson: "2" } }), 1_500);
-          }
-        }
-      });
-    });
-    const environment = remoteEnvironment({ url: `ws://127.0.0.1:${port}/sandbox`, token: TOKEN });
+  it("a run its server never ends is given up alone at its limit: a run beside it on the same connection still finishes, and the server's late done is no violation (fake server that stalls runs)", async () => {
+    const fake = await stallingServer();
+    const environment = remoteEnvironment({ url: fake.url, token: TOKEN });
     const cm = codeMode({ tools: shop().tools, environment, limits: { timeoutMs: 200 } });
     try {
-      // The stuck run is given up at 200 ms + the 2 s grace; the run beside it starts 1.5 s in and is
-      // answered 1.5 s later, within its own limit, after the give-up.
-      const stuckRun = cm.run("'hang'");
+      // The stuck run is given up at 200 ms + the 2 s grace, and the server reports it done at 4 s; the
+      // run beside it starts 1.5 s in and is answered 1.5 s later, within its own limit.
+      const stuckRun = cm.run("'late'");
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const [stuck, beside] = await Promise.all([stuckRun, cm.run("1 + 1")]);
       expect(stuck.status).toBe("timeout");
@@ -253,11 +234,30 @@ describe("remote environment and cordon serve", () => {
       expect(beside.status).toBe("ok");
       expect(beside.value).toBe(2);
       // The stuck run's sandbox was handed back to the server to dispose.
-      expect(disposed.length).toBeGreaterThanOrEqual(1);
+      expect(fake.disposed.length).toBeGreaterThanOrEqual(1);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await cm.run("1 + 1")).value).toBe(2);
+      // One connection all along: the late done of the given-up run did not end it.
+      expect(fake.connections()).toBe(1);
     } finally {
       await cm.close();
-      for (const ws of fake.clients) ws.terminate();
-      await new Promise<void>((resolve) => fake.close(() => resolve()));
+      await fake.close();
+    }
+  });
+
+  it("a server that leaves too many runs stuck is stopped (fake server that never ends runs)", async () => {
+    const fake = await stallingServer();
+    const environment = remoteEnvironment({ url: fake.url, token: TOKEN });
+    const cm = codeMode({ tools: shop().tools, environment, limits: { timeoutMs: 200 } });
+    try {
+      const runs = await Promise.all(Array.from({ length: MAX_GIVEN_UP_RUNS + 1 }, () => cm.run("'hang'")));
+      expect(runs.every((run) => run.status !== "ok")).toBe(true);
+      // The connection was ended; the next run makes a new one.
+      expect((await cm.run("1 + 1")).value).toBe(2);
+      expect(fake.connections()).toBe(2);
+    } finally {
+      await cm.close();
+      await fake.close();
     }
   });
 
@@ -288,3 +288,41 @@ describe("remote environment and cordon serve", () => {
     );
   });
 });
+
+/**
+ * A sandbox server that speaks the protocol but stalls runs: one whose code says "hang" is never
+ * reported done, one that says "late" is reported done after 4 s, any other after 1.5 s.
+ */
+async function stallingServer() {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const { port } = server.address() as { port: number };
+  const disposed: number[] = [];
+  let connections = 0;
+  server.on("connection", (ws) => {
+    connections++;
+    const send = (report: Parameters<typeof encodeMessage>[0]) => ws.send(encodeMessage(report));
+    send({ type: "hello", protocol: PROTOCOL_VERSION, node: process.version });
+    ws.on("message", (data: Buffer) => {
+      for (const line of data.toString().split("\n").filter(Boolean)) {
+        const command: Command = parseCommand(line);
+        if (command.type === "ping") send({ type: "pong", id: command.id, health: processHealth() });
+        else if (command.type === "dispose") disposed.push(command.sandbox);
+        else if (command.type === "exec" && !command.request.code.includes("hang")) {
+          const done = { type: "done", run: command.run, alive: true, tainted: false } as const;
+          const after = command.request.code.includes("late") ? 4_000 : 1_500;
+          setTimeout(() => send({ ...done, outcome: { status: "ok", valueJson: "2" } }), after);
+        }
+      }
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${port}/sandbox`,
+    disposed,
+    connections: () => connections,
+    async close() {
+      for (const ws of server.clients) ws.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
