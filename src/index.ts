@@ -126,7 +126,11 @@ export type {
   DispatchHandle,
   DispatchOptions,
   DispatchOutcome,
+  DispatchRun,
   FailureKind,
+  OpenRunOptions,
+  RunCallOptions,
+  RunCallOutcome,
   ToolCall,
   ToolResult,
 } from "./dispatch/types.js";

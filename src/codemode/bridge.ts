@@ -149,22 +149,31 @@ export class RunBridge implements SandboxBridge {
     let value: unknown;
     let result: ToolResult;
     try {
-      const handle = dispatcher.dispatch([{ id: callId, name, arguments: argsJson }], {
-        parent: context,
-        onEvent: (event) => {
-          if (event.callId !== callId) return;
-          if (event.type === "completed") value = event.value;
-          if (waiting && (human || HumanWait.concerns(dispatcher, event))) {
-            human ??= new HumanWait(dispatcher, waiting);
-            human.observe(event);
-          }
+      const running = dispatcher.runCall(
+        { id: callId, name, arguments: argsJson },
+        {
+          parent: context,
+          onEvent: (event) => {
+            if (event.type === "completed") value = event.value;
+            if (waiting && (human || HumanWait.concerns(dispatcher, event))) {
+              human ??= new HumanWait(dispatcher, waiting);
+              human.observe(event);
+            }
+          },
         },
-      });
-      const settled = handle.settled().then(() => {
-        this.#unsettled.delete(callId);
-      });
-      this.#unsettled.set(callId, settled);
-      [result] = (await handle.results()) as [ToolResult];
+      );
+      // Until the tool's own work has settled (it may run on past a timeout or the run's end).
+      const settled = running.then(
+        (outcome) => outcome.runningOn,
+        () => {},
+      );
+      this.#unsettled.set(
+        callId,
+        settled.then(() => {
+          this.#unsettled.delete(callId);
+        }),
+      );
+      result = (await running).result;
     } catch (error) {
       human?.end();
       this.#record(call, name, "cancelled", started);

@@ -10,19 +10,42 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const forget = onAbort(signal, () => reject(signal.reason));
     work.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        forget();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        forget();
         reject(error);
       },
     );
   });
+}
+
+/** The callbacks waiting on each signal, behind one listener: EventTarget's own add and remove cost more. */
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `callback` once when `signal` aborts, unless the returned function was called first. */
+function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  let callbacks = waiting.get(signal);
+  if (!callbacks) {
+    const all = new Set<() => void>();
+    callbacks = all;
+    waiting.set(signal, all);
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const call of all) call();
+        all.clear();
+      },
+      { once: true },
+    );
+  }
+  const own = callbacks;
+  own.add(callback);
+  return () => own.delete(callback);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { BudgetExceeded, messageOf, RunCancelled } from "../errors.js";
 import { execute, fail } from "./execute.js";
-import { preflight } from "./preflight.js";
+import { type PreparedCall, preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";
 import { Semaphore } from "./semaphore.js";
 import type { CallFailure, ToolCall, ToolResult } from "./types.js";
@@ -20,34 +20,11 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
 
   for (const call of calls) {
     const started = performance.now();
-    if (stopped(scope)) {
-      results.push(notRun(call, scope, started));
+    const prepared = await prepare(call, scope, started);
+    if (!isPrepared(prepared)) {
+      results.push(prepared);
       continue;
     }
-    scope.emit({
-      type: "requested",
-      callId: call.id,
-      name: String(call.name),
-      ...scope.parentField,
-      arguments: call.arguments,
-    });
-    let check: Awaited<ReturnType<typeof preflight>>;
-    try {
-      check = await preflight(call, scope);
-    } catch (error) {
-      // Only cancellation can interrupt a preflight (an approval wait); anything else is a bug worth reporting.
-      const failure: CallFailure =
-        error instanceof RunCancelled || scope.signal.aborted
-          ? { kind: "cancelled", message: messageOf(scope.turn.stopReason ?? error) }
-          : { kind: "error", message: `preflight failed: ${messageOf(error)}` };
-      results.push(fail(stub(call, String(call.name)), scope, failure, 0, started));
-      continue;
-    }
-    if (!check.ok) {
-      results.push(fail(stub(call, check.name), scope, check.failure, 0, started));
-      continue;
-    }
-    const { prepared } = check;
     if (prepared.tool.options.parallel === false) {
       await settle();
       results.push(stopped(scope) ? notRun(call, scope, started) : await execute(prepared, scope));
@@ -68,6 +45,53 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
   }
   await settle();
   return results;
+}
+
+/**
+ * Runs one call alone: what {@link runBatch} does for a batch of one, without its bookkeeping. Calls made
+ * from code take this path, one nested dispatch each.
+ */
+export async function runSingle(call: ToolCall, scope: CallScope): Promise<ToolResult> {
+  const started = performance.now();
+  const prepared = await prepare(call, scope, started);
+  if (!isPrepared(prepared)) return prepared;
+  return stopped(scope) ? notRun(call, scope, started) : execute(prepared, scope);
+}
+
+/**
+ * Announces a call and runs its preflight: the call, ready to execute, or the result of a call that
+ * may not run (the turn stopped, unknown tool, invalid arguments, denied, out of budget).
+ */
+async function prepare(
+  call: ToolCall,
+  scope: CallScope,
+  started: number,
+): Promise<PreparedCall | ToolResult> {
+  if (stopped(scope)) return notRun(call, scope, started);
+  scope.emit({
+    type: "requested",
+    callId: call.id,
+    name: String(call.name),
+    ...scope.parentField,
+    arguments: call.arguments,
+  });
+  let check: Awaited<ReturnType<typeof preflight>>;
+  try {
+    check = await preflight(call, scope);
+  } catch (error) {
+    // Only cancellation can interrupt a preflight (an approval wait); anything else is a bug worth reporting.
+    const failure: CallFailure =
+      error instanceof RunCancelled || scope.signal.aborted
+        ? { kind: "cancelled", message: messageOf(scope.turn.stopReason ?? error) }
+        : { kind: "error", message: `preflight failed: ${messageOf(error)}` };
+    return fail(stub(call, String(call.name)), scope, failure, 0, started);
+  }
+  if (!check.ok) return fail(stub(call, check.name), scope, check.failure, 0, started);
+  return check.prepared;
+}
+
+function isPrepared(outcome: PreparedCall | ToolResult): outcome is PreparedCall {
+  return "tool" in outcome;
 }
 
 /**

@@ -5,7 +5,7 @@ import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { aliasRunContext, registerTracing, Tracing, traceOfTurn } from "../tracing/tracing.js";
-import { runBatch } from "./batch.js";
+import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
 import { CallScope, type Settings } from "./scope.js";
@@ -20,6 +20,8 @@ import type {
   DispatchOutcome,
   DispatchRun,
   OpenRunOptions,
+  RunCallOptions,
+  RunCallOutcome,
   ToolCall,
   ToolResult,
 } from "./types.js";
@@ -189,6 +191,37 @@ export class Dispatcher<Deps = unknown> {
         trace?.end(turn.stopReason);
       },
     };
+  }
+
+  /**
+   * Runs one call as a child of `options.parent` (a run's context from {@link openRun}, or a call's
+   * context) and resolves with its result: the whole pipeline of `dispatch([call], { parent })`, without
+   * a handle, its own event stream or batch bookkeeping. Code mode makes every `tools.*` call this way.
+   * The call's events go to the parent's turn and to `onEvent`. Rejects only with a UserError for a
+   * parent the dispatcher did not make.
+   */
+  async runCall(call: ToolCall, options: RunCallOptions): Promise<RunCallOutcome> {
+    const parent = options.parent;
+    const turn = parent ? turnOf(parent) : undefined;
+    if (!turn) {
+      throw new UserError(
+        "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
+      );
+    }
+    const observers: ((event: DispatchEvent) => void)[] = [];
+    if (options.onEvent) observers.push(options.onEvent);
+    const trace = traceOfTurn(turn);
+    if (trace) observers.push(trace.observer(parent));
+    const scope = new CallScope({
+      turn,
+      toolset: this.toolset,
+      settings: this.#settings,
+      parentCallId: parent.callId,
+      signal: parent.signal,
+      observers,
+    });
+    const result = await runSingle(checkCall(call, 0), scope);
+    return scope.running.size === 0 ? { result } : { result, runningOn: scope.settled() };
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {

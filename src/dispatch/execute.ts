@@ -71,14 +71,13 @@ async function runAttempt(
   const signal = controller?.signal ?? scope.signal;
   const ctx = scope.context(call.id, tool.name, attempt, signal);
   let timer: NodeJS.Timeout | undefined;
+  let work: Promise<unknown> | undefined;
   // The attempt's time counts from before `run` is called: its synchronous part is part of the attempt.
   const startedAt = timeout === undefined ? 0 : performance.now();
   try {
-    const work = invokeChain(prepared, scope)(prepared.rawArgs, ctx);
-    // A tool still running after a timeout or cancellation must not raise an unhandled rejection later,
-    // and the dispatch counts it as running until it really settles (`handle.settled()`).
+    work = invokeChain(prepared, scope)(prepared.rawArgs, ctx);
+    // A tool still running after a timeout or cancellation must not raise an unhandled rejection later.
     work.catch(() => {});
-    scope.track(work);
     if (controller && timeout !== undefined) {
       // No timer can fire while `run` blocks the event loop: a run that returned past its deadline is
       // caught here, and one whose value arrived past it (blocked after an await) below.
@@ -99,6 +98,9 @@ async function runAttempt(
     }
     return { ok: true, value, ctx };
   } catch (error) {
+    // The attempt may have ended before the tool did: the dispatch counts it as running until it really
+    // settles (`handle.settled()`). An attempt that returned a value saw its work settle.
+    if (work) scope.track(work);
     return { ok: false, error };
   } finally {
     clearTimeout(timer);

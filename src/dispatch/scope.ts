@@ -1,6 +1,6 @@
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
-import { linkContext, type Turn } from "./turn.js";
+import { type Turn, TurnContext } from "./turn.js";
 import type { ApprovalHandler, DispatchEvent } from "./types.js";
 
 /** The dispatcher's options with their defaults applied. */
@@ -80,18 +80,6 @@ export class CallScope {
 
   /** A RunContext for one attempt of a call (attempt 0 for approval checks). */
   context(callId: string, toolName: string, attempt: number, signal: AbortSignal): RunContext {
-    const ctx: RunContext = {
-      runId: this.turn.runId,
-      callId,
-      toolName,
-      signal,
-      deps: this.turn.deps,
-      session: this.turn.session,
-      budget: this.turn.budget,
-      parentCallId: this.parentCallId,
-      attempt,
-    };
-    linkContext(ctx, this.turn);
-    return ctx;
+    return new TurnContext(this.turn, { callId, toolName, parentCallId: this.parentCallId, attempt }, signal);
   }
 }

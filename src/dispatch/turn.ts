@@ -101,7 +101,46 @@ function cancelMessage(reason: unknown): string {
   return "The run was cancelled.";
 }
 
-/** Links a RunContext to the turn and the call it belongs to, so code can dispatch nested calls. */
+/**
+ * A RunContext the dispatcher made for one attempt of a call: it knows its turn itself, so that code can
+ * dispatch nested calls with it, without an entry in a weak map for every attempt.
+ */
+export class TurnContext implements RunContext {
+  readonly runId: string;
+  readonly callId: string;
+  readonly toolName: string;
+  readonly signal: AbortSignal;
+  readonly deps: unknown;
+  readonly session: Session | undefined;
+  readonly budget: Budget;
+  readonly parentCallId: string | undefined;
+  readonly attempt: number;
+  readonly #turn: Turn;
+
+  constructor(
+    turn: Turn,
+    call: { callId: string; toolName: string; parentCallId: string | undefined; attempt: number },
+    signal: AbortSignal,
+  ) {
+    this.runId = turn.runId;
+    this.callId = call.callId;
+    this.toolName = call.toolName;
+    this.signal = signal;
+    this.deps = turn.deps;
+    this.session = turn.session;
+    this.budget = turn.budget;
+    this.parentCallId = call.parentCallId;
+    this.attempt = call.attempt;
+    this.#turn = turn;
+  }
+
+  /** The turn of a context made by the dispatcher, or undefined. */
+  static turnOf(ctx: RunContext): Turn | undefined {
+    return #turn in ctx ? (ctx as TurnContext).#turn : undefined;
+  }
+}
+
+/** Links other contexts (a run's, made by spreading another) to their turn. */
 const turnsByContext = new WeakMap<RunContext, Turn>();
 
 /** Records which turn a context belongs to. */
@@ -111,5 +150,6 @@ export function linkContext(ctx: RunContext, turn: Turn): void {
 
 /** The turn a context belongs to, when the dispatcher made it. */
 export function turnOf(ctx: RunContext): Turn | undefined {
-  return turnsByContext.get(ctx);
+  if (typeof ctx !== "object" || ctx === null) return undefined;
+  return TurnContext.turnOf(ctx) ?? turnsByContext.get(ctx);
 }

@@ -174,6 +174,28 @@ export interface DispatchRun {
   close(): void;
 }
 
+/** Options of `Dispatcher.runCall()`. */
+export interface RunCallOptions {
+  /**
+   * The context of the run or call that makes this call (a `DispatchRun`'s context): the call becomes its
+   * child, sharing its turn's events, approvals, budget and cancellation.
+   */
+  parent: RunContext;
+  /** Sees every event of this call as it happens; an exception it throws is ignored. */
+  onEvent?: (event: DispatchEvent) => void;
+}
+
+/** What `Dispatcher.runCall()` resolves with. */
+export interface RunCallOutcome {
+  /** The call's result, as `dispatch()` would give it. */
+  result: ToolResult;
+  /**
+   * Set when the tool's own work has not settled yet (it ignored a timeout or a cancellation and runs
+   * on): resolves once it has.
+   */
+  runningOn?: Promise<void>;
+}
+
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */
 export interface DispatcherOptions<Deps = unknown> {
   /** Output cap in characters when a tool sets none. Default {@link DEFAULT_MAX_OUTPUT_CHARS}. */

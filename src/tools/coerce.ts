@@ -83,7 +83,7 @@ export function prepareArguments(
     if (!isObject(result)) return result;
     const properties = isObject(target.properties) ? target.properties : {};
     const extra = isObject(target.additionalProperties) ? target.additionalProperties : undefined;
-    const required = new Set(Array.isArray(target.required) ? target.required : []);
+    const required: readonly unknown[] = Array.isArray(target.required) ? target.required : [];
     let out: Record<string, unknown> | undefined;
     for (const [key, item] of Object.entries(result)) {
       if (item === null && candidates !== undefined && options.stripOptionalNulls) {
@@ -100,7 +100,7 @@ export function prepareArguments(
         item === null &&
         own !== undefined &&
         options.stripOptionalNulls &&
-        !required.has(key) &&
+        !required.includes(key) &&
         !acceptsNull(resolve(own))
       ) {
         out ??= { ...result };
@@ -192,6 +192,7 @@ function arrayBranchFor(
   schema: JsonSchema,
   resolve: (node: JsonSchema) => JsonSchema,
 ): JsonSchema | undefined {
+  if (!isUnion(schema)) return undefined;
   const branches = [schema.anyOf, schema.oneOf].flatMap((b) => (Array.isArray(b) ? b : []));
   if (branches.length === 0) return undefined;
   const matching = branches
@@ -215,6 +216,7 @@ function objectBranchFor(
   | { branch: JsonSchema; candidates?: undefined }
   | { branch?: undefined; candidates: JsonSchema[] }
   | undefined {
+  if (!isUnion(schema)) return undefined;
   const branches = [schema.anyOf, schema.oneOf].flatMap((b) => (Array.isArray(b) ? b : []));
   if (branches.length === 0) return undefined;
   const objects = branches.filter(isObject).map(resolve).filter(describesObject);
@@ -280,4 +282,9 @@ function optionalInEvery(
     declared = true;
   }
   return declared;
+}
+
+/** Whether a schema has union branches (anyOf or oneOf); most have none, and the check is per call. */
+function isUnion(schema: JsonSchema): boolean {
+  return Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf);
 }

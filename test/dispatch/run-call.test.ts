@@ -1,0 +1,150 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type DispatchEvent, Dispatcher, tool, UserError } from "../../src/index.js";
+import { deferred, drain, echo, toolsetOf, wait } from "./helpers.js";
+
+const add = tool({
+  name: "add",
+  description: "Add two numbers.",
+  input: z.object({ a: z.number(), b: z.number() }),
+  run: ({ a, b }) => a + b,
+});
+
+describe("Dispatcher.runCall: one call of a run, through the whole pipeline", () => {
+  it("coerces and validates the arguments, runs the tool and tells onEvent its events with the parent's id", async () => {
+    const dispatcher = new Dispatcher(toolsetOf(add));
+    const run = dispatcher.openRun({ callId: "run-1", toolName: "run_code" });
+    const events: DispatchEvent[] = [];
+    const { result, runningOn } = await dispatcher.runCall(
+      { id: "c1", name: "add", arguments: '{"a": "2", "b": 3}' },
+      { parent: run.context, onEvent: (event) => events.push(event) },
+    );
+    run.close();
+    expect(result).toMatchObject({ callId: "c1", name: "add", ok: true, value: 5, parentCallId: "run-1" });
+    expect(runningOn).toBeUndefined();
+    expect(events.map((event) => event.type)).toEqual(["requested", "started", "completed"]);
+    expect(events.every((event) => event.parentCallId === "run-1")).toBe(true);
+  });
+
+  it("a call with invalid arguments fails as invalid_arguments and never runs the tool", async () => {
+    let ran = false;
+    const guarded = tool({
+      name: "guarded",
+      description: "Runs only with a number.",
+      input: z.object({ n: z.number() }),
+      run: () => {
+        ran = true;
+        return "ran";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(guarded));
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const { result } = await dispatcher.runCall(
+      { id: "c1", name: "guarded", arguments: '{"n": "many"}' },
+      { parent: run.context },
+    );
+    expect(result.ok).toBe(false);
+    expect(result.error?.kind).toBe("invalid_arguments");
+    expect(ran).toBe(false);
+  });
+
+  it("a gated call waits for the approval of whoever reads the parent turn's events", async () => {
+    const gated = tool({
+      name: "gated",
+      description: "Echo, gated.",
+      input: z.object({ text: z.string() }),
+      needsApproval: true,
+      run: ({ text }) => text,
+    });
+    const dispatcher = new Dispatcher(toolsetOf(echo, gated));
+    const parentTool = tool({
+      name: "parent",
+      description: "Makes one gated call as a child.",
+      input: z.object({}),
+      run: async (_args, ctx) => {
+        const { result } = await dispatcher.runCall(
+          { id: "child", name: "gated", arguments: { text: "hi" } },
+          { parent: ctx },
+        );
+        return result.output;
+      },
+    });
+    dispatcher.toolset.add(parentTool);
+    const handle = dispatcher.dispatch([{ id: "p", name: "parent", arguments: {} }]);
+    const events: DispatchEvent[] = [];
+    for await (const event of handle) {
+      events.push(event);
+      if (event.type === "approval_required") event.approve();
+    }
+    const [result] = await handle.results();
+    expect(result?.output).toBe("hi");
+    expect(events.find((event) => event.type === "approval_required")).toMatchObject({
+      callId: "child",
+      parentCallId: "p",
+    });
+  });
+
+  it("a call ended by its timeout resolves with runningOn, which settles when the tool returns", async () => {
+    const release = deferred();
+    const stubborn = tool({
+      name: "stubborn",
+      description: "Ignores its signal.",
+      input: z.object({}),
+      timeout: 10,
+      run: async () => {
+        await release.promise;
+        return "late";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(stubborn));
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const { result, runningOn } = await dispatcher.runCall(
+      { id: "c1", name: "stubborn", arguments: {} },
+      { parent: run.context },
+    );
+    expect(result.error?.kind).toBe("timeout");
+    expect(runningOn).toBeInstanceOf(Promise);
+    let settled = false;
+    void runningOn?.then(() => {
+      settled = true;
+    });
+    await wait(20);
+    expect(settled).toBe(false);
+    release.resolve();
+    await runningOn;
+    expect(settled).toBe(true);
+  });
+
+  it("a call made after its run was closed is not run", async () => {
+    const dispatcher = new Dispatcher(toolsetOf(add));
+    const run = dispatcher.openRun({ callId: "run-1" });
+    run.close();
+    const { result } = await dispatcher.runCall(
+      { id: "c1", name: "add", arguments: { a: 1, b: 2 } },
+      { parent: run.context },
+    );
+    expect(result.ok).toBe(false);
+    expect(result.attempts).toBe(0);
+    expect(result.output).toMatch(/was not run/);
+  });
+
+  it("refuses a parent context the dispatcher did not make, saying what to pass", async () => {
+    const dispatcher = new Dispatcher(toolsetOf(add));
+    const handle = dispatcher.dispatch([{ id: "x", name: "add", arguments: { a: 1, b: 1 } }]);
+    await drain(handle);
+    const forged = {
+      runId: "r",
+      callId: "c",
+      toolName: "t",
+      signal: new AbortController().signal,
+      deps: undefined,
+      session: undefined,
+      budget: undefined as never,
+      parentCallId: undefined,
+      attempt: 1,
+    };
+    const attempt = dispatcher.runCall({ id: "c1", name: "add", arguments: {} }, { parent: forged });
+    await expect(attempt).rejects.toBeInstanceOf(UserError);
+    await expect(attempt).rejects.toThrow(/openRun/);
+  });
+});
