@@ -75,6 +75,8 @@ console.log(
 // answers before the isolate's thread has gone to sleep, and one that does a dispatcher call's work
 // answers after, so the isolate has to be woken (see the machine's note on idle cores).
 const roundTrip = await bareRoundTrip(async (s) => s + 1);
+const syncTrip = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
+const openRun = dispatcher.openRun({ callId: "bench-run", toolName: "run_code" });
 const dispatchTrip = await bareRoundTrip(async (s) => {
   const [result] = await dispatcher.dispatch([{ id: "c", name: "add", arguments: { a: s, b: 1 } }]).results();
   return result?.value as number;
@@ -90,7 +92,17 @@ async function perCall(state: string) {
       if (result?.value !== 3) throw new Error("direct dispatch: wrong result");
     }),
   );
+  const inRun = median(
+    await sample(3_000, async () => {
+      const { result } = await dispatcher.runCall(
+        { id: "c", name: "add", arguments: { a: 1, b: 2 } },
+        { parent: openRun.context },
+      );
+      if (result.value !== 3) throw new Error("runCall: wrong result");
+    }),
+  );
   const trip = median(await sample(15, () => roundTrip.run(CALLS))) / CALLS;
+  const waitedTrip = median(await sample(15, () => syncTrip.run(CALLS))) / CALLS;
   const tripWithDispatch = median(await sample(15, () => dispatchTrip.run(CALLS))) / CALLS;
   const withCalls = median(
     await sample(
@@ -114,6 +126,11 @@ async function perCall(state: string) {
   console.log(
     `  proxied call:                                              ${fmt(proxied, "µs")}, ratio ${(proxied / (trip + direct)).toFixed(2)}x of the sum, ${(proxied / tripWithDispatch).toFixed(2)}x of the round trip with the call (aim: <= 1.2x)`,
   );
+  console.log(`  bare applySyncPromise round trip (the peers' serial call): ${fmt(waitedTrip, "µs")}`);
+  console.log(`  one call of a run (dispatcher.runCall, what code uses):    ${fmt(inRun, "µs")}`);
+  console.log(
+    `  proxied call vs those two added up:                        ${(proxied / (waitedTrip + inRun)).toFixed(2)}x`,
+  );
 }
 await perCall("idle machine: cores sleep between hops");
 const awake = keepOtherCoreAwake();
@@ -123,7 +140,9 @@ try {
   await awake.stop();
 }
 roundTrip.dispose();
+syncTrip.dispose();
 dispatchTrip.dispose();
+openRun.close();
 
 // 3. Fan-out: 100 calls in one Promise.all, each sleeping 10 ms.
 const fan = median(
@@ -211,16 +230,22 @@ await sessions.close();
 
 /**
  * The bare primitive a proxied call is built on: code in an isolate awaiting `ref.apply(..., { result:
- * { promise: true } })` of an async host function, n times in a row, each time with the last result.
+ * { promise: true } })` of an async host function, n times in a row, each time with the last result; or,
+ * with `applySyncPromise`, waiting inside the call for the host's promise (one crossing, no second task).
  */
 async function bareRoundTrip(
   host: (s: number) => Promise<number>,
+  how: "apply" | "applySyncPromise" = "apply",
 ): Promise<{ run(n: number): Promise<void>; dispose(): void }> {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
   const context = await isolate.createContext();
   const hostRef = new ivm.Reference(host);
+  const call =
+    how === "apply"
+      ? "await host.apply(undefined, [s], { result: { promise: true } })"
+      : "host.applySyncPromise(undefined, [s])";
   const make = await context.eval(
-    "(function (host) { return async function (n) { let s = 0; for (let i = 0; i < n; i++) s = await host.apply(undefined, [s], { result: { promise: true } }); return s; }; })",
+    `(function (host) { return async function (n) { let s = 0; for (let i = 0; i < n; i++) s = ${call}; return s; }; })`,
     { reference: true },
   );
   const loopRef = await make.apply(undefined, [hostRef], { result: { reference: true } });

@@ -6,14 +6,17 @@
  * {@link installPrelude} is never called on the host. Its source text is taken with
  * {@link preludeSource} and evaluated in the guest, so it must be self-contained: it may not refer to
  * anything outside its own body (no imports, no module-level values), and it may only use language
- * built-ins. The host and the guest talk through two functions that carry strings and numbers only:
+ * built-ins. The host and the guest talk through three functions that carry strings and numbers only:
  *
  * - the guest calls `send(type, runId, id, a, b)` (a {@link GuestSend}) to report a tool call, a console
  *   line or the end of a run;
- * - the host calls the returned {@link GuestEntry} to start a run and to settle tool calls.
+ * - the host calls the returned {@link GuestEntry} to start a run and to settle tool calls;
+ * - for a call the code awaits with nothing else in flight, the guest waits inside `syncCall` (a
+ *   {@link GuestSyncCall}) for the outcome instead: one crossing, where `send` and a settle take two.
  *
- * The prelude keeps `send` in a closure and never hands it (or anything else of the host's) to the
- * model's code, so nothing the host passed in is reachable from `globalThis` or any prototype chain.
+ * The prelude keeps `send` and `syncCall` in a closure and never hands them (or anything else of the
+ * host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or any
+ * prototype chain.
  */
 
 /** One message from the guest to the host. All arguments are strings or numbers. */
@@ -25,6 +28,16 @@ export type GuestSend = (
   b: string,
   c?: string,
 ) => void;
+
+/**
+ * The host's function for a call the code waits for with nothing else in flight: an isolated-vm
+ * Reference, called as `applySyncPromise(undefined, [runId, callId, tool, argsJson, requested])` (the
+ * arguments of a `call` message). The guest waits inside it for the outcome, as text: `"o"` and the
+ * value's JSON (nothing after it for undefined), or `"f"` and a failure's JSON `{ tool, kind, message }`.
+ */
+export interface GuestSyncCall {
+  applySyncPromise(receiver: undefined, args: [number, number, string, string, string]): unknown;
+}
 
 /**
  * What the guest reports:
@@ -132,7 +145,7 @@ export const MAX_STACK_FRAMES = 50;
 
 /**
  * The JavaScript source of a function expression equivalent to {@link installPrelude}, to be evaluated
- * in the guest in strict mode, e.g. `"use strict"; return (SOURCE)(send);`.
+ * in the guest in strict mode, e.g. `"use strict"; return (SOURCE)(send, syncCall);`.
  */
 export function preludeSource(): string {
   // Some TypeScript loaders (esbuild with keepNames) insert `__name(fn, "name")` calls into function
@@ -154,7 +167,7 @@ export function preludeSource(): string {
  * (promise resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked before
  * each later run of a sandbox; if an earlier run changed them, the run is refused as tampered.
  */
-export function installPrelude(send: GuestSend): GuestEntry {
+export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): GuestEntry {
   // ---- Built-ins captured now, so later changes by the model's code cannot affect the prelude. ----
   const global = globalThis as unknown as Record<string, unknown>;
   const ObjectCtor = Object;
@@ -212,6 +225,8 @@ export function installPrelude(send: GuestSend): GuestEntry {
   const numberIsNaN = Number.isNaN;
   const mathMin = Math.min;
   const objectIs = Object.is;
+  // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
+  const syncApply = syncCall?.applySyncPromise;
 
   /**
    * The same object without a prototype. Descriptors and reports are read by the engine (`get`, `set`,
@@ -745,48 +760,104 @@ export function installPrelude(send: GuestSend): GuestEntry {
 
   // ---- Per-run state ----
 
-  /** A call waiting for the host: resolved with its value, or with a {@link CallFailure}. */
+  /** A call the code made: queued until it starts, then waiting for the host's outcome. */
   interface Pending {
-    resolve(outcome: unknown): void;
+    /** What `tools.<name>()` returned: a {@link CallPromise}. */
+    promise: Promise<unknown>;
+    resolve(value: unknown): void;
     tool: string;
-  }
-  /** A failed call's outcome on its way to {@link unwrapOutcome}; model code never holds one. */
-  class CallFailure {
-    declare tool: string;
-    declare kind: string;
-    declare message: string;
-    constructor(tool: string, kind: string, message: string) {
-      this.tool = tool;
-      this.kind = kind;
-      this.message = message;
-    }
+    callId: number;
+    argsJson: string;
+    /** The name the code used when it differs from the declared ones, else "". */
+    requested: string;
+    /** Set once a microtask ran after the call was made: the code that made it has moved on. */
+    madeEarlier: boolean;
   }
   /**
-   * What a call's outcome promise is made with (`construct(PromiseCtor, [executor], CallOutcome)`): a
-   * native promise whose prototype, out of the code's reach, names the real Promise as its constructor,
-   * so `await` takes it as it is and never looks up a `constructor`, `then` or species the code changed.
+   * What a call's promise is made with (`construct(PromiseCtor, [executor], CallPromise)`): a native
+   * promise whose frozen prototype has its own `then`. `await` looks `then` up on such a promise (its
+   * constructor is not the real Promise) and calls it from a microtask, which tells the prelude that the
+   * code is waiting for the call (see {@link startAlone}). Its species is the real Promise, so `then`,
+   * `catch` and `finally` give plain promises. It is never called: the function only names the prototype.
    */
-  function CallOutcome() {}
-  CallOutcome.prototype = freeze(
-    create(PromiseCtor.prototype, { constructor: bare({ value: PromiseCtor }) }),
+  function CallPromise() {
+    throw new TypeError("Illegal constructor");
+  }
+  const callThen = {
+    // biome-ignore lint/suspicious/noThenProperty: the call promise's own `then`, the point of the design.
+    then(this: unknown, onFulfilled?: unknown, onRejected?: unknown): unknown {
+      const current = run;
+      if (current !== undefined && !current.finished) {
+        const pending = apply(mapGet, current.queued, [this]) as Pending | undefined;
+        if (pending !== undefined) {
+          if (
+            pending.madeEarlier &&
+            syncApply !== undefined &&
+            apply(mapSize, current.queued, []) === 1 &&
+            apply(mapSize, current.pending, []) === 0
+          ) {
+            startAlone(current, pending);
+          } else if (pending.madeEarlier) startQueued(current);
+        }
+      }
+      return apply(promiseThen, this, [onFulfilled, onRejected]);
+    },
+  }.then;
+  CallPromise.prototype = freeze(
+    create(PromiseCtor.prototype, {
+      constructor: bare({ value: CallPromise }),
+      // biome-ignore lint/suspicious/noThenProperty: see callThen.
+      then: bare({ value: callThen }),
+    }),
   );
-  freeze(CallOutcome);
+  defineProperty(CallPromise, Symbol.species, bare({ value: PromiseCtor }));
+  freeze(CallPromise);
+  /** Runs `step` in a microtask, consulting nothing the code may have patched (see OutcomePromise). */
+  const resolveNow = (resolve: (value: undefined) => void) => resolve(undefined);
+  const defer = (step: () => void): void => {
+    apply(promiseThen, construct(PromiseCtor, [resolveNow], OutcomePromise), [step]);
+  };
   /**
-   * A call's value, or its ToolCallError thrown. The error is made here, only for a failed call
-   * (capturing a stack for every call was a large share of a call's cost in the isolate): V8's async
-   * stack trace runs on through the code awaiting this function, so the stack still names the line of
-   * the model's code that awaited the call.
+   * The prototype of a failed call's outcome ({@link failLater}): the real `then`, and a constructor
+   * whose species is the real Promise, all frozen. A call's promise adopts that outcome through its
+   * `then`, so the adoption consults nothing the code may have patched (Promise.prototype.then, its
+   * constructor, Promise's species) and hands no promise of the prelude's to the code.
    */
-  const unwrapOutcome = async (outcome: Promise<unknown>): Promise<unknown> => {
-    const value = await outcome;
-    if (!isInstance(value, CallFailure)) return value;
-    const failure = value as CallFailure;
-    throw new ToolCallError(failure.tool, failure.kind, failure.message);
+  function OutcomePromise() {
+    throw new TypeError("Illegal constructor");
+  }
+  const outcomePrototype = freeze(
+    create(PromiseCtor.prototype, {
+      constructor: bare({ value: OutcomePromise }),
+      // biome-ignore lint/suspicious/noThenProperty: the real `then`, out of the code's reach.
+      then: bare({ value: promiseThen }),
+    }),
+  );
+  OutcomePromise.prototype = outcomePrototype;
+  defineProperty(OutcomePromise, Symbol.species, bare({ value: PromiseCtor }));
+  freeze(OutcomePromise);
+  /**
+   * A failed call's outcome: a promise that rejects with the ToolCallError, made two microtasks later.
+   * By then the call's promise has adopted this one, so V8's async stack trace of the error runs on
+   * through the code awaiting the call and names the line of the model's code that awaited it (the error
+   * is made only for a failed call: capturing a stack for every call was a large share of a call's cost).
+   */
+  const failLater = (tool: string, kind: string, message: string): Promise<never> => {
+    const failing = (async () => {
+      await undefined;
+      await undefined;
+      throw new ToolCallError(tool, kind, message);
+    })();
+    setPrototypeOf(failing, outcomePrototype);
+    return failing;
   };
   interface Run {
     id: number;
     config: GuestRunConfig;
     finished: boolean;
+    /** Calls made but not started yet, in the order they were made. */
+    queued: Map<Promise<unknown>, Pending>;
+    /** Calls started that the host has not answered yet, by call id. */
     pending: Map<number, Pending>;
     calls: number;
     logChars: number;
@@ -891,19 +962,92 @@ export function installPrelude(send: GuestSend): GuestEntry {
       );
     }
     const callId = ++current.calls;
-    const json = argsJson;
-    const outcome = construct(
+    let resolve: (value: unknown) => void = () => {};
+    const promise = construct(
       PromiseCtor,
       [
-        (resolve: (outcome: unknown) => void) => {
-          apply(mapSet, current.pending, [callId, { resolve, tool: realName }]);
-          if (requested === "") send("call", current.id, callId, realName, json);
-          else send("call", current.id, callId, realName, json, requested);
+        (settle: (value: unknown) => void) => {
+          resolve = settle;
         },
       ],
-      CallOutcome,
+      CallPromise,
     ) as Promise<unknown>;
-    return unwrapOutcome(outcome);
+    const pending: Pending = {
+      promise,
+      resolve,
+      tool: realName,
+      callId,
+      argsJson,
+      requested,
+      madeEarlier: false,
+    };
+    apply(mapSet, current.queued, [promise, pending]);
+    // The call starts once the code has moved on: when it awaits it (`then`), or two microtasks later.
+    defer(() => {
+      pending.madeEarlier = true;
+      defer(() => {
+        if (apply(mapGet, current.queued, [promise]) !== undefined) startQueued(current);
+      });
+    });
+    return promise;
+  };
+
+  /** Starts every queued call of the run, in the order they were made: the host answers each later. */
+  const startQueued = (current: Run) => {
+    const queued = current.queued;
+    if (apply(mapSize, queued, []) === 0) return;
+    current.queued = new MapCtor();
+    const entries = apply(mapEntries, queued, []) as object;
+    for (;;) {
+      const step = apply(mapIteratorNext, entries, []) as IteratorResult<[unknown, Pending]>;
+      if (step.done) break;
+      const pending = step.value[1];
+      apply(mapSet, current.pending, [pending.callId, pending]);
+      if (pending.requested === "") send("call", current.id, pending.callId, pending.tool, pending.argsJson);
+      else send("call", current.id, pending.callId, pending.tool, pending.argsJson, pending.requested);
+    }
+  };
+
+  /**
+   * Makes the one call the code waits for, with nothing else in flight, and waits for the host's answer
+   * inside this call (isolated-vm's applySyncPromise): the isolate is idle meanwhile, as it would be
+   * awaiting, and the answer needs no second crossing. With another call queued or in flight the code
+   * could go on with that one, so such calls start as usual.
+   */
+  const startAlone = (current: Run, pending: Pending) => {
+    apply(mapDelete, current.queued, [pending.promise]);
+    let answer: unknown;
+    try {
+      answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
+        undefined,
+        [current.id, pending.callId, pending.tool, pending.argsJson, pending.requested],
+      ]);
+    } catch (cause) {
+      answer = `f${stringify(bare({ kind: "error", message: `The call could not reach the host: ${describeError(cause).message}` }))}`;
+    }
+    const text = typeof answer === "string" ? answer : "f";
+    settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
+  };
+
+  /** Settles a call with the host's outcome: `ok` with its value's JSON text, or a failure's JSON. */
+  const settleCall = (pending: Pending, ok: boolean, json: string) => {
+    let error: { tool?: unknown; kind?: unknown; message?: unknown };
+    try {
+      if (ok) {
+        pending.resolve(json === "" ? undefined : parse(json));
+        return;
+      }
+      error = parse(json) as typeof error;
+    } catch {
+      error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
+    }
+    pending.resolve(
+      failLater(
+        typeof error.tool === "string" ? error.tool : pending.tool,
+        toText(error.kind ?? "error"),
+        toText(error.message ?? "The tool call failed."),
+      ),
+    );
   };
 
   /** Keys the engine reads by itself (resolving a promise, JSON.stringify): never a repaired tool name. */
@@ -1113,12 +1257,15 @@ export function installPrelude(send: GuestSend): GuestEntry {
     if (current.finished) return;
     // Finished first: nothing the code left behind (a getter, a pending call) can act for this run now.
     current.finished = true;
+    // Calls made but not started yet start now, as the host learns the run ended just after.
+    startQueued(current);
     persist(current);
     if (current.droppedLogCalls > 0) {
       const text = `[console output truncated: the limit of ${current.config.maxLogChars} characters was reached; ${current.droppedLogCalls} console call(s) were cut or dropped]`;
       send("log", current.id, 0, "warn", text);
     }
     current.pending = new MapCtor();
+    current.queued = new MapCtor();
     const out: GuestDoneReport = bare({ status: report.status });
     if (task === "start") out.inStart = true;
     if (report.valueJson !== undefined) out.valueJson = report.valueJson;
@@ -1164,6 +1311,7 @@ export function installPrelude(send: GuestSend): GuestEntry {
       id: runId,
       config,
       finished: false,
+      queued: new MapCtor(),
       pending: new MapCtor(),
       calls: 0,
       logChars: 0,
@@ -1215,30 +1363,14 @@ export function installPrelude(send: GuestSend): GuestEntry {
     ]);
   };
 
-  /** The outcome of a call: `ok` with its value's JSON text, or a failure's JSON (`{ tool, kind, message }`). */
+  /** The host's outcome of a started call: `ok` with its value's JSON text, or a failure's JSON. */
   const settle = (runId: number, callId: number, ok: boolean, json: string) => {
     const current = run;
     if (current === undefined || current.id !== runId || current.finished) return;
     const pending = apply(mapGet, current.pending, [callId]) as Pending | undefined;
     if (pending === undefined) return;
     apply(mapDelete, current.pending, [callId]);
-    let error: { tool?: unknown; kind?: unknown; message?: unknown };
-    try {
-      if (ok) {
-        pending.resolve(json === "" ? undefined : parse(json));
-        return;
-      }
-      error = parse(json) as typeof error;
-    } catch {
-      error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
-    }
-    pending.resolve(
-      new CallFailure(
-        typeof error.tool === "string" ? error.tool : pending.tool,
-        toText(error.kind ?? "error"),
-        toText(error.message ?? "The tool call failed."),
-      ),
-    );
+    settleCall(pending, ok, json);
   };
 
   return (op, runId, a, b) => {

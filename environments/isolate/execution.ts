@@ -58,6 +58,8 @@ export class Execution {
   #ended = false;
   #report: GuestDoneReport | undefined;
   #inFlight = 0;
+  /** Calls the guest waits for inside the call: while one runs, the isolate runs no code. */
+  #waitingGuest = 0;
   #toolCalls = 0;
   #messages = 0;
   readonly #maxMessages: number;
@@ -109,7 +111,9 @@ export class Execution {
     }
     try {
       if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
-        this.#call(id, a, b, typeof c === "string" && c !== "" ? c : undefined);
+        void this.#call(a, b, typeof c === "string" && c !== "" ? c : undefined).then((outcome) =>
+          this.#settle(id, outcome),
+        );
       } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
         this.#log({ level: a as LogEntry["level"], text: b });
       } else if (type === "done" && typeof b === "string") {
@@ -172,19 +176,51 @@ export class Execution {
     }
   }
 
-  #call(callId: number, name: string, argsJson: string, requested: string | undefined): void {
-    this.#toolCalls++;
-    if (!this.#allowedTools.has(name)) {
-      this.#settle(callId, failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
-    } else if (this.#toolCalls > this.#maxToolCalls) {
-      this.#settle(callId, failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
-    } else {
-      void this.#runCall(callId, name, argsJson, requested);
+  /**
+   * A call the guest waits for inside the call (the code awaits it with nothing else in flight; see
+   * GuestSyncCall): resolves with the outcome as text, `"o"` and the value's JSON or `"f"` and the
+   * failure's JSON. Never rejects.
+   */
+  receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): Promise<string> {
+    if (this.#ended || this.#report) {
+      return Promise.resolve(answerText(failure(String(name), "cancelled", "The run has ended.")));
     }
+    if (++this.#messages > this.#maxMessages) {
+      this.#stop("limit", stopError("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      return Promise.resolve(answerText(failure(String(name), "limit", "The run was stopped.")));
+    }
+    if (typeof id !== "number" || typeof name !== "string" || typeof argsJson !== "string") {
+      return Promise.resolve(
+        answerText(failure(String(name), "error", "The sandbox sent a malformed call.")),
+      );
+    }
+    this.#waitingGuest++;
+    return this.#call(
+      name,
+      argsJson,
+      typeof requested === "string" && requested !== "" ? requested : undefined,
+    ).then((outcome) => {
+      this.#waitingGuest--;
+      return answerText(outcome);
+    });
   }
 
-  /** Runs one call through the bridge and settles it in the guest. Never rejects. */
-  async #runCall(callId: number, name: string, argsJson: string, requested: string | undefined) {
+  /** Checks a call and runs it through the bridge. Never rejects. */
+  #call(name: string, argsJson: string, requested: string | undefined): Promise<BridgeCallOutcome> {
+    this.#toolCalls++;
+    if (!this.#allowedTools.has(name)) {
+      return Promise.resolve(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
+    }
+    if (this.#toolCalls > this.#maxToolCalls) {
+      return Promise.resolve(
+        failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
+      );
+    }
+    return this.#runCall(name, argsJson, requested);
+  }
+
+  /** Runs one call through the bridge. Never rejects. */
+  async #runCall(name: string, argsJson: string, requested: string | undefined): Promise<BridgeCallOutcome> {
     // The wall clock stops while the call waits for a person (each call pauses it once at a time).
     let paused = false;
     const waiting = (now: boolean) => {
@@ -193,11 +229,10 @@ export class Execution {
       if (now) this.#wallClock?.pause();
       else this.#wallClock?.resume();
     };
-    let outcome: BridgeCallOutcome;
     try {
-      outcome = await this.#bridge.callTool(name, argsJson, waiting, requested);
+      return await this.#bridge.callTool(name, argsJson, waiting, requested);
     } catch (error) {
-      outcome = failure(
+      return failure(
         name,
         "error",
         `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
@@ -205,7 +240,6 @@ export class Execution {
     } finally {
       waiting(false);
     }
-    this.#settle(callId, outcome);
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {
@@ -340,11 +374,12 @@ export class Execution {
   }
 
   /**
-   * Whether the isolate is running code now: a call into it has not returned, or it used more than half
-   * of the time since the last poll (a settled tool call resumes the code without a call the host waits
-   * for).
+   * Whether the isolate is running code now: not while it waits inside a call for the host's answer;
+   * otherwise, a call into it has not returned, or it used more than half of the time since the last
+   * poll (a settled tool call resumes the code without a call the host waits for).
    */
   #busy(): boolean {
+    if (this.#waitingGuest > 0) return false;
     if (this.#inFlight > 0) return true;
     try {
       const usedMs = Number(this.#deps.isolate.cpuTime - this.#lastCpu) / 1e6;
@@ -380,6 +415,12 @@ function isCompileError(error: unknown): boolean {
 
 function failure(tool: string, kind: string, message: string): BridgeCallOutcome {
   return { ok: false, error: { tool, kind, message } };
+}
+
+/** The text a call the guest waits for is answered with (see GuestSyncCall). */
+function answerText(outcome: BridgeCallOutcome): string {
+  if (outcome.ok) return `o${typeof outcome.valueJson === "string" ? outcome.valueJson : ""}`;
+  return `f${JSON.stringify(outcome.error)}`;
 }
 
 /** Reads the guest's `done` report, keeping only well-formed string fields. */

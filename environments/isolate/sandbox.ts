@@ -53,6 +53,9 @@ export class IsolateSandbox implements Sandbox {
   #finalRan = false;
   #dead = false;
   #tainted = false;
+  /** Answers to calls the guest waits for that isolated-vm has not taken yet (see #answerSync). */
+  #delivering = 0;
+  #disposeWhenDelivered = false;
 
   private constructor(slot: IsolateSlot, hooks: IsolateSandboxHooks, pool: IsolatePool | undefined) {
     this.#slot = slot;
@@ -87,7 +90,11 @@ export class IsolateSandbox implements Sandbox {
           opened.#receive(type, runId, id, a, b, c),
         { ignored: true },
       );
-      sandbox.#entry = await installPrelude(ivmModule, slot, context, send);
+      const syncCall = new ivmModule.Reference(
+        (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
+          opened.#answerSync(runId, id, tool, argsJson, requested),
+      );
+      sandbox.#entry = await installPrelude(ivmModule, slot, context, send, syncCall);
       return sandbox;
     } catch (error) {
       sandbox.#kill();
@@ -187,6 +194,44 @@ export class IsolateSandbox implements Sandbox {
     this.#kill();
   }
 
+  /**
+   * Answers a call the guest waits for inside the call (isolated-vm's applySyncPromise). isolated-vm 5
+   * touches freed memory, and aborts the process, when such a promise settles after its isolate was
+   * disposed, so a promise is settled only while the isolate lives, and disposing waits until isolated-vm
+   * has taken an answer already given (its reaction to the promise runs first; see #kill). A call that
+   * reaches a sandbox already killed (the guest entered the call as it was being stopped) is answered at
+   * once, with no promise: the guest may not have been cancelled yet, and a promise left pending would
+   * hold its thread for ever.
+   */
+  #answerSync(
+    runId: unknown,
+    id: unknown,
+    tool: unknown,
+    argsJson: unknown,
+    requested: unknown,
+  ): string | Promise<string> {
+    const current = this.#current;
+    if (this.#dead || this.#isolate.isDisposed || !current || runId !== current.runId) {
+      return `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
+    }
+    const work = current.execution.receiveSync(id, tool, argsJson, requested);
+    const answer = new Promise<string>((resolve) => {
+      void work.then((text) => {
+        if (this.#dead || this.#isolate.isDisposed) return;
+        this.#delivering++;
+        resolve(text);
+        void answer.then(() => {
+          this.#delivering--;
+          if (this.#delivering === 0 && this.#disposeWhenDelivered) {
+            this.#disposeWhenDelivered = false;
+            dispose(this.#slot);
+          }
+        });
+      });
+    });
+    return answer;
+  }
+
   /** Routes a guest message to the execution it belongs to; messages of finished runs are dropped. */
   #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown): void {
     const current = this.#current;
@@ -199,7 +244,8 @@ export class IsolateSandbox implements Sandbox {
     this.#dead = true;
     this.#tainted = busy;
     this.#release();
-    dispose(this.#slot);
+    if (this.#delivering > 0) this.#disposeWhenDelivered = true;
+    else dispose(this.#slot);
     this.#hooks.onDead?.(this);
   }
 
@@ -226,15 +272,16 @@ async function installPrelude(
   slot: IsolateSlot,
   context: ivm.Context,
   send: ivm.Callback,
+  syncCall: ivm.Reference,
 ): Promise<ivm.Reference<GuestEntry>> {
   slot.prelude ??= await compilePrelude(ivmModule, slot.isolate);
   const script = slot.prelude;
-  let install: ivm.Reference<(send: unknown) => GuestEntry> | undefined;
+  let install: ivm.Reference<(send: unknown, syncCall: unknown) => GuestEntry> | undefined;
   try {
     install = (await script.run(context, { timeout: 10_000, reference: true })) as ivm.Reference<
-      (send: unknown) => GuestEntry
+      (send: unknown, syncCall: unknown) => GuestEntry
     >;
-    return (await install.apply(undefined, [send], {
+    return (await install.apply(undefined, [send, syncCall], {
       timeout: 10_000,
       result: { reference: true },
     })) as ivm.Reference<GuestEntry>;

@@ -177,7 +177,8 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
             }
           }
           const p = tools.fail({ message: "species" });
-          p.constructor = { [Symbol.species]: FakePromise };
+          // Defined, not assigned: a call's promise inherits a frozen constructor, which an assignment cannot shadow.
+          Object.defineProperty(p, "constructor", { value: { [Symbol.species]: FakePromise } });
           p.then();
           try { await p; } catch {}
           await null; await null;
@@ -212,7 +213,7 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
             value,
             isToolCallError: error instanceof ToolCallError,
             kind: error.kind,
-            nativePromise: Object.getPrototypeOf(returned) === Promise.prototype,
+            nativePromise: returned instanceof Promise && Object.isFrozen(Object.getPrototypeOf(returned)),
             await: await returned,
             // Whatever the patch saw is a promise the code itself holds, never one of the prelude's.
             others: seen.filter((p) => !mine.has(p)).map((p) => typeof p === "string" ? p : "a promise the code never held"),

@@ -1,0 +1,93 @@
+/**
+ * The prelude's side of the call protocol, driven directly in an isolate: which calls the guest waits
+ * for inside `syncCall` (one crossing) and which it reports with `send` and gets settled later.
+ */
+
+import ivm from "isolated-vm";
+import { afterEach, describe, expect, it } from "vitest";
+import { type GuestEntry, type GuestRunConfig, preludeSource } from "../../sandbox/prelude.js";
+
+const CONFIG: GuestRunConfig = {
+  toolNames: { echo: "echo" },
+  maxLogChars: 1_000,
+  maxResultChars: 10_000,
+  maxToolCalls: 100,
+  maxArgsChars: 10_000,
+  maxIcuChars: 1_000_000,
+  final: true,
+};
+
+let isolate: ivm.Isolate | undefined;
+afterEach(() => {
+  isolate?.dispose();
+  isolate = undefined;
+});
+
+/**
+ * Runs `body` (the inside of an async function) with the prelude installed; every call echoes its
+ * arguments. Returns the run's result and how each call reached the host: `sync` or `send`.
+ */
+async function drive(body: string): Promise<{ value: unknown; routes: string[] }> {
+  isolate = new ivm.Isolate({ memoryLimit: 32 });
+  const context = await isolate.createContext();
+  const routes: string[] = [];
+  let entry: ivm.Reference<GuestEntry> | undefined;
+  let finished: (report: string) => void = () => {};
+  const done = new Promise<string>((resolve) => {
+    finished = resolve;
+  });
+  const send = new ivm.Callback(
+    (type: string, runId: number, id: number, _a: string, b: string) => {
+      if (type === "call") {
+        routes.push("send");
+        setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, b]), 5);
+      } else if (type === "done") finished(b);
+    },
+    { ignored: true },
+  );
+  const syncCall = new ivm.Reference(async (_runId: number, _id: number, _tool: string, argsJson: string) => {
+    routes.push("sync");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return `o${argsJson}`;
+  });
+  const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
+    reference: true,
+  })) as ivm.Reference<(send: unknown, syncCall: unknown) => GuestEntry>;
+  entry = (await install.apply(undefined, [send, syncCall], {
+    result: { reference: true },
+  })) as ivm.Reference<GuestEntry>;
+  const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
+    result: { reference: true },
+  })) as ivm.Reference;
+  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(CONFIG)]);
+  const report = JSON.parse(await done) as { status: string; valueJson?: string };
+  expect(report.status).toBe("ok");
+  return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
+}
+
+describe("prelude: how calls reach the host", () => {
+  it("waits inside syncCall for each call awaited alone", async () => {
+    const { value, routes } = await drive(
+      "const a = await tools.echo({ n: 1 }); const b = await tools.echo({ n: a.n + 1 }); return b;",
+    );
+    expect(value).toEqual({ n: 2 });
+    expect(routes).toEqual(["sync", "sync"]);
+  });
+
+  it("sends calls awaited together, and a call awaited while another is in flight", async () => {
+    const { value, routes } = await drive(`
+      const both = await Promise.all([tools.echo({ n: 1 }), tools.echo({ n: 2 })]);
+      const early = tools.echo({ n: 3 });
+      await null;
+      const late = await tools.echo({ n: 4 });
+      return [...both, await early, late];`);
+    expect(value).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
+    expect(routes).toEqual(["send", "send", "send", "send"]);
+  });
+
+  it("sends a call chained with .then in the statement that made it", async () => {
+    const { value, routes } = await drive("return await tools.echo({ n: 5 }).then((r) => r.n);");
+    expect(value).toBe(5);
+    expect(routes).toEqual(["send"]);
+  });
+});

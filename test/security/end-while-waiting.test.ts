@@ -1,0 +1,51 @@
+/**
+ * Attack: end a run while its code waits inside a tool call, and let the answer come after the sandbox
+ * is gone. The guest then sits in isolated-vm's applySyncPromise, and isolated-vm 5 aborts the whole
+ * process (a use of freed memory) when such a call is answered after its isolate was disposed. The
+ * harness does it in the in-process environment, where the agent's own process is the one at stake,
+ * by the wall clock, by cancellation, by closing code mode, through an environment's own bridge that
+ * answers a moment after a cancellation, and by a cancellation just as the call enters (before the guest
+ * has begun to wait, when no cancellation reaches the wait: a call left unanswered then holds an isolate
+ * thread for ever, and the process never exits). It runs in a child process so this test sees it die or
+ * hang.
+ */
+
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const HARNESS = fileURLToPath(new URL("./fixtures/end-while-waiting.ts", import.meta.url));
+
+describe("a run ended while its code waits inside a tool call", () => {
+  it("leaves the host process alive and able to exit whenever the answer comes, and the next run works", async () => {
+    const { code, signal, stdout, stderr } = await new Promise<{
+      code: number | null;
+      signal: string | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ["--no-node-snapshot", "--import", "tsx", HARNESS, "40"],
+        { timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
+        (_error, out, err) =>
+          resolve({ code: child.exitCode, signal: child.signalCode, stdout: out, stderr: err }),
+      );
+    });
+    expect({ code, signal, stderr: stderr.slice(-2_000) }).toEqual({ code: 0, signal: null, stderr: "" });
+    const lines = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      { way: "wall clock", statuses: ["timeout"] },
+      { way: "wall clock, answered while idle", statuses: ["timeout"] },
+      { way: "cancel", statuses: ["cancelled"] },
+      { way: "close", statuses: ["cancelled"] },
+      { way: "own bridge answers late", statuses: ["cancelled"] },
+      { way: "stopped as the call enters", statuses: ["cancelled"] },
+      { next: { status: "ok", value: "late" } },
+      { survived: true, answered: expect.any(Number) },
+    ]);
+  }, 150_000);
+});
