@@ -96,6 +96,8 @@ export interface GuestRunConfig {
   maxIcuChars: number;
   /** No later run will use this sandbox: the record of the built-ins that guards later runs is skipped. */
   final?: boolean;
+  /** Real names of tools whose calls may wait for a person: the guest never waits inside those calls. */
+  waitingTools?: string[];
 }
 
 /** How a run ended, as the guest reports it (JSON text in the `done` message). */
@@ -793,6 +795,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
           if (
             pending.madeEarlier &&
             syncApply !== undefined &&
+            !apply(setHas, current.waitingTools, [pending.tool]) &&
             apply(mapSize, current.queued, []) === 1 &&
             apply(mapSize, current.pending, []) === 0
           ) {
@@ -859,6 +862,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     queued: Map<Promise<unknown>, Pending>;
     /** Calls started that the host has not answered yet, by call id. */
     pending: Map<number, Pending>;
+    /** Tools whose calls may wait for a person: never waited for inside the call. */
+    waitingTools: Set<string>;
     calls: number;
     logChars: number;
     droppedLogCalls: number;
@@ -1313,12 +1318,16 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       finished: false,
       queued: new MapCtor(),
       pending: new MapCtor(),
+      waitingTools: new SetCtor<string>(),
       calls: 0,
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
     };
     run = current;
+    const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
+    for (let i = 0; i < waitingTools.length; i++)
+      apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
     currentTools = makeTools(current, config.toolNames);
     icuBudget = config.maxIcuChars;
     // A first run meets the built-ins as the prelude found them; a later one checks them first.

@@ -109,6 +109,12 @@ export interface ExecutionRequest {
    * execution. Default false: a session's sandbox runs again.
    */
   final?: boolean;
+  /**
+   * Real names of the tools whose calls may wait for a person (an approval, or a tool that asks one). The
+   * sandbox never waits inside the call for those (see the prelude's GuestSyncCall): a wait that long
+   * would hold one of isolated-vm's threads. Default: none.
+   */
+  waitingTools?: readonly string[];
 }
 
 /**
@@ -327,6 +333,8 @@ function isLimits(value: unknown): value is SandboxLimits {
 function isRequest(value: unknown): value is ExecutionRequest {
   if (!isObject(value) || !isString(value.code) || !isLimits(value.limits)) return false;
   if (value.final !== undefined && typeof value.final !== "boolean") return false;
+  const waiting = value.waitingTools;
+  if (waiting !== undefined && !(Array.isArray(waiting) && waiting.every(isString))) return false;
   const names = value.toolNames;
   return isObject(names) && Object.values(names).every(isString);
 }

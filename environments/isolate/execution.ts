@@ -146,6 +146,7 @@ export class Execution {
       maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
       final: this.#request.final === true,
     };
+    if (this.#request.waitingTools !== undefined) config.waitingTools = [...this.#request.waitingTools];
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {

@@ -154,6 +154,13 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       };
     }),
   );
+  // Calls of these may wait minutes for a person: the sandbox does not hold a thread waiting inside them.
+  const waitingTools = [...new Set(Object.values(identifiers))].filter((real) => {
+    const options = toolset.get(real)?.options;
+    return (
+      options !== undefined && (options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
+    );
+  });
   const sandboxLimits: SandboxLimits = {
     timeoutMs: limits.timeoutMs,
     cpuTimeMs: limits.cpuTimeMs,
@@ -285,6 +292,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
               toolNames: identifiers,
               limits: sandboxLimits,
               ...(state === "fresh" ? { final: true } : {}),
+              ...(waitingTools.length > 0 ? { waitingTools } : {}),
             },
             bridge,
             ended.signal,

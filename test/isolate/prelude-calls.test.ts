@@ -27,7 +27,10 @@ afterEach(() => {
  * Runs `body` (the inside of an async function) with the prelude installed; every call echoes its
  * arguments. Returns the run's result and how each call reached the host: `sync` or `send`.
  */
-async function drive(body: string): Promise<{ value: unknown; routes: string[] }> {
+async function drive(
+  body: string,
+  config: GuestRunConfig = CONFIG,
+): Promise<{ value: unknown; routes: string[] }> {
   isolate = new ivm.Isolate({ memoryLimit: 32 });
   const context = await isolate.createContext();
   const routes: string[] = [];
@@ -59,7 +62,7 @@ async function drive(body: string): Promise<{ value: unknown; routes: string[] }
   const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
     result: { reference: true },
   })) as ivm.Reference;
-  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(CONFIG)]);
+  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(config)]);
   const report = JSON.parse(await done) as { status: string; valueJson?: string };
   expect(report.status).toBe("ok");
   return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
@@ -83,6 +86,15 @@ describe("prelude: how calls reach the host", () => {
       return [...both, await early, late];`);
     expect(value).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
     expect(routes).toEqual(["send", "send", "send", "send"]);
+  });
+
+  it("sends a call of a tool that may wait for a person, so no thread waits minutes inside it", async () => {
+    const { value, routes } = await drive("return (await tools.echo({ n: 6 })).n;", {
+      ...CONFIG,
+      waitingTools: ["echo"],
+    });
+    expect(value).toBe(6);
+    expect(routes).toEqual(["send"]);
   });
 
   it("sends a call chained with .then in the statement that made it", async () => {
