@@ -36,29 +36,29 @@ describe("isolate environment: calls the code waits for", () => {
 
   it("keeps calls mapped through async helpers running together", async () => {
     const code = `
-      const one = async (i) => (await tools.sleep({ ms: 40, i })).slept;
+      const one = async (i) => (await tools.sleep({ ms: 100, i })).slept;
       return await Promise.all([1, 2, 3, 4].map(one));`;
     const { outcome, bridge } = await runOnce(code);
-    expect(resultOf(outcome)).toEqual([40, 40, 40, 40]);
+    expect(resultOf(outcome)).toEqual([100, 100, 100, 100]);
     expect(maxOverlap(bridge.calls)).toBe(4);
   });
 
   it("keeps calls chained with .then in one expression running together", async () => {
     const code =
-      "return await Promise.all([1, 2, 3].map((i) => tools.sleep({ ms: 40, i }).then((r) => r.slept + i)));";
+      "return await Promise.all([1, 2, 3].map((i) => tools.sleep({ ms: 100, i }).then((r) => r.slept + i)));";
     const { outcome, bridge } = await runOnce(code);
-    expect(resultOf(outcome)).toEqual([41, 42, 43]);
+    expect(resultOf(outcome)).toEqual([101, 102, 103]);
     expect(maxOverlap(bridge.calls)).toBe(3);
   });
 
   it("keeps a call started earlier running while later calls are awaited one by one", async () => {
     const code = `
-      const slow = tools.sleep({ ms: 150, which: "slow" });
+      const slow = tools.sleep({ ms: 400, which: "slow" });
       await null;
       for (let i = 0; i < 3; i++) await tools.sleep({ ms: 10, which: "fast" });
       return (await slow).slept;`;
     const { outcome, bridge } = await runOnce(code);
-    expect(resultOf(outcome)).toBe(150);
+    expect(resultOf(outcome)).toBe(400);
     const slow = bridge.calls.find((call) => call.argsJson.includes("slow"))!;
     const fast = bridge.calls.filter((call) => call.argsJson.includes("fast"));
     expect(fast).toHaveLength(3);
@@ -69,7 +69,7 @@ describe("isolate environment: calls the code waits for", () => {
   it("keeps workers that each await calls in a loop running together, round after round", async () => {
     const code = `
       const done = [];
-      const worker = async (w) => { for (let i = 0; i < 3; i++) done.push((await tools.sleep({ ms: 50, w, i })).slept); };
+      const worker = async (w) => { for (let i = 0; i < 3; i++) done.push((await tools.sleep({ ms: 100, w, i })).slept); };
       await Promise.all([worker(1), worker(2), worker(3)]);
       return done.length;`;
     const { outcome, bridge } = await runOnce(code);
