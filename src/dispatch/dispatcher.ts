@@ -197,10 +197,11 @@ export class Dispatcher<Deps = unknown> {
    * Runs one call as a child of `options.parent` (a run's context from {@link openRun}, or a call's
    * context) and resolves with its result: the whole pipeline of `dispatch([call], { parent })`, without
    * a handle, its own event stream or batch bookkeeping. Code mode makes every `tools.*` call this way.
-   * The call's events go to the parent's turn and to `onEvent`. Rejects only with a UserError for a
-   * parent the dispatcher did not make.
+   * The call's events go to the parent's turn and to `onEvent`. Rejects only with a UserError: for a
+   * call without an id, or a parent the dispatcher did not make.
    */
   async runCall(call: ToolCall, options: RunCallOptions): Promise<RunCallOutcome> {
+    const checked = checkCall(call, 0);
     const parent = options.parent;
     const turn = parent ? turnOf(parent) : undefined;
     if (!turn) {
@@ -208,19 +209,9 @@ export class Dispatcher<Deps = unknown> {
         "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
       );
     }
-    const observers: ((event: DispatchEvent) => void)[] = [];
-    if (options.onEvent) observers.push(options.onEvent);
-    const trace = traceOfTurn(turn);
-    if (trace) observers.push(trace.observer(parent));
-    const scope = new CallScope({
-      turn,
-      toolset: this.toolset,
-      settings: this.#settings,
-      parentCallId: parent.callId,
-      signal: parent.signal,
-      observers,
-    });
-    const result = await runSingle(checkCall(call, 0), scope);
+    const observers = options.onEvent ? [options.onEvent] : [];
+    const scope = this.#childScope(turn, parent, parent.signal, observers);
+    const result = await runSingle(checked, scope);
     return scope.running.size === 0 ? { result } : { result, runningOn: scope.settled() };
   }
 
@@ -229,18 +220,10 @@ export class Dispatcher<Deps = unknown> {
     const parent = options.parent!;
     const observers: ((event: DispatchEvent) => void)[] = [(event) => own.push(event)];
     if (options.onEvent) observers.push(options.onEvent);
-    const trace = traceOfTurn(turn);
-    if (trace) observers.push(trace.observer(parent));
-    const scope = new CallScope({
-      turn,
-      toolset: this.toolset,
-      settings: this.#settings,
-      parentCallId: parent.callId,
-      signal: options.signal
-        ? manyListeners(AbortSignal.any([parent.signal, options.signal]))
-        : parent.signal,
-      observers,
-    });
+    const signal = options.signal
+      ? manyListeners(AbortSignal.any([parent.signal, options.signal]))
+      : parent.signal;
+    const scope = this.#childScope(turn, parent, signal, observers);
     const done = runBatch(calls, scope).then(
       (results) => {
         own.end();
@@ -258,6 +241,25 @@ export class Dispatcher<Deps = unknown> {
         return stopped ? { results, stopped } : { results };
       });
     return makeHandle(turn.runId, own, turn.board, () => done, outcome, scope);
+  }
+
+  /** The scope of calls made as children of `parent` in its turn; its trace (when traced) observes them. */
+  #childScope(
+    turn: Turn,
+    parent: RunContext,
+    signal: AbortSignal,
+    observers: ((event: DispatchEvent) => void)[],
+  ): CallScope {
+    const trace = traceOfTurn(turn);
+    if (trace) observers.push(trace.observer(parent));
+    return new CallScope({
+      turn,
+      toolset: this.toolset,
+      settings: this.#settings,
+      parentCallId: parent.callId,
+      signal,
+      observers,
+    });
   }
 
   /** How long a call may wait for a person's decision, in ms (the `approvalTimeoutMs` option). */
