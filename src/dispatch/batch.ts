@@ -1,6 +1,6 @@
 import { BudgetExceeded, messageOf, RunCancelled } from "../errors.js";
 import { execute, fail } from "./execute.js";
-import { type PreparedCall, preflight } from "./preflight.js";
+import { type Preflight, type PreparedCall, preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";
 import { Semaphore } from "./semaphore.js";
 import type { CallFailure, ToolCall, ToolResult } from "./types.js";
@@ -49,24 +49,36 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
 
 /**
  * Runs one call alone: what {@link runBatch} does for a batch of one, without its bookkeeping. Calls made
- * from code take this path, one nested dispatch each.
+ * from code take this path, one nested dispatch each. When preflight has nothing to wait for, the tool
+ * is invoked before this returns.
  */
-export async function runSingle(call: ToolCall, scope: CallScope): Promise<ToolResult> {
+export function runSingle(call: ToolCall, scope: CallScope): Promise<ToolResult> {
   const started = performance.now();
-  const prepared = await prepare(call, scope, started);
-  if (!isPrepared(prepared)) return prepared;
-  return stopped(scope) ? notRun(call, scope, started) : execute(prepared, scope);
+  const prepared = prepare(call, scope, started);
+  if (prepared instanceof Promise) return prepared.then((ready) => runPrepared(ready, call, scope, started));
+  return runPrepared(prepared, call, scope, started);
+}
+
+function runPrepared(
+  prepared: PreparedCall | ToolResult,
+  call: ToolCall,
+  scope: CallScope,
+  started: number,
+): Promise<ToolResult> {
+  if (!isPrepared(prepared)) return Promise.resolve(prepared);
+  return stopped(scope) ? Promise.resolve(notRun(call, scope, started)) : execute(prepared, scope);
 }
 
 /**
  * Announces a call and runs its preflight: the call, ready to execute, or the result of a call that
- * may not run (the turn stopped, unknown tool, invalid arguments, denied, out of budget).
+ * may not run (the turn stopped, unknown tool, invalid arguments, denied, out of budget). Synchronous
+ * when preflight is.
  */
-async function prepare(
+function prepare(
   call: ToolCall,
   scope: CallScope,
   started: number,
-): Promise<PreparedCall | ToolResult> {
+): PreparedCall | ToolResult | Promise<PreparedCall | ToolResult> {
   if (stopped(scope)) return notRun(call, scope, started);
   scope.emit({
     type: "requested",
@@ -75,19 +87,38 @@ async function prepare(
     ...scope.parentField,
     arguments: call.arguments,
   });
-  let check: Awaited<ReturnType<typeof preflight>>;
+  let check: Preflight | Promise<Preflight>;
   try {
-    check = await preflight(call, scope);
+    check = preflight(call, scope);
   } catch (error) {
-    // Only cancellation can interrupt a preflight (an approval wait); anything else is a bug worth reporting.
-    const failure: CallFailure =
-      error instanceof RunCancelled || scope.signal.aborted
-        ? { kind: "cancelled", message: messageOf(scope.turn.stopReason ?? error) }
-        : { kind: "error", message: `preflight failed: ${messageOf(error)}` };
-    return fail(stub(call, String(call.name)), scope, failure, 0, started);
+    return preflightFailed(call, scope, error, started);
   }
+  if (check instanceof Promise) {
+    return check.then(
+      (checked) => checkedCall(checked, call, scope, started),
+      (error: unknown) => preflightFailed(call, scope, error, started),
+    );
+  }
+  return checkedCall(check, call, scope, started);
+}
+
+function checkedCall(
+  check: Preflight,
+  call: ToolCall,
+  scope: CallScope,
+  started: number,
+): PreparedCall | ToolResult {
   if (!check.ok) return fail(stub(call, check.name), scope, check.failure, 0, started);
   return check.prepared;
+}
+
+/** Only cancellation can interrupt a preflight (an approval wait); anything else is a bug worth reporting. */
+function preflightFailed(call: ToolCall, scope: CallScope, error: unknown, started: number): ToolResult {
+  const failure: CallFailure =
+    error instanceof RunCancelled || scope.signal.aborted
+      ? { kind: "cancelled", message: messageOf(scope.turn.stopReason ?? error) }
+      : { kind: "error", message: `preflight failed: ${messageOf(error)}` };
+  return fail(stub(call, String(call.name)), scope, failure, 0, started);
 }
 
 function isPrepared(outcome: PreparedCall | ToolResult): outcome is PreparedCall {

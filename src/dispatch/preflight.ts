@@ -28,9 +28,11 @@ export type Preflight =
 
 /**
  * Resolves, validates, charges the budget and asks for approval, in that order. Runs serially in
- * request order so that prompts and budget accounting are deterministic.
+ * request order so that prompts and budget accounting are deterministic. Returns synchronously when
+ * nothing has to be waited for (validation is synchronous and the tool needs no approval): a call from
+ * code then reaches its tool within the host's first step, without a suspension per stage.
  */
-export async function preflight(call: ToolCall, scope: CallScope): Promise<Preflight> {
+export function preflight(call: ToolCall, scope: CallScope): Preflight | Promise<Preflight> {
   const requested = String(call.name);
   // The exact name is the common case: a map lookup, without listing every tool.
   let tool = scope.toolset.get(requested);
@@ -40,34 +42,63 @@ export async function preflight(call: ToolCall, scope: CallScope): Promise<Prefl
     if (repaired === undefined) return { ok: false, name: requested, failure: unknownTool(requested, names) };
     tool = scope.toolset.get(repaired)!;
   }
-  const name = tool.name;
-
+  const found = tool;
   const parsed = parseArguments(call.arguments);
-  if (!parsed.ok) return invalid(name, new InvalidToolArguments(name, parsed.issues));
-  let validated: Awaited<ReturnType<AnyTool["validate"]>>;
+  if (!parsed.ok) return invalid(found.name, new InvalidToolArguments(found.name, parsed.issues));
+  let validated: ReturnType<AnyTool["validate"]>;
   try {
-    validated = await tool.validate(parsed.value);
+    validated = found.validate(parsed.value);
   } catch (error) {
-    validated = { ok: false, issues: [{ path: "", message: `could not be checked: ${messageOf(error)}` }] };
+    validated = uncheckable(error);
   }
-  if (!validated.ok) return invalid(name, new InvalidToolArguments(name, validated.issues));
+  if (!isPromiseLike(validated)) return approveAndCharge(call, found, parsed.value, validated, scope);
+  return Promise.resolve(validated).then(
+    (result) => approveAndCharge(call, found, parsed.value, result, scope),
+    (error: unknown) => approveAndCharge(call, found, parsed.value, uncheckable(error), scope),
+  );
+}
 
+type Validation = Awaited<ReturnType<AnyTool["validate"]>>;
+
+function uncheckable(error: unknown): Validation {
+  return { ok: false, issues: [{ path: "", message: `could not be checked: ${messageOf(error)}` }] };
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/** The rest of preflight once the arguments are validated: budget, approval, budget again, charge. */
+function approveAndCharge(
+  call: ToolCall,
+  tool: AnyTool,
+  rawArgs: Record<string, unknown>,
+  validated: Validation,
+  scope: CallScope,
+): Preflight | Promise<Preflight> {
+  const name = tool.name;
+  if (!validated.ok) return invalid(name, new InvalidToolArguments(name, validated.issues));
   // Check the budget before asking anyone, but charge it only for a call that will run.
   const { budget } = scope.turn;
   if (budget.remaining("toolCalls") < 1) return outOfBudget(name, scope);
-
-  const decision = await approve(call, name, tool, validated.value, scope);
-  if (decision && !decision.approved) {
-    const reason = decision.reason ? `: ${decision.reason}` : ".";
-    return {
-      ok: false,
-      name,
-      failure: { kind: "denied", message: `${name} was not run: the call was denied${reason}` },
-    };
-  }
-  if (budget.remaining("toolCalls") < 1) return outOfBudget(name, scope);
-  budget.charge("toolCalls");
-  return { ok: true, prepared: { call, tool, rawArgs: parsed.value, args: validated.value } };
+  const ready = (): Preflight => {
+    if (budget.remaining("toolCalls") < 1) return outOfBudget(name, scope);
+    budget.charge("toolCalls");
+    return { ok: true, prepared: { call, tool, rawArgs, args: validated.value } };
+  };
+  const needs = tool.options.needsApproval;
+  if (needs === undefined || needs === false) return ready();
+  return approve(call, name, tool, validated.value, scope).then((decision) => {
+    if (decision && !decision.approved) {
+      const reason = decision.reason ? `: ${decision.reason}` : ".";
+      return {
+        ok: false,
+        name,
+        failure: { kind: "denied", message: `${name} was not run: the call was denied${reason}` },
+      };
+    }
+    return ready();
+  });
 }
 
 /** The run's budget of tool calls is used up: the turn ends at the next safe point. */

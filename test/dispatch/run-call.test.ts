@@ -48,6 +48,43 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
     expect(ran).toBe(false);
   });
 
+  it("an ungated tool with synchronous validation is running before runCall returns; a gated one is not", async () => {
+    const ran: string[] = [];
+    const plain = tool({
+      name: "plain",
+      description: "Records that it ran.",
+      input: z.object({}),
+      run: () => {
+        ran.push("plain");
+        return "ok";
+      },
+    });
+    const gated = tool({
+      name: "gated_plain",
+      description: "Records that it ran, after approval.",
+      input: z.object({}),
+      needsApproval: true,
+      run: () => {
+        ran.push("gated");
+        return "ok";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(plain, gated), { approvalHandler: () => "allow" });
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const first = dispatcher.runCall({ id: "c1", name: "plain", arguments: "{}" }, { parent: run.context });
+    // Nothing was awaited yet: the call went from preflight to its tool within this step.
+    expect(ran).toEqual(["plain"]);
+    const second = dispatcher.runCall(
+      { id: "c2", name: "gated_plain", arguments: "{}" },
+      { parent: run.context },
+    );
+    expect(ran).toEqual(["plain"]);
+    expect((await first).result.ok).toBe(true);
+    expect((await second).result.ok).toBe(true);
+    expect(ran).toEqual(["plain", "gated"]);
+    run.close();
+  });
+
   it("a gated call waits for the approval of whoever reads the parent turn's events", async () => {
     const gated = tool({
       name: "gated",
