@@ -111,7 +111,7 @@ export class Execution {
     }
     try {
       if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
-        void this.#call(a, b, typeof c === "string" && c !== "" ? c : undefined).then((outcome) =>
+        void this.#call(a, b, typeof c === "string" && c !== "" ? c : undefined, (outcome) =>
           this.#settle(id, outcome),
         );
       } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
@@ -200,28 +200,45 @@ export class Execution {
       name,
       argsJson,
       typeof requested === "string" && requested !== "" ? requested : undefined,
-    ).then((outcome) => {
-      this.#waitingGuest--;
-      return answerText(outcome);
-    });
+      (outcome) => {
+        this.#waitingGuest--;
+        return answerText(outcome);
+      },
+    );
   }
 
-  /** Checks a call and runs it through the bridge. Never rejects. */
-  #call(name: string, argsJson: string, requested: string | undefined): Promise<BridgeCallOutcome> {
+  /**
+   * Checks a call and runs it through the bridge; `deliver` turns its outcome into what the caller
+   * passes on (one reaction per call: a call from code is on the path of every sequential step). Never
+   * rejects.
+   */
+  #call<T>(
+    name: string,
+    argsJson: string,
+    requested: string | undefined,
+    deliver: (outcome: BridgeCallOutcome) => T,
+  ): Promise<T> {
     this.#toolCalls++;
     if (!this.#allowedTools.has(name)) {
-      return Promise.resolve(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
+      return Promise.resolve(
+        deliver(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`)),
+      );
     }
     if (this.#toolCalls > this.#maxToolCalls) {
       return Promise.resolve(
-        failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`),
+        deliver(failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`)),
       );
     }
-    return this.#runCall(name, argsJson, requested);
+    return this.#runCall(name, argsJson, requested, deliver);
   }
 
   /** Runs one call through the bridge. Never rejects. */
-  async #runCall(name: string, argsJson: string, requested: string | undefined): Promise<BridgeCallOutcome> {
+  #runCall<T>(
+    name: string,
+    argsJson: string,
+    requested: string | undefined,
+    deliver: (outcome: BridgeCallOutcome) => T,
+  ): Promise<T> {
     // The wall clock stops while the call waits for a person (each call pauses it once at a time).
     let paused = false;
     const waiting = (now: boolean) => {
@@ -230,17 +247,28 @@ export class Execution {
       if (now) this.#wallClock?.pause();
       else this.#wallClock?.resume();
     };
+    let work: Promise<BridgeCallOutcome>;
     try {
-      return await this.#bridge.callTool(name, argsJson, waiting, requested);
+      work = this.#bridge.callTool(name, argsJson, waiting, requested);
     } catch (error) {
-      return failure(
-        name,
-        "error",
-        `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    } finally {
-      waiting(false);
+      work = Promise.reject(error);
     }
+    return work.then(
+      (outcome) => {
+        waiting(false);
+        return deliver(outcome);
+      },
+      (error: unknown) => {
+        waiting(false);
+        return deliver(
+          failure(
+            name,
+            "error",
+            `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
+      },
+    );
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {

@@ -214,12 +214,14 @@ export class IsolateSandbox implements Sandbox {
     if (this.#dead || this.#isolate.isDisposed || !current || runId !== current.runId) {
       return `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
     }
-    const work = current.execution.receiveSync(id, tool, argsJson, requested);
-    const answer = new Promise<string>((resolve) => {
-      void work.then((text) => {
-        if (this.#dead || this.#isolate.isDisposed) return;
+    const answer: Promise<string> = current.execution
+      .receiveSync(id, tool, argsJson, requested)
+      .then((text) => {
+        // Left pending for ever (a fresh promise, collected with the answer): isolated-vm must not be
+        // handed an answer once its isolate is gone.
+        if (this.#dead || this.#isolate.isDisposed) return new Promise<string>(() => {});
         this.#delivering++;
-        resolve(text);
+        // Registered after isolated-vm's own reaction to `answer`, so it runs once the answer is taken.
         void answer.then(() => {
           this.#delivering--;
           if (this.#delivering === 0 && this.#disposeWhenDelivered) {
@@ -227,8 +229,8 @@ export class IsolateSandbox implements Sandbox {
             dispose(this.#slot);
           }
         });
+        return text;
       });
-    });
     return answer;
   }
 

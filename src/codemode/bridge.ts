@@ -1,7 +1,7 @@
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { DispatchEvent, FailureKind, ToolResult } from "../dispatch/types.js";
+import type { DispatchEvent, FailureKind } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -58,8 +58,10 @@ export class RunBridge implements SandboxBridge {
   #count = 0;
   #pendingArgsChars = 0;
   #logChars = 0;
-  /** Calls whose tool invocations have not all finished, by call id. */
-  readonly #unsettled = new Map<string, Promise<void>>();
+  /** Ids of the calls whose tool invocations have not all finished. */
+  readonly #unsettled = new Set<string>();
+  /** What {@link settled} waits on: called once no call is unsettled. */
+  readonly #drained: (() => void)[] = [];
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
@@ -73,25 +75,31 @@ export class RunBridge implements SandboxBridge {
     if (this.#logChars <= this.#init.limits.maxLogChars + 1_000) this.logs.push(entry);
   }
 
-  async callTool(
+  callTool(
     name: string,
     argsJson: string,
     waiting?: (waiting: boolean) => void,
     requested?: string,
   ): Promise<BridgeCallOutcome> {
     const { limits, signal } = this.#init;
-    if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
+    if (signal.aborted) {
+      return Promise.resolve(refused(name, "The run has ended; no more tool calls are accepted."));
+    }
     this.#count++;
     if (this.#count > limits.maxToolCalls) {
-      return refused(
-        name,
-        `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
+      return Promise.resolve(
+        refused(
+          name,
+          `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
+        ),
       );
     }
     if (this.#pendingArgsChars + argsJson.length > MAX_PENDING_ARGS_CHARS) {
-      return refused(
-        name,
-        `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
+      return Promise.resolve(
+        refused(
+          name,
+          `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
+        ),
       );
     }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
@@ -99,17 +107,9 @@ export class RunBridge implements SandboxBridge {
     if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
     this.#pendingArgsChars += argsJson.length;
     const call: CallName = { callId, name, requested };
-    const release = this.#slots.tryAcquire() ?? (await this.#slots.acquire());
-    try {
-      if (this.#init.signal.aborted) {
-        this.#record(call, name, "cancelled", performance.now());
-        return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
-      }
-      return await this.#dispatch(call, argsJson, waiting);
-    } finally {
-      release();
-      this.#pendingArgsChars -= argsJson.length;
-    }
+    const free = this.#slots.tryAcquire();
+    if (free) return this.#dispatch(call, argsJson, waiting, free);
+    return this.#slots.acquire().then((release) => this.#dispatch(call, argsJson, waiting, release));
   }
 
   /**
@@ -120,12 +120,10 @@ export class RunBridge implements SandboxBridge {
   async settled(): Promise<void> {
     if (this.#unsettled.size > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(this.#unsettled.values()),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, SETTLE_WAIT_MS);
-        }),
-      ]);
+      await new Promise<void>((resolve) => {
+        this.#drained.push(resolve);
+        timer = setTimeout(resolve, SETTLE_WAIT_MS);
+      });
       clearTimeout(timer);
     }
     for (const record of this.calls) {
@@ -133,23 +131,41 @@ export class RunBridge implements SandboxBridge {
     }
   }
 
-  async #dispatch(
+  /**
+   * Runs a call that holds a slot through the dispatcher; the slot and the call's share of pending
+   * arguments are given back when its result is in. One reaction to the dispatcher's promise, no async
+   * frames: a call from code is on the path of every sequential step. Never rejects.
+   */
+  #dispatch(
     call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
+    release: () => void,
   ): Promise<BridgeCallOutcome> {
     const { callId, name } = call;
-    const { dispatcher, context } = this.#init;
+    const { dispatcher, context, signal } = this.#init;
     const started = performance.now();
+    const finish = () => {
+      release();
+      this.#pendingArgsChars -= argsJson.length;
+    };
+    if (signal.aborted) {
+      finish();
+      this.#record(call, name, "cancelled", started);
+      return Promise.resolve(
+        refused(name, "The run has ended; no more tool calls are accepted.", "cancelled"),
+      );
+    }
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
     // clock. Made on the first event that concerns it: most calls never wait for anyone.
     let human: HumanWait | undefined;
     // The raw value comes from the completed event: the result drops it when the rendered output was
     // truncated, but the code needs the data, not the model's text.
     let value: unknown;
-    let result: ToolResult;
-    try {
-      const running = dispatcher.runCall(
+    // Until the tool's own work has settled (it may run on past a timeout or the run's end).
+    this.#unsettled.add(callId);
+    return dispatcher
+      .runCall(
         { id: callId, name, arguments: argsJson },
         {
           parent: context,
@@ -161,36 +177,46 @@ export class RunBridge implements SandboxBridge {
             }
           },
         },
+      )
+      .then(
+        ({ result, runningOn }): BridgeCallOutcome => {
+          finish();
+          if (runningOn) {
+            const settle = () => this.#settle(callId);
+            runningOn.then(settle, settle);
+          } else this.#settle(callId);
+          human?.end();
+          if (result.ok) {
+            this.#record(call, result.name, "ok", started);
+            return { ok: true, valueJson: renderJson(value) };
+          }
+          const kind = sandboxKind(result.error?.kind ?? "error");
+          this.#record(call, result.name, kind, started);
+          const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
+          return {
+            ok: false,
+            error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
+          };
+        },
+        (error: unknown): BridgeCallOutcome => {
+          finish();
+          this.#settle(callId);
+          human?.end();
+          this.#record(call, name, "cancelled", started);
+          return refused(
+            name,
+            error instanceof Error ? error.message : "The run was cancelled.",
+            "cancelled",
+          );
+        },
       );
-      // Until the tool's own work has settled (it may run on past a timeout or the run's end).
-      const settled = running.then(
-        (outcome) => outcome.runningOn,
-        () => {},
-      );
-      this.#unsettled.set(
-        callId,
-        settled.then(() => {
-          this.#unsettled.delete(callId);
-        }),
-      );
-      result = (await running).result;
-    } catch (error) {
-      human?.end();
-      this.#record(call, name, "cancelled", started);
-      return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
-    }
-    human?.end();
-    if (result.ok) {
-      this.#record(call, result.name, "ok", started);
-      return { ok: true, valueJson: renderJson(value) };
-    }
-    const kind = sandboxKind(result.error?.kind ?? "error");
-    this.#record(call, result.name, kind, started);
-    const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
-    return {
-      ok: false,
-      error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
-    };
+  }
+
+  /** A call's tool has really finished: it no longer holds up {@link settled}. */
+  #settle(callId: string): void {
+    this.#unsettled.delete(callId);
+    if (this.#unsettled.size > 0) return;
+    for (const resolve of this.#drained.splice(0)) resolve();
   }
 
   #record(call: CallName, tool: string, status: CallRecord["status"], started: number): void {

@@ -360,6 +360,27 @@ describe("code mode: review findings that must stay fixed", () => {
     expect(result.calls).toEqual([expect.objectContaining({ tool: "hang", status: "cancelled" })]);
   });
 
+  it("a run cut off while a tool ignores its signal returns only once that tool has finished", async () => {
+    let finished = false;
+    const lingering = tool({
+      name: "linger",
+      description: "Ignores its signal and finishes 300 ms after it started.",
+      input: z.object({}),
+      run: () =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            finished = true;
+            resolve("late");
+          }, 300),
+        ),
+    });
+    const cm = make({ toolset: new Toolset([lingering]), limits: { timeoutMs: 100 } });
+    const result = await cm.run("await tools.linger({})");
+    expect(result.status).toBe("timeout");
+    expect(finished).toBe(true);
+    expect(result.calls).toEqual([expect.objectContaining({ tool: "linger", status: "cancelled" })]);
+  });
+
   it("a call whose tool ignores its signal and never finishes is recorded as abandoned", async () => {
     const hang = tool({
       name: "hang",
