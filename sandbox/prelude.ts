@@ -772,8 +772,11 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     argsJson: string;
     /** The name the code used when it differs from the declared ones, else "". */
     requested: string;
-    /** Set once a microtask ran after the call was made: the code that made it has moved on. */
-    madeEarlier: boolean;
+    /**
+     * The run's epoch when the call was made. Once the epoch has moved on, a microtask ran after the
+     * call was made: the code that made it has moved on (see {@link onTick}).
+     */
+    epoch: number;
   }
   /**
    * What a call's promise is made with (`construct(PromiseCtor, [executor], CallPromise)`): a native
@@ -792,15 +795,16 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       if (current !== undefined && !current.finished) {
         const pending = apply(mapGet, current.queued, [this]) as Pending | undefined;
         if (pending !== undefined) {
+          const madeEarlier = pending.epoch !== current.epoch;
           if (
-            pending.madeEarlier &&
+            madeEarlier &&
             syncApply !== undefined &&
             !apply(setHas, current.waitingTools, [pending.tool]) &&
             apply(mapSize, current.queued, []) === 1 &&
             apply(mapSize, current.pending, []) === 0
           ) {
             startAlone(current, pending);
-          } else if (pending.madeEarlier) startQueued(current);
+          } else if (madeEarlier) startQueued(current);
         }
       }
       return apply(promiseThen, this, [onFulfilled, onRejected]);
@@ -815,11 +819,6 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   );
   defineProperty(CallPromise, Symbol.species, bare({ value: PromiseCtor }));
   freeze(CallPromise);
-  /** Runs `step` in a microtask, consulting nothing the code may have patched (see OutcomePromise). */
-  const resolveNow = (resolve: (value: undefined) => void) => resolve(undefined);
-  const defer = (step: () => void): void => {
-    apply(promiseThen, construct(PromiseCtor, [resolveNow], OutcomePromise), [step]);
-  };
   /**
    * The prototype of a failed call's outcome ({@link failLater}): the real `then`, and a constructor
    * whose species is the real Promise, all frozen. A call's promise adopts that outcome through its
@@ -839,6 +838,15 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   OutcomePromise.prototype = outcomePrototype;
   defineProperty(OutcomePromise, Symbol.species, bare({ value: PromiseCtor }));
   freeze(OutcomePromise);
+  /**
+   * A settled promise of the prelude's own, never handed out: `apply(promiseThen, settledOutcome, [step])`
+   * runs `step` in a microtask, consulting nothing the code may have patched (see OutcomePromise).
+   */
+  const settledOutcome = construct(
+    PromiseCtor,
+    [(resolve: (value: undefined) => void) => resolve(undefined)],
+    OutcomePromise,
+  ) as Promise<undefined>;
   /**
    * A failed call's outcome: a promise that rejects with the ToolCallError, made two microtasks later.
    * By then the call's promise has adopted this one, so V8's async stack trace of the error runs on
@@ -865,6 +873,10 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     /** Tools whose calls may wait for a person: never waited for inside the call. */
     waitingTools: Set<string>;
     calls: number;
+    /** Moves on in the first microtask after calls were made (see {@link onTick}). */
+    epoch: number;
+    /** A microtask that starts the calls still queued (see {@link onFlush}) is on its way. */
+    flushing: boolean;
     logChars: number;
     droppedLogCalls: number;
     snapshot: (() => Record<string, unknown>) | undefined;
@@ -967,34 +979,61 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       );
     }
     const callId = ++current.calls;
-    let resolve: (value: unknown) => void = () => {};
-    const promise = construct(
-      PromiseCtor,
-      [
-        (settle: (value: unknown) => void) => {
-          resolve = settle;
-        },
-      ],
-      CallPromise,
-    ) as Promise<unknown>;
+    const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
     const pending: Pending = {
       promise,
-      resolve,
+      resolve: captured,
       tool: realName,
       callId,
       argsJson,
       requested,
-      madeEarlier: false,
+      epoch: current.epoch,
     };
     apply(mapSet, current.queued, [promise, pending]);
     // The call starts once the code has moved on: when it awaits it (`then`), or two microtasks later.
-    defer(() => {
-      pending.madeEarlier = true;
-      defer(() => {
-        if (apply(mapGet, current.queued, [promise]) !== undefined) startQueued(current);
-      });
-    });
+    if (!tickScheduled) {
+      tickScheduled = true;
+      apply(promiseThen, settledOutcome, [onTick]);
+    }
     return promise;
+  };
+
+  /** The resolve function of the promise made last with {@link captureArgs}. */
+  let captured: (value: unknown) => void = () => {};
+  /** The executor of a call's promise, as `construct` takes it: one for every call, no closure each. */
+  const captureArgs = freeze([
+    (resolve: (value: unknown) => void) => {
+      captured = resolve;
+    },
+  ]);
+  let tickScheduled = false;
+  /**
+   * The first microtask after calls were made: the code that made them has moved on, so the run's epoch
+   * moves on (a call awaited from now on may be waited for inside the call), and the calls still queued
+   * one microtask later start (see {@link onFlush}). One tick serves every call made before it.
+   */
+  const onTick = () => {
+    tickScheduled = false;
+    const current = run;
+    if (current === undefined || current.finished) return;
+    current.epoch++;
+    if (!current.flushing && apply(mapSize, current.queued, []) > 0) {
+      current.flushing = true;
+      apply(promiseThen, settledOutcome, [onFlush]);
+    }
+  };
+  /**
+   * Two microtasks after a call was made: if it is still queued (nothing awaited it alone), it starts,
+   * with every call queued after it.
+   */
+  const onFlush = () => {
+    const current = run;
+    if (current === undefined || current.finished) return;
+    current.flushing = false;
+    const first = apply(mapIteratorNext, apply(mapEntries, current.queued, []), []) as IteratorResult<
+      [unknown, Pending]
+    >;
+    if (!first.done && first.value[1].epoch !== current.epoch) startQueued(current);
   };
 
   /** Starts every queued call of the run, in the order they were made: the host answers each later. */
@@ -1320,6 +1359,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       pending: new MapCtor(),
       waitingTools: new SetCtor<string>(),
       calls: 0,
+      epoch: 0,
+      flushing: false,
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
