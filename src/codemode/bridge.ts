@@ -157,29 +157,27 @@ export class RunBridge implements SandboxBridge {
       );
     }
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
-    // clock. Made on the first event that concerns it: most calls never wait for anyone.
+    // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
+    // person are watched (most calls never wait for anyone, and then no event is even made).
     let human: HumanWait | undefined;
-    // The raw value comes from the completed event: the result drops it when the rendered output was
-    // truncated, but the code needs the data, not the model's text.
-    let value: unknown;
+    const onEvent =
+      waiting && HumanWait.mayWait(dispatcher, name)
+        ? (event: DispatchEvent) => {
+            if (human || HumanWait.concerns(dispatcher, event)) {
+              human ??= new HumanWait(dispatcher, waiting);
+              human.observe(event);
+            }
+          }
+        : undefined;
     // Until the tool's own work has settled (it may run on past a timeout or the run's end).
     this.#unsettled.add(callId);
     return dispatcher
       .runCall(
         { id: callId, name, arguments: argsJson },
-        {
-          parent: context,
-          onEvent: (event) => {
-            if (event.type === "completed") value = event.value;
-            if (waiting && (human || HumanWait.concerns(dispatcher, event))) {
-              human ??= new HumanWait(dispatcher, waiting);
-              human.observe(event);
-            }
-          },
-        },
+        onEvent ? { parent: context, onEvent } : { parent: context },
       )
       .then(
-        ({ result, runningOn }): BridgeCallOutcome => {
+        ({ result, value, runningOn }): BridgeCallOutcome => {
           finish();
           if (runningOn) {
             const settle = () => this.#settle(callId);
@@ -242,6 +240,16 @@ class HumanWait {
   #approval = false;
   #asking = false;
   #bound: NodeJS.Timeout | undefined;
+
+  /**
+   * Whether a call of the tool named `name` may wait for a person: it is gated by `needsApproval` or
+   * marked `waitsForHuman`. A name that is not a tool's (the dispatcher repairs it or refuses it) may.
+   */
+  static mayWait(dispatcher: Dispatcher, name: string): boolean {
+    const options = dispatcher.toolset.get(name)?.options;
+    if (!options) return true;
+    return options.waitsForHuman === true || (options.needsApproval ?? false) !== false;
+  }
 
   /** Whether `event` starts a wait for a person: an approval request, or a `waitsForHuman` tool starting. */
   static concerns(dispatcher: Dispatcher, event: DispatchEvent): boolean {

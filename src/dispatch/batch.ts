@@ -80,13 +80,15 @@ function prepare(
   started: number,
 ): PreparedCall | ToolResult | Promise<PreparedCall | ToolResult> {
   if (stopped(scope)) return notRun(call, scope, started);
-  scope.emit({
-    type: "requested",
-    callId: call.id,
-    name: String(call.name),
-    ...scope.parentField,
-    arguments: call.arguments,
-  });
+  if (scope.listening) {
+    scope.emit({
+      type: "requested",
+      callId: call.id,
+      name: String(call.name),
+      ...scope.parentField,
+      arguments: call.arguments,
+    });
+  }
   let check: Preflight | Promise<Preflight>;
   try {
     check = preflight(call, scope);

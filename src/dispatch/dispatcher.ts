@@ -200,19 +200,36 @@ export class Dispatcher<Deps = unknown> {
    * The call's events go to the parent's turn and to `onEvent`. Rejects only with a UserError: for a
    * call without an id, or a parent the dispatcher did not make.
    */
-  async runCall(call: ToolCall, options: RunCallOptions): Promise<RunCallOutcome> {
-    const checked = checkCall(call, 0);
-    const parent = options.parent;
+  runCall(call: ToolCall, options: RunCallOptions): Promise<RunCallOutcome> {
+    let checked: ToolCall;
+    try {
+      checked = checkCall(call, 0);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const parent = options?.parent;
     const turn = parent ? turnOf(parent) : undefined;
-    if (!turn) {
-      throw new UserError(
-        "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
+    if (!parent || !turn) {
+      return Promise.reject(
+        new UserError(
+          "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
+        ),
       );
     }
     const observers = options.onEvent ? [options.onEvent] : [];
     const scope = this.#childScope(turn, parent, parent.signal, observers);
-    const result = await runSingle(checked, scope);
-    return scope.running.size === 0 ? { result } : { result, runningOn: scope.settled() };
+    let work: Promise<ToolResult>;
+    try {
+      work = runSingle(checked, scope);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return work.then((result): RunCallOutcome => {
+      const outcome: RunCallOutcome = { result };
+      if (result.ok) outcome.value = scope.value;
+      if (scope.running.size > 0) outcome.runningOn = scope.settled();
+      return outcome;
+    });
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {

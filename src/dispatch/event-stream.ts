@@ -26,6 +26,11 @@ export class EventStream<T> implements AsyncIterable<T> {
     this.#unread = options.unread === true;
   }
 
+  /** Whether no consumer can ever read this stream (see the constructor): its events are only counted. */
+  get unread(): boolean {
+    return this.#unread;
+  }
+
   /** Whether a consumer is reading the stream now. */
   get hasConsumer(): boolean {
     return this.#iterating;

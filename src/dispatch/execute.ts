@@ -11,31 +11,75 @@ import type { CallFailure, ToolResult } from "./types.js";
 
 type AttemptOutcome = { ok: true; value: unknown; ctx: RunContext } | { ok: false; error: unknown };
 
-/** Runs a call that passed preflight: attempts with timeout and retries, then rendering and truncation. */
-export async function execute(prepared: PreparedCall, scope: CallScope): Promise<ToolResult> {
-  const { call, tool } = prepared;
+/**
+ * Runs a call that passed preflight: attempts with timeout and retries, then rendering and truncation.
+ * An attempt of a tool that returns its value synchronously completes within this call (no promise is
+ * waited for): a call from code is on the path of every sequential step.
+ */
+export function execute(prepared: PreparedCall, scope: CallScope): Promise<ToolResult> {
   const started = performance.now();
-  const maxAttempts = 1 + (tool.options.retries ?? scope.settings.retries);
-  const base = { callId: call.id, name: tool.name, ...scope.parentField };
-  for (let attempt = 1; ; attempt++) {
-    scope.emit({ type: "started", ...base, attempt });
-    const outcome = await runAttempt(prepared, scope, attempt);
-    if (outcome.ok) return succeed(prepared, scope, outcome.value, outcome.ctx, attempt, started);
+  announceAttempt(prepared, scope, 1);
+  const outcome = runAttempt(prepared, scope, 1);
+  if (outcome instanceof Promise)
+    return outcome.then((first) => afterAttempt(prepared, scope, first, started));
+  return Promise.resolve(afterAttempt(prepared, scope, outcome, started));
+}
 
-    const failure = classify(outcome.error, tool, scope);
+/** The result once the first attempt is over: it succeeded, failed for good, or is retried. */
+function afterAttempt(
+  prepared: PreparedCall,
+  scope: CallScope,
+  outcome: AttemptOutcome,
+  started: number,
+): ToolResult | Promise<ToolResult> {
+  if (outcome.ok) return succeed(prepared, scope, outcome.value, outcome.ctx, 1, started);
+  return retry(prepared, scope, outcome.error, started);
+}
+
+/** The rest of the attempts after the first failed with `error`, with exponential backoff between them. */
+async function retry(
+  prepared: PreparedCall,
+  scope: CallScope,
+  error: unknown,
+  started: number,
+): Promise<ToolResult> {
+  const { tool } = prepared;
+  const maxAttempts = 1 + (tool.options.retries ?? scope.settings.retries);
+  for (let attempt = 1; ; attempt++) {
+    const failure = classify(error, tool, scope);
     // A tool that ran on past its deadline may already have acted: running it again could act twice.
-    const ranOn = outcome.error instanceof AttemptTimedOut && outcome.error.ranOn;
+    const ranOn = error instanceof AttemptTimedOut && error.ranOn;
     if (!isRetryable(failure) || ranOn || attempt >= maxAttempts || scope.turn.stopReason) {
       return fail(prepared, scope, failure, attempt, started);
     }
     const delayMs = backoffDelay(attempt, scope.settings.retryDelay);
-    scope.emit({ type: "retrying", ...base, attempt: attempt + 1, delayMs, error: failure });
+    if (scope.listening) {
+      scope.emit({
+        type: "retrying",
+        callId: prepared.call.id,
+        name: tool.name,
+        ...scope.parentField,
+        attempt: attempt + 1,
+        delayMs,
+        error: failure,
+      });
+    }
     try {
       await sleep(delayMs, scope.signal);
-    } catch (error) {
-      return fail(prepared, scope, classify(error, tool, scope), attempt, started);
+    } catch (slept) {
+      return fail(prepared, scope, classify(slept, tool, scope), attempt, started);
     }
+    announceAttempt(prepared, scope, attempt + 1);
+    const outcome = await runAttempt(prepared, scope, attempt + 1);
+    if (outcome.ok) return succeed(prepared, scope, outcome.value, outcome.ctx, attempt + 1, started);
+    error = outcome.error;
   }
+}
+
+function announceAttempt(prepared: PreparedCall, scope: CallScope, attempt: number): void {
+  if (!scope.listening) return;
+  const { call, tool } = prepared;
+  scope.emit({ type: "started", callId: call.id, name: tool.name, ...scope.parentField, attempt });
 }
 
 /** Maps what an attempt threw to a failure, and stops the turn when the error says so. */
@@ -52,14 +96,70 @@ function classify(error: unknown, tool: AnyTool, scope: CallScope): CallFailure 
   return failureFrom(error, tool.name);
 }
 
-async function runAttempt(
+/**
+ * One attempt. Without a timeout or policies, a `run` that returns (or throws) synchronously gives its
+ * outcome at once; anything else is waited for, bounded by the timeout and the scope's signal.
+ */
+function runAttempt(
   prepared: PreparedCall,
   scope: CallScope,
   attempt: number,
-): Promise<AttemptOutcome> {
+): AttemptOutcome | Promise<AttemptOutcome> {
   const { call, tool } = prepared;
   const configured = tool.options.timeout ?? scope.settings.timeout;
   const timeout = configured !== undefined && Number.isFinite(configured) ? configured : undefined;
+  if (timeout === undefined && scope.settings.policies.length === 0 && !tool.options.policies?.length) {
+    const ctx = scope.context(call.id, tool.name, attempt, scope.signal);
+    let value: unknown;
+    try {
+      value = tool.run(prepared.args, ctx);
+    } catch (error) {
+      return { ok: false, error };
+    }
+    if (!isThenable(value)) {
+      // Cancelled while `run` ran (by something it called): the attempt ends as cancelled, as it would
+      // have had `run` been asynchronous.
+      if (scope.signal.aborted) return { ok: false, error: scope.signal.reason };
+      return { ok: true, value, ctx };
+    }
+    return waitForWork(Promise.resolve(value), scope, ctx);
+  }
+  return runGuardedAttempt(prepared, scope, attempt, timeout);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/** The outcome of an attempt's asynchronous work, which only the scope's signal can cut short. */
+async function waitForWork(
+  work: Promise<unknown>,
+  scope: CallScope,
+  ctx: RunContext,
+): Promise<AttemptOutcome> {
+  // A tool still running after a cancellation must not raise an unhandled rejection later.
+  work.catch(() => {});
+  try {
+    return { ok: true, value: await untilAborted(work, scope.signal), ctx };
+  } catch (error) {
+    // The attempt may have ended before the tool did: it counts as running until it really settles.
+    scope.track(work);
+    return { ok: false, error };
+  }
+}
+
+/** An attempt with a timeout or policies: its own signal, its deadline, and the policy chain. */
+async function runGuardedAttempt(
+  prepared: PreparedCall,
+  scope: CallScope,
+  attempt: number,
+  timeout: number | undefined,
+): Promise<AttemptOutcome> {
+  const { call, tool } = prepared;
   // Without a timeout the attempt can only end early through the turn, so it shares the turn's signal;
   // an AbortController per call is the single largest cost of a trivial dispatched call.
   const controller = timeout === undefined ? undefined : new AbortController();
@@ -192,17 +292,20 @@ function succeed(
   const max = tool.options.maxOutputChars ?? scope.settings.maxOutputChars;
   const { text, truncated } = truncateOutput(rendered, max);
   const durationMs = performance.now() - started;
-  scope.emit({
-    type: "completed",
-    callId: call.id,
-    name: tool.name,
-    ...scope.parentField,
-    value,
-    output: text,
-    attempts,
-    durationMs,
-    truncated,
-  });
+  scope.value = value;
+  if (scope.listening) {
+    scope.emit({
+      type: "completed",
+      callId: call.id,
+      name: tool.name,
+      ...scope.parentField,
+      value,
+      output: text,
+      attempts,
+      durationMs,
+      truncated,
+    });
+  }
   const result: ToolResult = {
     callId: call.id,
     name: tool.name,
@@ -229,16 +332,18 @@ export function fail(
   const { text, truncated } = truncateOutput(failureOutput(failure), max);
   const durationMs = performance.now() - started;
   const name = prepared.tool.name;
-  scope.emit({
-    type: "failed",
-    callId: prepared.call.id,
-    name,
-    ...scope.parentField,
-    error: failure,
-    output: text,
-    attempts,
-    durationMs,
-  });
+  if (scope.listening) {
+    scope.emit({
+      type: "failed",
+      callId: prepared.call.id,
+      name,
+      ...scope.parentField,
+      error: failure,
+      output: text,
+      attempts,
+      durationMs,
+    });
+  }
   const result: ToolResult = {
     callId: prepared.call.id,
     name,

@@ -34,6 +34,17 @@ export class CallScope {
    * it really settles.
    */
   readonly running = new Set<Promise<unknown>>();
+  /**
+   * Whether anyone can see this scope's events: an observer, or a consumer of the turn's stream. When
+   * nobody can, the calls' progress events (requested, started, retrying, completed, failed) are not
+   * made at all; approval events always are.
+   */
+  readonly listening: boolean;
+  /**
+   * The raw value of the call that succeeded last in this scope, kept even when its rendered output was
+   * truncated (and the result dropped the value): `runCall` hands it on, for code that needs the data.
+   */
+  value: unknown;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
@@ -52,6 +63,7 @@ export class CallScope {
     this.parentField = init.parentCallId === undefined ? {} : { parentCallId: init.parentCallId };
     this.signal = init.signal;
     this.#observers = init.observers ?? [];
+    this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 
   /** Reports an event to the observers and on the turn's stream; returns its sequence number there. */

@@ -190,6 +190,11 @@ export interface RunCallOutcome {
   /** The call's result, as `dispatch()` would give it. */
   result: ToolResult;
   /**
+   * The tool's raw value when the call succeeded, also when the rendered output was truncated and
+   * `result.value` was dropped: code that called the tool needs the data, not the model's text.
+   */
+  value?: unknown;
+  /**
    * Set when the tool's own work has not settled yet (it ignored a timeout or a cancellation and runs
    * on): resolves once it has.
    */

@@ -152,6 +152,84 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
     expect(settled).toBe(true);
   });
 
+  it("hands on the raw value of a call whose rendered output was truncated", async () => {
+    const big = tool({
+      name: "big",
+      description: "A long list.",
+      input: z.object({}),
+      maxOutputChars: 50,
+      run: () => Array.from({ length: 100 }, (_, i) => i),
+    });
+    const dispatcher = new Dispatcher(toolsetOf(big));
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const { result, value } = await dispatcher.runCall(
+      { id: "c1", name: "big", arguments: {} },
+      { parent: run.context },
+    );
+    run.close();
+    expect(result.truncated).toBe(true);
+    expect(result.value).toBeUndefined();
+    expect(value).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  it("a synchronous tool that ends its own run while it runs is reported cancelled, not ok", async () => {
+    const ended = new AbortController();
+    const ender = tool({
+      name: "ender",
+      description: "Cancels the run it belongs to, then returns.",
+      input: z.object({}),
+      run: () => {
+        ended.abort(new Error("stopped from inside"));
+        return "done";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(ender));
+    const run = dispatcher.openRun({ callId: "run-1", signal: ended.signal });
+    const { result, value } = await dispatcher.runCall(
+      { id: "c1", name: "ender", arguments: {} },
+      { parent: run.context },
+    );
+    run.close();
+    expect(result.ok).toBe(false);
+    expect(result.error?.kind).toBe("cancelled");
+    expect(value).toBeUndefined();
+  });
+
+  it("a synchronous tool that throws is an error result with its message, and is retried like any other", async () => {
+    let attempts = 0;
+    const flaky = tool({
+      name: "flaky",
+      description: "Throws on its first attempt.",
+      input: z.object({}),
+      retries: 1,
+      run: () => {
+        attempts++;
+        if (attempts === 1) throw new Error("not yet");
+        return "second time";
+      },
+    });
+    const dispatcher = new Dispatcher(toolsetOf(flaky), { retryDelay: 1 });
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const events: DispatchEvent[] = [];
+    const { result } = await dispatcher.runCall(
+      { id: "c1", name: "flaky", arguments: {} },
+      { parent: run.context, onEvent: (event) => events.push(event) },
+    );
+    run.close();
+    expect(result).toMatchObject({ ok: true, value: "second time", attempts: 2 });
+    expect(events.map((event) => event.type)).toEqual([
+      "requested",
+      "started",
+      "retrying",
+      "started",
+      "completed",
+    ]);
+    expect(events.find((event) => event.type === "retrying")).toMatchObject({
+      attempt: 2,
+      error: { kind: "error", message: "flaky failed: not yet" },
+    });
+  });
+
   it("a call made after its run was closed is not run", async () => {
     const dispatcher = new Dispatcher(toolsetOf(add));
     const run = dispatcher.openRun({ callId: "run-1" });
