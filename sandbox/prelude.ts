@@ -777,47 +777,72 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
      * call was made: the code that made it has moved on (see {@link onTick}).
      */
     epoch: number;
+    /** The code waits for the call: it awaited it, or chained it once it had moved on. */
+    awaited: boolean;
   }
+  /** A queued call of the current run, by the promise its `tools.<name>()` returned. */
+  const queuedCall = (promise: unknown): { current: Run; pending: Pending } | undefined => {
+    const current = run;
+    if (current === undefined || current.finished) return undefined;
+    const pending = apply(mapGet, current.queued, [promise]) as Pending | undefined;
+    return pending === undefined ? undefined : { current, pending };
+  };
+  /** Notes that the code waits for a queued call; the next tick decides how it starts. */
+  const markAwaited = (current: Run, pending: Pending) => {
+    if (pending.awaited) return;
+    pending.awaited = true;
+    current.awaited++;
+    scheduleTick();
+  };
+  const callPromiseParts = {
+    /**
+     * `await` and `Promise.resolve` read a promise's constructor, synchronously, where the code waits
+     * for it; the real Promise here lets `await` take V8's direct path (no `then` call, no extra job).
+     */
+    get constructor(): unknown {
+      if (!chaining) {
+        const found = queuedCall(this);
+        if (found !== undefined) markAwaited(found.current, found.pending);
+      }
+      return PromiseCtor;
+    },
+    /**
+     * Chaining a call once the code has moved on counts as waiting for it; chaining it in the statement
+     * that made it does not (the code goes on and may make more calls to run with it).
+     */
+    // biome-ignore lint/suspicious/noThenProperty: the call promise's own `then`, the point of the design.
+    then(this: unknown, onFulfilled?: unknown, onRejected?: unknown): unknown {
+      const found = queuedCall(this);
+      if (found !== undefined && found.pending.epoch !== found.current.epoch) {
+        markAwaited(found.current, found.pending);
+      }
+      // `then` reads the constructor too (for the promise it returns): that read is not the code's.
+      chaining = true;
+      try {
+        return apply(promiseThen, this, [onFulfilled, onRejected]);
+      } finally {
+        chaining = false;
+      }
+    },
+  };
+  /** Set while a call promise's own `then` runs. */
+  let chaining = false;
   /**
    * What a call's promise is made with (`construct(PromiseCtor, [executor], CallPromise)`): a native
-   * promise whose frozen prototype has its own `then`. `await` looks `then` up on such a promise (its
-   * constructor is not the real Promise) and calls it from a microtask, which tells the prelude that the
-   * code is waiting for the call (see {@link startAlone}). Its species is the real Promise, so `then`,
-   * `catch` and `finally` give plain promises. It is never called: the function only names the prototype.
+   * promise whose frozen prototype tells the prelude when the code waits for the call (its constructor
+   * getter and its `then`, above; see {@link onTick}). Its constructor reads as the real Promise, so
+   * `then`, `catch` and `finally` give plain promises. It is never called: it only names the prototype.
    */
   function CallPromise() {
     throw new TypeError("Illegal constructor");
   }
-  const callThen = {
-    // biome-ignore lint/suspicious/noThenProperty: the call promise's own `then`, the point of the design.
-    then(this: unknown, onFulfilled?: unknown, onRejected?: unknown): unknown {
-      const current = run;
-      if (current !== undefined && !current.finished) {
-        const pending = apply(mapGet, current.queued, [this]) as Pending | undefined;
-        if (pending !== undefined) {
-          const madeEarlier = pending.epoch !== current.epoch;
-          if (
-            madeEarlier &&
-            syncApply !== undefined &&
-            !apply(setHas, current.waitingTools, [pending.tool]) &&
-            apply(mapSize, current.queued, []) === 1 &&
-            apply(mapSize, current.pending, []) === 0
-          ) {
-            startAlone(current, pending);
-          } else if (madeEarlier) startQueued(current);
-        }
-      }
-      return apply(promiseThen, this, [onFulfilled, onRejected]);
-    },
-  }.then;
   CallPromise.prototype = freeze(
     create(PromiseCtor.prototype, {
-      constructor: bare({ value: CallPromise }),
-      // biome-ignore lint/suspicious/noThenProperty: see callThen.
-      then: bare({ value: callThen }),
+      constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor")!.get }),
+      // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
+      then: bare({ value: callPromiseParts.then }),
     }),
   );
-  defineProperty(CallPromise, Symbol.species, bare({ value: PromiseCtor }));
   freeze(CallPromise);
   /**
    * The prototype of a failed call's outcome ({@link failLater}): the real `then`, and a constructor
@@ -875,6 +900,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     calls: number;
     /** Moves on in the first microtask after calls were made (see {@link onTick}). */
     epoch: number;
+    /** How many queued calls the code waits for. */
+    awaited: number;
     /** A microtask that starts the calls still queued (see {@link onFlush}) is on its way. */
     flushing: boolean;
     logChars: number;
@@ -988,13 +1015,12 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       argsJson,
       requested,
       epoch: current.epoch,
+      awaited: false,
     };
     apply(mapSet, current.queued, [promise, pending]);
-    // The call starts once the code has moved on: when it awaits it (`then`), or two microtasks later.
-    if (!tickScheduled) {
-      tickScheduled = true;
-      apply(promiseThen, settledOutcome, [onTick]);
-    }
+    // The call starts once the code has moved on: in the next tick when the code waits for it, else two
+    // microtasks later.
+    scheduleTick();
     return promise;
   };
 
@@ -1007,17 +1033,41 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     },
   ]);
   let tickScheduled = false;
+  const scheduleTick = () => {
+    if (tickScheduled) return;
+    tickScheduled = true;
+    apply(promiseThen, settledOutcome, [onTick]);
+  };
   /**
-   * The first microtask after calls were made: the code that made them has moved on, so the run's epoch
-   * moves on (a call awaited from now on may be waited for inside the call), and the calls still queued
-   * one microtask later start (see {@link onFlush}). One tick serves every call made before it.
+   * The first microtask after calls were made or awaited: the code that made them has moved on, so the
+   * run's epoch moves on. When the code waits for a call: the one call it waits for, with nothing else
+   * queued or in flight, is waited for inside the call (see {@link startAlone}); otherwise every queued
+   * call starts, to run together. Calls nobody waits for yet start one microtask later (see
+   * {@link onFlush}). One tick serves every call made before it.
    */
   const onTick = () => {
     tickScheduled = false;
     const current = run;
     if (current === undefined || current.finished) return;
     current.epoch++;
-    if (!current.flushing && apply(mapSize, current.queued, []) > 0) {
+    const queued = apply(mapSize, current.queued, []) as number;
+    if (queued === 0) return;
+    if (current.awaited > 0) {
+      if (queued === 1 && syncApply !== undefined && apply(mapSize, current.pending, []) === 0) {
+        const only = (
+          apply(mapIteratorNext, apply(mapEntries, current.queued, []), []) as IteratorResult<
+            [unknown, Pending]
+          >
+        ).value[1];
+        if (!apply(setHas, current.waitingTools, [only.tool])) {
+          startAlone(current, only);
+          return;
+        }
+      }
+      startQueued(current);
+      return;
+    }
+    if (!current.flushing) {
       current.flushing = true;
       apply(promiseThen, settledOutcome, [onFlush]);
     }
@@ -1041,6 +1091,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     const queued = current.queued;
     if (apply(mapSize, queued, []) === 0) return;
     current.queued = new MapCtor();
+    current.awaited = 0;
     const entries = apply(mapEntries, queued, []) as object;
     for (;;) {
       const step = apply(mapIteratorNext, entries, []) as IteratorResult<[unknown, Pending]>;
@@ -1060,6 +1111,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
    */
   const startAlone = (current: Run, pending: Pending) => {
     apply(mapDelete, current.queued, [pending.promise]);
+    if (pending.awaited) current.awaited--;
     let answer: unknown;
     try {
       answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
@@ -1360,6 +1412,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       waitingTools: new SetCtor<string>(),
       calls: 0,
       epoch: 0,
+      awaited: 0,
       flushing: false,
       logChars: 0,
       droppedLogCalls: 0,
