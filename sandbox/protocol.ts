@@ -127,13 +127,15 @@ export interface SandboxBridge {
    * `waiting(true)` when the call starts waiting for a person (its approval, or a tool that asks one) and
    * `waiting(false)` when that wait is over: the sandbox's wall clock does not run in between. `requested` is the name the code used
    * when it was not a declared one (`tools.getOrder` resolved to `get_order` by the dispatcher's rule).
+   * The outcome may come at once (a synchronous tool), which lets a sandbox waiting inside the call be
+   * answered without a turn of the event loop.
    */
   callTool(
     name: string,
     argsJson: string,
     waiting?: (waiting: boolean) => void,
     requested?: string,
-  ): Promise<BridgeCallOutcome>;
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome>;
   /** A console line. */
   log(entry: LogEntry): void;
 }

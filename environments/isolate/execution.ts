@@ -179,21 +179,20 @@ export class Execution {
 
   /**
    * A call the guest waits for inside the call (the code awaits it with nothing else in flight; see
-   * GuestSyncCall): resolves with the outcome as text, `"o"` and the value's JSON or `"f"` and the
-   * failure's JSON. Never rejects.
+   * GuestSyncCall): the outcome as text, `"o"` and the value's JSON or `"f"` and the failure's JSON;
+   * at once when the bridge has it at once (a synchronous tool), else as a promise. Never throws or
+   * rejects.
    */
-  receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): Promise<string> {
+  receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string | Promise<string> {
     if (this.#ended || this.#report) {
-      return Promise.resolve(answerText(failure(String(name), "cancelled", "The run has ended.")));
+      return answerText(failure(String(name), "cancelled", "The run has ended."));
     }
     if (++this.#messages > this.#maxMessages) {
       this.#stop("limit", stopError("LimitExceeded", limitMessages.messages(this.#maxMessages)));
-      return Promise.resolve(answerText(failure(String(name), "limit", "The run was stopped.")));
+      return answerText(failure(String(name), "limit", "The run was stopped."));
     }
     if (typeof id !== "number" || typeof name !== "string" || typeof argsJson !== "string") {
-      return Promise.resolve(
-        answerText(failure(String(name), "error", "The sandbox sent a malformed call.")),
-      );
+      return answerText(failure(String(name), "error", "The sandbox sent a malformed call."));
     }
     this.#waitingGuest++;
     return this.#call(
@@ -209,36 +208,32 @@ export class Execution {
 
   /**
    * Checks a call and runs it through the bridge; `deliver` turns its outcome into what the caller
-   * passes on (one reaction per call: a call from code is on the path of every sequential step). Never
-   * rejects.
+   * passes on, at once when the bridge's outcome comes at once, else in one reaction (a call from code is
+   * on the path of every sequential step). Never throws or rejects.
    */
   #call<T>(
     name: string,
     argsJson: string,
     requested: string | undefined,
     deliver: (outcome: BridgeCallOutcome) => T,
-  ): Promise<T> {
+  ): T | Promise<T> {
     this.#toolCalls++;
     if (!this.#allowedTools.has(name)) {
-      return Promise.resolve(
-        deliver(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`)),
-      );
+      return deliver(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     }
     if (this.#toolCalls > this.#maxToolCalls) {
-      return Promise.resolve(
-        deliver(failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`)),
-      );
+      return deliver(failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
     }
     return this.#runCall(name, argsJson, requested, deliver);
   }
 
-  /** Runs one call through the bridge. Never rejects. */
+  /** Runs one call through the bridge. Never throws or rejects. */
   #runCall<T>(
     name: string,
     argsJson: string,
     requested: string | undefined,
     deliver: (outcome: BridgeCallOutcome) => T,
-  ): Promise<T> {
+  ): T | Promise<T> {
     // The wall clock stops while the call waits for a person (each call pauses it once at a time).
     let paused = false;
     const waiting = (now: boolean) => {
@@ -247,28 +242,27 @@ export class Execution {
       if (now) this.#wallClock?.pause();
       else this.#wallClock?.resume();
     };
-    let work: Promise<BridgeCallOutcome>;
+    const done = (outcome: BridgeCallOutcome) => {
+      waiting(false);
+      return deliver(outcome);
+    };
+    const failed = (error: unknown) => {
+      waiting(false);
+      return deliver(
+        failure(
+          name,
+          "error",
+          `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    };
+    let work: BridgeCallOutcome | Promise<BridgeCallOutcome>;
     try {
       work = this.#bridge.callTool(name, argsJson, waiting, requested);
     } catch (error) {
-      work = Promise.reject(error);
+      return failed(error);
     }
-    return work.then(
-      (outcome) => {
-        waiting(false);
-        return deliver(outcome);
-      },
-      (error: unknown) => {
-        waiting(false);
-        return deliver(
-          failure(
-            name,
-            "error",
-            `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-      },
-    );
+    return isPromiseLike(work) ? work.then(done, failed) : done(work);
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {
@@ -440,6 +434,10 @@ function isCompileError(error: unknown): boolean {
     message.endsWith("]") &&
     message.includes(` [${USER_CODE_FILENAME}:`)
   );
+}
+
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown }).then === "function";
 }
 
 function failure(tool: string, kind: string, message: string): BridgeCallOutcome {

@@ -201,7 +201,8 @@ export class IsolateSandbox implements Sandbox {
    * has taken an answer already given (its reaction to the promise runs first; see #kill). A call that
    * reaches a sandbox already killed (the guest entered the call as it was being stopped) is answered at
    * once, with no promise: the guest may not have been cancelled yet, and a promise left pending would
-   * hold its thread for ever.
+   * hold its thread for ever. An answer the bridge has at once is returned as it is (isolated-vm takes
+   * it as this returns); a kill asked for while it was being made disposes the isolate only after that.
    */
   #answerSync(
     runId: unknown,
@@ -214,23 +215,34 @@ export class IsolateSandbox implements Sandbox {
     if (this.#dead || this.#isolate.isDisposed || !current || runId !== current.runId) {
       return `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
     }
-    const answer: Promise<string> = current.execution
-      .receiveSync(id, tool, argsJson, requested)
-      .then((text) => {
-        // Left pending for ever (a fresh promise, collected with the answer): isolated-vm must not be
-        // handed an answer once its isolate is gone.
-        if (this.#dead || this.#isolate.isDisposed) return new Promise<string>(() => {});
-        this.#delivering++;
-        // Registered after isolated-vm's own reaction to `answer`, so it runs once the answer is taken.
-        void answer.then(() => {
-          this.#delivering--;
-          if (this.#delivering === 0 && this.#disposeWhenDelivered) {
-            this.#disposeWhenDelivered = false;
-            dispose(this.#slot);
-          }
-        });
-        return text;
+    this.#delivering++;
+    let received: string | Promise<string>;
+    try {
+      received = current.execution.receiveSync(id, tool, argsJson, requested);
+    } finally {
+      this.#delivering--;
+    }
+    if (this.#delivering === 0 && this.#disposeWhenDelivered) {
+      this.#disposeWhenDelivered = false;
+      // A later turn of the event loop: by then isolated-vm has taken what this call returns.
+      setImmediate(() => dispose(this.#slot));
+    }
+    if (typeof received === "string") return received;
+    const answer: Promise<string> = received.then((text) => {
+      // Left pending for ever (a fresh promise, collected with the answer): isolated-vm must not be
+      // handed an answer once its isolate is gone.
+      if (this.#dead || this.#isolate.isDisposed) return new Promise<string>(() => {});
+      this.#delivering++;
+      // Registered after isolated-vm's own reaction to `answer`, so it runs once the answer is taken.
+      void answer.then(() => {
+        this.#delivering--;
+        if (this.#delivering === 0 && this.#disposeWhenDelivered) {
+          this.#disposeWhenDelivered = false;
+          dispose(this.#slot);
+        }
       });
+      return text;
+    });
     return answer;
   }
 

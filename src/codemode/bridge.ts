@@ -1,7 +1,7 @@
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { DispatchEvent, FailureKind } from "../dispatch/types.js";
+import type { DispatchEvent, FailureKind, RunCallOutcome } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -80,26 +80,20 @@ export class RunBridge implements SandboxBridge {
     argsJson: string,
     waiting?: (waiting: boolean) => void,
     requested?: string,
-  ): Promise<BridgeCallOutcome> {
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const { limits, signal } = this.#init;
-    if (signal.aborted) {
-      return Promise.resolve(refused(name, "The run has ended; no more tool calls are accepted."));
-    }
+    if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
     this.#count++;
     if (this.#count > limits.maxToolCalls) {
-      return Promise.resolve(
-        refused(
-          name,
-          `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
-        ),
+      return refused(
+        name,
+        `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
       );
     }
     if (this.#pendingArgsChars + argsJson.length > MAX_PENDING_ARGS_CHARS) {
-      return Promise.resolve(
-        refused(
-          name,
-          `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
-        ),
+      return refused(
+        name,
+        `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
       );
     }
     const callId = `${this.#init.callIdPrefix}.${this.#count}`;
@@ -133,15 +127,16 @@ export class RunBridge implements SandboxBridge {
 
   /**
    * Runs a call that holds a slot through the dispatcher; the slot and the call's share of pending
-   * arguments are given back when its result is in. One reaction to the dispatcher's promise, no async
-   * frames: a call from code is on the path of every sequential step. Never rejects.
+   * arguments are given back when its result is in. The outcome comes at once when the dispatcher's
+   * does (a synchronous tool), else as one reaction to its promise: a call from code is on the path of
+   * every sequential step. Never throws or rejects.
    */
   #dispatch(
     call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
     release: () => void,
-  ): Promise<BridgeCallOutcome> {
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const { callId, name } = call;
     const { dispatcher, context, signal } = this.#init;
     const started = performance.now();
@@ -152,9 +147,7 @@ export class RunBridge implements SandboxBridge {
     if (signal.aborted) {
       finish();
       this.#record(call, name, "cancelled", started);
-      return Promise.resolve(
-        refused(name, "The run has ended; no more tool calls are accepted.", "cancelled"),
-      );
+      return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
     }
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
@@ -169,45 +162,44 @@ export class RunBridge implements SandboxBridge {
             }
           }
         : undefined;
+    const done = ({ result, value, runningOn }: RunCallOutcome): BridgeCallOutcome => {
+      finish();
+      if (runningOn) {
+        const settle = () => this.#settle(callId);
+        runningOn.then(settle, settle);
+      } else this.#settle(callId);
+      human?.end();
+      if (result.ok) {
+        this.#record(call, result.name, "ok", started);
+        return { ok: true, valueJson: renderJson(value) };
+      }
+      const kind = sandboxKind(result.error?.kind ?? "error");
+      this.#record(call, result.name, kind, started);
+      const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
+      return {
+        ok: false,
+        error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
+      };
+    };
+    const failed = (error: unknown): BridgeCallOutcome => {
+      finish();
+      this.#settle(callId);
+      human?.end();
+      this.#record(call, name, "cancelled", started);
+      return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
+    };
     // Until the tool's own work has settled (it may run on past a timeout or the run's end).
     this.#unsettled.add(callId);
-    return dispatcher
-      .runCall(
+    let outcome: RunCallOutcome | Promise<RunCallOutcome>;
+    try {
+      outcome = dispatcher.runCallNow(
         { id: callId, name, arguments: argsJson },
         onEvent ? { parent: context, onEvent } : { parent: context },
-      )
-      .then(
-        ({ result, value, runningOn }): BridgeCallOutcome => {
-          finish();
-          if (runningOn) {
-            const settle = () => this.#settle(callId);
-            runningOn.then(settle, settle);
-          } else this.#settle(callId);
-          human?.end();
-          if (result.ok) {
-            this.#record(call, result.name, "ok", started);
-            return { ok: true, valueJson: renderJson(value) };
-          }
-          const kind = sandboxKind(result.error?.kind ?? "error");
-          this.#record(call, result.name, kind, started);
-          const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
-          return {
-            ok: false,
-            error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
-          };
-        },
-        (error: unknown): BridgeCallOutcome => {
-          finish();
-          this.#settle(callId);
-          human?.end();
-          this.#record(call, name, "cancelled", started);
-          return refused(
-            name,
-            error instanceof Error ? error.message : "The run was cancelled.",
-            "cancelled",
-          );
-        },
       );
+    } catch (error) {
+      return failed(error);
+    }
+    return outcome instanceof Promise ? outcome.then(done, failed) : done(outcome);
   }
 
   /** A call's tool has really finished: it no longer holds up {@link settled}. */

@@ -36,7 +36,7 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
       results.push(notRun(call, scope, started));
       continue;
     }
-    const task = execute(prepared, scope).then((result) => {
+    const task = Promise.resolve(execute(prepared, scope)).then((result) => {
       results.push(result);
       release();
       running.delete(task);
@@ -50,9 +50,9 @@ export async function runBatch(calls: readonly ToolCall[], scope: CallScope): Pr
 /**
  * Runs one call alone: what {@link runBatch} does for a batch of one, without its bookkeeping. Calls made
  * from code take this path, one nested dispatch each. When preflight has nothing to wait for, the tool
- * is invoked before this returns.
+ * is invoked before this returns; when the tool is synchronous too, so is the result (no promise).
  */
-export function runSingle(call: ToolCall, scope: CallScope): Promise<ToolResult> {
+export function runSingle(call: ToolCall, scope: CallScope): ToolResult | Promise<ToolResult> {
   const started = performance.now();
   const prepared = prepare(call, scope, started);
   if (prepared instanceof Promise) return prepared.then((ready) => runPrepared(ready, call, scope, started));
@@ -64,9 +64,9 @@ function runPrepared(
   call: ToolCall,
   scope: CallScope,
   started: number,
-): Promise<ToolResult> {
-  if (!isPrepared(prepared)) return Promise.resolve(prepared);
-  return stopped(scope) ? Promise.resolve(notRun(call, scope, started)) : execute(prepared, scope);
+): ToolResult | Promise<ToolResult> {
+  if (!isPrepared(prepared)) return prepared;
+  return stopped(scope) ? notRun(call, scope, started) : execute(prepared, scope);
 }
 
 /**

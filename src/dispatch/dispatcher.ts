@@ -201,35 +201,33 @@ export class Dispatcher<Deps = unknown> {
    * call without an id, or a parent the dispatcher did not make.
    */
   runCall(call: ToolCall, options: RunCallOptions): Promise<RunCallOutcome> {
-    let checked: ToolCall;
     try {
-      checked = checkCall(call, 0);
+      return Promise.resolve(this.runCallNow(call, options));
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * {@link runCall}, with the outcome at once (not a promise) when the whole call completed before it
+   * returned: an ungated tool whose validation and `run` are synchronous, or a call refused in
+   * preflight. For a host that can answer a waiting sandbox without a turn of the event loop. Throws
+   * (instead of rejecting) the UserError for a call without an id or a parent the dispatcher did not make.
+   */
+  runCallNow(call: ToolCall, options: RunCallOptions): RunCallOutcome | Promise<RunCallOutcome> {
+    const checked = checkCall(call, 0);
     const parent = options?.parent;
     const turn = parent ? turnOf(parent) : undefined;
     if (!parent || !turn) {
-      return Promise.reject(
-        new UserError(
-          "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
-        ),
+      throw new UserError(
+        "runCall(call, { parent }) needs a parent context made by a dispatcher: a DispatchRun's context from openRun(), or a tool's ctx.",
       );
     }
     const observers = options.onEvent ? [options.onEvent] : [];
     const scope = this.#childScope(turn, parent, parent.signal, observers);
-    let work: Promise<ToolResult>;
-    try {
-      work = runSingle(checked, scope);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return work.then((result): RunCallOutcome => {
-      const outcome: RunCallOutcome = { result };
-      if (result.ok) outcome.value = scope.value;
-      if (scope.running.size > 0) outcome.runningOn = scope.settled();
-      return outcome;
-    });
+    const result = runSingle(checked, scope);
+    if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
+    return outcomeOf(result, scope);
   }
 
   #dispatchNested(calls: ToolCall[], options: DispatchOptions<Deps>, turn: Turn): DispatchHandle {
@@ -299,6 +297,14 @@ export class Dispatcher<Deps = unknown> {
     this.#sessions.set(session, known);
     return known;
   }
+}
+
+/** What runCall gives for a result of its scope's one call. */
+function outcomeOf(result: ToolResult, scope: CallScope): RunCallOutcome {
+  const outcome: RunCallOutcome = { result };
+  if (result.ok) outcome.value = scope.value;
+  if (scope.running.size > 0) outcome.runningOn = scope.settled();
+  return outcome;
 }
 
 async function finish(batch: Promise<ToolResult[]>, turn: Turn): Promise<ToolResult[]> {

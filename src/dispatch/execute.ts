@@ -13,16 +13,16 @@ type AttemptOutcome = { ok: true; value: unknown; ctx: RunContext } | { ok: fals
 
 /**
  * Runs a call that passed preflight: attempts with timeout and retries, then rendering and truncation.
- * An attempt of a tool that returns its value synchronously completes within this call (no promise is
- * waited for): a call from code is on the path of every sequential step.
+ * The result of a tool that returns its value synchronously is there when this returns (no promise):
+ * a call from code is on the path of every sequential step.
  */
-export function execute(prepared: PreparedCall, scope: CallScope): Promise<ToolResult> {
+export function execute(prepared: PreparedCall, scope: CallScope): ToolResult | Promise<ToolResult> {
   const started = performance.now();
   announceAttempt(prepared, scope, 1);
   const outcome = runAttempt(prepared, scope, 1);
   if (outcome instanceof Promise)
     return outcome.then((first) => afterAttempt(prepared, scope, first, started));
-  return Promise.resolve(afterAttempt(prepared, scope, outcome, started));
+  return afterAttempt(prepared, scope, outcome, started);
 }
 
 /** The result once the first attempt is over: it succeeded, failed for good, or is retried. */

@@ -6,7 +6,8 @@
  * by the wall clock, by cancellation, by closing code mode, through an environment's own bridge that
  * answers a moment after a cancellation, and by a cancellation just as the call enters (before the guest
  * has begun to wait, when no cancellation reaches the wait: a call left unanswered then holds an isolate
- * thread for ever, and the process never exits). It runs in a child process so this test sees it die or
+ * thread for ever, and the process never exits), and from inside a synchronous answer (a tool that
+ * cancels its own run, so the isolate is killed before isolated-vm has taken the answer). It runs in a child process so this test sees it die or
  * hang.
  */
 
@@ -44,6 +45,7 @@ describe("a run ended while its code waits inside a tool call", () => {
       { way: "close", statuses: ["cancelled"] },
       { way: "own bridge answers late", statuses: ["cancelled"] },
       { way: "stopped as the call enters", statuses: ["cancelled"] },
+      { way: "cancelled inside a synchronous answer", statuses: ["cancelled"] },
       { next: { status: "ok", value: "late" } },
       { survived: true, answered: expect.any(Number) },
     ]);
