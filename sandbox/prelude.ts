@@ -762,60 +762,97 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
 
   // ---- Per-run state ----
 
-  /** A call the code made: queued until it starts, then waiting for the host's outcome. */
+  /**
+   * A call the code made: queued until it starts, then waiting for the host's outcome. Once the code
+   * waits for it, its promise is resolved with this record (a thenable: its own `then` is {@link decide}),
+   * and V8 calls `decide` in the next microtask, when the code that made the call has moved on.
+   */
   interface Pending {
     /** What `tools.<name>()` returned: a {@link CallPromise}. */
     promise: Promise<unknown>;
-    resolve(value: unknown): void;
+    /** Settles the call's promise; undefined between its lock on this record and {@link decide}. */
+    resolve: ((value: unknown) => void) | undefined;
+    /** An outcome that arrived while `resolve` was undefined. */
+    held: { value: unknown } | undefined;
     tool: string;
     callId: number;
     argsJson: string;
     /** The name the code used when it differs from the declared ones, else "". */
     requested: string;
-    /**
-     * The run's epoch when the call was made. Once the epoch has moved on, a microtask ran after the
-     * call was made: the code that made it has moved on (see {@link onTick}).
-     */
-    epoch: number;
-    /** The code waits for the call: it awaited it, or chained it once it had moved on. */
+    /** The code awaits the call (rather than only chaining it). */
     awaited: boolean;
+    then: typeof decide;
   }
   /** A queued call of the current run, by the promise its `tools.<name>()` returned. */
-  const queuedCall = (promise: unknown): { current: Run; pending: Pending } | undefined => {
+  const queuedCall = (promise: unknown): Pending | undefined => {
     const current = run;
     if (current === undefined || current.finished) return undefined;
-    const pending = apply(mapGet, current.queued, [promise]) as Pending | undefined;
-    return pending === undefined ? undefined : { current, pending };
+    return apply(mapGet, current.queued, [promise]) as Pending | undefined;
   };
-  /** Notes that the code waits for a queued call; the next tick decides how it starts. */
-  const markAwaited = (current: Run, pending: Pending) => {
-    if (pending.awaited) return;
-    pending.awaited = true;
-    current.awaited++;
-    scheduleTick();
+  /** The code waits for a queued call: its promise follows the call's record, and {@link decide} runs next. */
+  const lock = (pending: Pending) => {
+    const resolve = pending.resolve;
+    if (resolve === undefined) return;
+    pending.resolve = undefined;
+    resolve(pending);
   };
+  /**
+   * Settles a call's promise, or holds the outcome until {@link decide} hands over the resolver (a
+   * guard: outcomes arrive in later host tasks, after the microtask that runs `decide`).
+   */
+  const deliver = (pending: Pending, value: unknown) => {
+    const resolve = pending.resolve;
+    if (resolve === undefined) pending.held = { value };
+    else resolve(value);
+  };
+  /**
+   * Called by V8 (as the call record's `then`) one microtask after the code began to wait for a call,
+   * with the resolver of the call's promise. The one call the code awaits, with nothing else queued or
+   * in flight, is waited for inside the call (see {@link startAlone}); otherwise every queued call
+   * starts, to run together (calls nobody waited for start with them, or when the run ends).
+   */
+  function decide(this: Pending, resolve: (value: unknown) => void): void {
+    this.resolve = resolve;
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      resolve(held.value);
+      return;
+    }
+    const current = run;
+    if (current === undefined || current.finished) return;
+    const queued = current.queued;
+    if (apply(mapGet, queued, [this.promise]) !== this) return;
+    if (
+      this.awaited &&
+      syncApply !== undefined &&
+      apply(mapSize, queued, []) === 1 &&
+      apply(mapSize, current.pending, []) === 0 &&
+      !apply(setHas, current.waitingTools, [this.tool])
+    ) {
+      startAlone(current, this);
+    } else startQueued(current);
+  }
   const callPromiseParts = {
     /**
      * `await` and `Promise.resolve` read a promise's constructor, synchronously, where the code waits
-     * for it; the real Promise here lets `await` take V8's direct path (no `then` call, no extra job).
+     * for it; the real Promise here lets `await` take V8's direct path (no `then` call of its own).
      */
     get constructor(): unknown {
       if (!chaining) {
-        const found = queuedCall(this);
-        if (found !== undefined) markAwaited(found.current, found.pending);
+        const pending = queuedCall(this);
+        if (pending !== undefined) {
+          pending.awaited = true;
+          lock(pending);
+        }
       }
       return PromiseCtor;
     },
-    /**
-     * Chaining a call once the code has moved on counts as waiting for it; chaining it in the statement
-     * that made it does not (the code goes on and may make more calls to run with it).
-     */
+    /** Chaining a call is waiting for it too, but not alone: it starts the asynchronous way. */
     // biome-ignore lint/suspicious/noThenProperty: the call promise's own `then`, the point of the design.
     then(this: unknown, onFulfilled?: unknown, onRejected?: unknown): unknown {
-      const found = queuedCall(this);
-      if (found !== undefined && found.pending.epoch !== found.current.epoch) {
-        markAwaited(found.current, found.pending);
-      }
+      const pending = queuedCall(this);
+      if (pending !== undefined) lock(pending);
       // `then` reads the constructor too (for the promise it returns): that read is not the code's.
       chaining = true;
       try {
@@ -830,7 +867,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   /**
    * What a call's promise is made with (`construct(PromiseCtor, [executor], CallPromise)`): a native
    * promise whose frozen prototype tells the prelude when the code waits for the call (its constructor
-   * getter and its `then`, above; see {@link onTick}). Its constructor reads as the real Promise, so
+   * getter and its `then`, above; see {@link decide}). Its constructor reads as the real Promise, so
    * `then`, `catch` and `finally` give plain promises. It is never called: it only names the prototype.
    */
   function CallPromise() {
@@ -864,15 +901,6 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   defineProperty(OutcomePromise, Symbol.species, bare({ value: PromiseCtor }));
   freeze(OutcomePromise);
   /**
-   * A settled promise of the prelude's own, never handed out: `apply(promiseThen, settledOutcome, [step])`
-   * runs `step` in a microtask, consulting nothing the code may have patched (see OutcomePromise).
-   */
-  const settledOutcome = construct(
-    PromiseCtor,
-    [(resolve: (value: undefined) => void) => resolve(undefined)],
-    OutcomePromise,
-  ) as Promise<undefined>;
-  /**
    * A failed call's outcome: a promise that rejects with the ToolCallError, made two microtasks later.
    * By then the call's promise has adopted this one, so V8's async stack trace of the error runs on
    * through the code awaiting the call and names the line of the model's code that awaited it (the error
@@ -898,12 +926,6 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     /** Tools whose calls may wait for a person: never waited for inside the call. */
     waitingTools: Set<string>;
     calls: number;
-    /** Moves on in the first microtask after calls were made (see {@link onTick}). */
-    epoch: number;
-    /** How many queued calls the code waits for. */
-    awaited: number;
-    /** A microtask that starts the calls still queued (see {@link onFlush}) is on its way. */
-    flushing: boolean;
     logChars: number;
     droppedLogCalls: number;
     snapshot: (() => Record<string, unknown>) | undefined;
@@ -1014,13 +1036,12 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       callId,
       argsJson,
       requested,
-      epoch: current.epoch,
+      held: undefined,
       awaited: false,
+      // biome-ignore lint/suspicious/noThenProperty: the record is the thenable its call's promise follows.
+      then: decide,
     };
     apply(mapSet, current.queued, [promise, pending]);
-    // The call starts once the code has moved on: in the next tick when the code waits for it, else two
-    // microtasks later.
-    scheduleTick();
     return promise;
   };
 
@@ -1032,66 +1053,11 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       captured = resolve;
     },
   ]);
-  let tickScheduled = false;
-  const scheduleTick = () => {
-    if (tickScheduled) return;
-    tickScheduled = true;
-    apply(promiseThen, settledOutcome, [onTick]);
-  };
-  /**
-   * The first microtask after calls were made or awaited: the code that made them has moved on, so the
-   * run's epoch moves on. When the code waits for a call: the one call it waits for, with nothing else
-   * queued or in flight, is waited for inside the call (see {@link startAlone}); otherwise every queued
-   * call starts, to run together. Calls nobody waits for yet start one microtask later (see
-   * {@link onFlush}). One tick serves every call made before it.
-   */
-  const onTick = () => {
-    tickScheduled = false;
-    const current = run;
-    if (current === undefined || current.finished) return;
-    current.epoch++;
-    const queued = apply(mapSize, current.queued, []) as number;
-    if (queued === 0) return;
-    if (current.awaited > 0) {
-      if (queued === 1 && syncApply !== undefined && apply(mapSize, current.pending, []) === 0) {
-        const only = (
-          apply(mapIteratorNext, apply(mapEntries, current.queued, []), []) as IteratorResult<
-            [unknown, Pending]
-          >
-        ).value[1];
-        if (!apply(setHas, current.waitingTools, [only.tool])) {
-          startAlone(current, only);
-          return;
-        }
-      }
-      startQueued(current);
-      return;
-    }
-    if (!current.flushing) {
-      current.flushing = true;
-      apply(promiseThen, settledOutcome, [onFlush]);
-    }
-  };
-  /**
-   * Two microtasks after a call was made: if it is still queued (nothing awaited it alone), it starts,
-   * with every call queued after it.
-   */
-  const onFlush = () => {
-    const current = run;
-    if (current === undefined || current.finished) return;
-    current.flushing = false;
-    const first = apply(mapIteratorNext, apply(mapEntries, current.queued, []), []) as IteratorResult<
-      [unknown, Pending]
-    >;
-    if (!first.done && first.value[1].epoch !== current.epoch) startQueued(current);
-  };
-
   /** Starts every queued call of the run, in the order they were made: the host answers each later. */
   const startQueued = (current: Run) => {
     const queued = current.queued;
     if (apply(mapSize, queued, []) === 0) return;
     current.queued = new MapCtor();
-    current.awaited = 0;
     const entries = apply(mapEntries, queued, []) as object;
     for (;;) {
       const step = apply(mapIteratorNext, entries, []) as IteratorResult<[unknown, Pending]>;
@@ -1111,7 +1077,6 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
    */
   const startAlone = (current: Run, pending: Pending) => {
     apply(mapDelete, current.queued, [pending.promise]);
-    if (pending.awaited) current.awaited--;
     let answer: unknown;
     try {
       answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
@@ -1130,14 +1095,15 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     let error: { tool?: unknown; kind?: unknown; message?: unknown };
     try {
       if (ok) {
-        pending.resolve(json === "" ? undefined : parse(json));
+        deliver(pending, json === "" ? undefined : parse(json));
         return;
       }
       error = parse(json) as typeof error;
     } catch {
       error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
-    pending.resolve(
+    deliver(
+      pending,
       failLater(
         typeof error.tool === "string" ? error.tool : pending.tool,
         toText(error.kind ?? "error"),
@@ -1411,9 +1377,6 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       pending: new MapCtor(),
       waitingTools: new SetCtor<string>(),
       calls: 0,
-      epoch: 0,
-      awaited: 0,
-      flushing: false,
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
