@@ -1,10 +1,12 @@
 // cordon beside the public code-mode executors that run in Node, in one Node 22 process: TanStack
 // ai-code-mode (its isolated-vm driver) and UTCP code-mode (isolated-vm). Each does the same four things
 // with the same two tools: a trivial run, one sequential tool call (100 in a row, less the same loop
-// without calls), 100 calls of 10 ms in one Promise.all, and trivial runs with 4 at once. Every measured
-// run is checked for success and its value; a failed one stops the benchmark. Rounds alternate the
-// executors, and the median of the rounds is printed. UTCP prints a line per tool call; console.log and
-// console.info are silenced while measuring, for every executor alike.
+// without calls, the two timed in alternation so that drift reaches both), 100 calls of 10 ms in one
+// Promise.all, and trivial runs with 4 at once. Every measured run is checked for success and its
+// value; a failed one stops the benchmark. Rounds alternate the executors, after one warm-up round that
+// is not recorded; the median of the rounds is printed with the range over them, since a 2-core VM's
+// figures wander between rounds. UTCP prints a line per tool call; console.log and console.info are
+// silenced while measuring, for every executor alike.
 // Run: make bench-peers (scripts/bench-peers.sh sets up Node 22 and the packages).
 
 import { toolDefinition } from "@tanstack/ai";
@@ -15,8 +17,10 @@ import { addFunctionToUtcpDirectCall } from "@utcp/direct-call";
 import { codeMode, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
 import { z } from "zod";
 
-const ROUNDS = Number(process.argv[2] ?? 3);
+const ROUNDS = Number(process.argv[2] ?? 5);
 const CALLS = 100;
+/** Pairs of runs (100 calls, no calls) a round times for the sequential call. */
+const LOOP_PAIRS = 25;
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 async function sample(n, fn) {
@@ -134,9 +138,13 @@ async function measure(executor) {
   await sample(20, () => run(code.trivial, 2));
   const trivial = median(await sample(100, () => run(code.trivial, 2)));
   step("sequential calls");
-  const withCalls = median(await sample(9, () => run(code.loop(CALLS), CALLS)));
-  const withoutCalls = median(await sample(9, () => run(code.loop(0), 0)));
-  const perCallUs = ((withCalls - withoutCalls) / CALLS) * 1000;
+  const withCalls = [];
+  const withoutCalls = [];
+  for (let i = 0; i < LOOP_PAIRS; i++) {
+    withCalls.push(...(await sample(1, () => run(code.loop(CALLS), CALLS))));
+    withoutCalls.push(...(await sample(1, () => run(code.loop(0), 0))));
+  }
+  const perCallUs = ((median(withCalls) - median(withoutCalls)) / CALLS) * 1000;
   step("fan-out");
   const fan = median(await sample(3, () => run(code.fan, 100)));
   step("throughput");
@@ -163,10 +171,13 @@ const results = new Map(executors.map((executor) => [executor.name, []]));
 try {
   console.log = () => {};
   console.info = () => {};
-  for (let round = 0; round < ROUNDS; round++) {
+  // A first round for every executor that is not recorded: the figures are for a process that has
+  // been running (JIT-compiled, pools filled), as an agent's is.
+  for (let round = 0; round <= ROUNDS; round++) {
     for (const executor of executors) {
-      process.stderr.write(`round ${round + 1}: ${executor.name}\n`);
-      results.get(executor.name).push(await measure(executor));
+      process.stderr.write(`round ${round === 0 ? "0 (warm-up)" : round}: ${executor.name}\n`);
+      const measured = await measure(executor);
+      if (round > 0) results.get(executor.name).push(measured);
     }
   }
 } finally {
@@ -176,18 +187,29 @@ try {
 await Promise.all(executors.map((executor) => executor.close()));
 
 const of = (name, key) => median(results.get(name).map((r) => r[key]));
+const range = (name, key, digits) => {
+  const values = results.get(name).map((r) => r[key]);
+  return `${Math.min(...values).toFixed(digits)}-${Math.max(...values).toFixed(digits)}`;
+};
 const reference = "TanStack ai-code-mode (isolated-vm)";
 console.log(
-  `code-mode executors in one ${process.version} process, median of ${ROUNDS} rounds (ratios: against TanStack, same run)`,
+  `code-mode executors in one ${process.version} process, median of ${ROUNDS} rounds [range over the rounds] (ratios: against TanStack, same run)`,
 );
 for (const { name } of executors) {
   const ratio = (key) => `${(of(name, key) / of(reference, key)).toFixed(2)}x`;
   console.log(`  ${name}`);
-  console.log(`    trivial run:                 ${of(name, "trivial").toFixed(2)} ms (${ratio("trivial")})`);
   console.log(
-    `    one sequential tool call:    ${of(name, "perCallUs").toFixed(0)} µs (${ratio("perCallUs")})`,
+    `    trivial run:                 ${of(name, "trivial").toFixed(2)} ms (${ratio("trivial")}) [${range(name, "trivial", 2)}]`,
   );
-  console.log(`    100 calls of 10 ms, at once: ${of(name, "fan").toFixed(0)} ms (${ratio("fan")})`);
-  console.log(`    trivial runs, 4 at once:     ${of(name, "rate").toFixed(0)} runs/s (${ratio("rate")})`);
+  console.log(
+    `    one sequential tool call:    ${of(name, "perCallUs").toFixed(0)} µs (${ratio("perCallUs")}) [${range(name, "perCallUs", 0)}]`,
+  );
+  console.log(
+    `    100 calls of 10 ms, at once: ${of(name, "fan").toFixed(0)} ms (${ratio("fan")}) [${range(name, "fan", 0)}]`,
+  );
+  console.log(
+    `    trivial runs, 4 at once:     ${of(name, "rate").toFixed(0)} runs/s (${ratio("rate")}) [${range(name, "rate", 0)}]`,
+  );
 }
+console.log("bench-peers: report complete");
 process.exit(0);
