@@ -828,7 +828,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       syncApply !== undefined &&
       apply(mapSize, queued, []) === 1 &&
       apply(mapSize, current.pending, []) === 0 &&
-      !apply(setHas, current.waitingTools, [this.tool])
+      (current.waitingTools === undefined || !apply(setHas, current.waitingTools, [this.tool]))
     ) {
       startAlone(current, this);
     } else startQueued(current);
@@ -923,8 +923,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     queued: Map<Promise<unknown>, Pending>;
     /** Calls started that the host has not answered yet, by call id. */
     pending: Map<number, Pending>;
-    /** Tools whose calls may wait for a person: never waited for inside the call. */
-    waitingTools: Set<string>;
+    /** Tools whose calls may wait for a person (undefined for none): never waited for inside the call. */
+    waitingTools: Set<string> | undefined;
     calls: number;
     logChars: number;
     droppedLogCalls: number;
@@ -1375,7 +1375,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       finished: false,
       queued: new MapCtor(),
       pending: new MapCtor(),
-      waitingTools: new SetCtor<string>(),
+      waitingTools: undefined,
       calls: 0,
       logChars: 0,
       droppedLogCalls: 0,
@@ -1383,6 +1383,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     };
     run = current;
     const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
+    // Most runs have none: then no call looks its tool up.
+    if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();
     for (let i = 0; i < waitingTools.length; i++)
       apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
     currentTools = makeTools(current, config.toolNames);
