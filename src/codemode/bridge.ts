@@ -162,7 +162,7 @@ export class RunBridge implements SandboxBridge {
             }
           }
         : undefined;
-    const done = ({ result, value, runningOn }: RunCallOutcome): BridgeCallOutcome => {
+    const done = ({ result, value, valueJson, runningOn }: RunCallOutcome): BridgeCallOutcome => {
       finish();
       if (runningOn) {
         const settle = () => this.#settle(callId);
@@ -171,7 +171,7 @@ export class RunBridge implements SandboxBridge {
       human?.end();
       if (result.ok) {
         this.#record(call, result.name, "ok", started);
-        return { ok: true, valueJson: renderJson(value) };
+        return { ok: true, valueJson: valueJson ?? renderJson(value) };
       }
       const kind = sandboxKind(result.error?.kind ?? "error");
       this.#record(call, result.name, kind, started);

@@ -302,7 +302,10 @@ export class Dispatcher<Deps = unknown> {
 /** What runCall gives for a result of its scope's one call. */
 function outcomeOf(result: ToolResult, scope: CallScope): RunCallOutcome {
   const outcome: RunCallOutcome = { result };
-  if (result.ok) outcome.value = scope.value;
+  if (result.ok) {
+    outcome.value = scope.value;
+    if (scope.valueJson !== undefined) outcome.valueJson = scope.valueJson;
+  }
   if (scope.running.size > 0) outcome.runningOn = scope.settled();
   return outcome;
 }

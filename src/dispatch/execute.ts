@@ -278,10 +278,13 @@ function succeed(
 ): ToolResult {
   const { call, tool } = prepared;
   let rendered: string;
+  let asJson = false;
   try {
     const render = tool.options.render ?? scope.settings.render;
     const out = render ? render(value, ctx) : renderValue(value);
     rendered = typeof out === "string" ? out : renderValue(out);
+    // The default rendering of anything but a string is the value's JSON: code asking for it gets it.
+    asJson = !render && typeof value !== "string";
   } catch (error) {
     const failure: CallFailure = {
       kind: "error",
@@ -293,6 +296,7 @@ function succeed(
   const { text, truncated } = truncateOutput(rendered, max);
   const durationMs = performance.now() - started;
   scope.value = value;
+  scope.valueJson = asJson ? rendered : undefined;
   if (scope.listening) {
     scope.emit({
       type: "completed",

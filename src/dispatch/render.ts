@@ -48,13 +48,21 @@ function toJsonValue(value: unknown, ancestors: Set<object>, depth: number): unk
 
 function objectToJson(object: object, ancestors: Set<object>, depth: number): unknown {
   const child = (v: unknown) => toJsonValue(v, ancestors, depth);
+  if (Array.isArray(object)) return object.map(child);
+  const proto = Object.getPrototypeOf(object);
+  // Plain data, the common case, takes the short way: no instanceof chain, no descriptor per key.
+  if (
+    (proto === Object.prototype || proto === null) &&
+    typeof (object as { toJSON?: unknown }).toJSON !== "function"
+  ) {
+    return plainToJson(object as Record<string, unknown>, child);
+  }
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? "Invalid Date" : object.toISOString();
   if (ArrayBuffer.isView(object)) {
     const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
     return { bytes: bytes.byteLength, base64: Buffer.from(bytes).toString("base64") };
   }
   if (object instanceof ArrayBuffer) return child(new Uint8Array(object));
-  if (Array.isArray(object)) return object.map(child);
   if (object instanceof Map) {
     const entries = [...object.entries()];
     return entries.every(([key]) => typeof key === "string")
@@ -66,16 +74,29 @@ function objectToJson(object: object, ancestors: Set<object>, depth: number): un
   if (object instanceof URL || object instanceof RegExp) return String(object);
   const toJSON = (object as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === "function") return child(toJSON.call(object));
+  return plainToJson(object as Record<string, unknown>, child);
+}
+
+/** An object's own enumerable string-keyed data, converted; what JSON would leave out is left out. */
+function plainToJson(
+  object: Record<string, unknown>,
+  child: (v: unknown) => unknown,
+): Record<string, unknown> {
   const plain: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(object)) {
+  const keys = Object.keys(object);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const v = object[key];
     if (typeof v === "function" || typeof v === "symbol" || v === undefined) continue;
-    // defineProperty, not assignment: a "__proto__" key must stay a plain key.
-    Object.defineProperty(plain, key, {
-      value: child(v),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    // Assignment would make a "__proto__" key the object's prototype: that one key is defined instead.
+    if (key === "__proto__") {
+      Object.defineProperty(plain, key, {
+        value: child(v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else plain[key] = child(v);
   }
   return plain;
 }

@@ -45,6 +45,8 @@ export class CallScope {
    * truncated (and the result dropped the value): `runCall` hands it on, for code that needs the data.
    */
   value: unknown;
+  /** That value as JSON text, when rendering it already made exactly that (see `RunCallOutcome`). */
+  valueJson: string | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {

@@ -195,6 +195,12 @@ export interface RunCallOutcome {
    */
   value?: unknown;
   /**
+   * `value` as JSON text (what `renderJson` gives), set when rendering the result already made exactly
+   * that (the default rendering of a value that is not a string), so that code mode need not make it
+   * again; also when the output was truncated.
+   */
+  valueJson?: string;
+  /**
    * Set when the tool's own work has not settled yet (it ignored a timeout or a cancellation and runs
    * on): resolves once it has.
    */

@@ -211,6 +211,18 @@ describe("rendering", () => {
     expect(renderValue(undefined)).toBe("null");
   });
 
+  it("the default renderer keeps a __proto__ key of plain data a key, and reads an own toJSON", () => {
+    const parsed = JSON.parse('{"a":1,"__proto__":{"polluted":true},"list":[1,{"b":2}]}') as object;
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { z: 1, skip: undefined });
+    const own = { secret: "x", toJSON: () => ({ shown: true }) };
+    const rendered = renderValue({ parsed, bare, own, fn: () => 1 });
+    expect(rendered).toBe(
+      '{"parsed":{"a":1,"__proto__":{"polluted":true},"list":[1,{"b":2}]},"bare":{"z":1},"own":{"shown":true}}',
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(JSON.parse(rendered).parsed)).toBe(Object.prototype);
+  });
+
   it("the raw value still reaches observers in the completed event", async () => {
     const t = tool({
       name: "t",

@@ -162,7 +162,7 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
     });
     const dispatcher = new Dispatcher(toolsetOf(big));
     const run = dispatcher.openRun({ callId: "run-1" });
-    const { result, value } = await dispatcher.runCall(
+    const { result, value, valueJson } = await dispatcher.runCall(
       { id: "c1", name: "big", arguments: {} },
       { parent: run.context },
     );
@@ -170,6 +170,35 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
     expect(result.truncated).toBe(true);
     expect(result.value).toBeUndefined();
     expect(value).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(JSON.parse(valueJson ?? "null")).toEqual(value);
+  });
+
+  it("gives the value's JSON when the default rendering made it, and only then", async () => {
+    const data = tool({
+      name: "data",
+      description: "An object.",
+      input: z.object({}),
+      run: () => ({ when: new Date(0), n: 1 }),
+    });
+    const text = tool({ name: "text", description: "A string.", input: z.object({}), run: () => "plain" });
+    const rendered = tool({
+      name: "rendered",
+      description: "An object with a renderer of its own.",
+      input: z.object({}),
+      render: (value) => `n is ${(value as { n: number }).n}`,
+      run: () => ({ n: 2 }),
+    });
+    const dispatcher = new Dispatcher(toolsetOf(data, text, rendered));
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const call = (name: string) =>
+      dispatcher.runCall({ id: name, name, arguments: {} }, { parent: run.context });
+    const [a, b, c] = await Promise.all([call("data"), call("text"), call("rendered")]);
+    run.close();
+    expect(a.valueJson).toBe('{"when":"1970-01-01T00:00:00.000Z","n":1}');
+    expect(b.valueJson).toBeUndefined();
+    expect(c.result.output).toBe("n is 2");
+    expect(c.valueJson).toBeUndefined();
+    expect(c.value).toEqual({ n: 2 });
   });
 
   it("a synchronous tool that ends its own run while it runs is reported cancelled, not ok", async () => {
