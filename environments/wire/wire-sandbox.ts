@@ -267,17 +267,29 @@ class WireRun implements RunLink {
       if (now) this.clock?.pause();
       else this.clock?.resume();
     };
-    Promise.resolve()
-      .then(() => this.#bridge.callTool(tool, args, waiting, requested))
-      .finally(() => waiting(false))
-      .catch((error: unknown) =>
+    const done = (outcome: BridgeCallOutcome) => {
+      waiting(false);
+      answer(outcome);
+    };
+    const failed = (error: unknown) =>
+      done(
         failure(
           tool,
           "error",
           `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
         ),
-      )
-      .then(answer);
+      );
+    // One reaction, or none when the outcome is there at once: a call from code is on the path of every
+    // sequential step.
+    let outcome: BridgeCallOutcome | Promise<BridgeCallOutcome>;
+    try {
+      outcome = this.#bridge.callTool(tool, args, waiting, requested);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (outcome instanceof Promise) outcome.then(done, failed);
+    else done(outcome);
   }
 }
 
