@@ -26,7 +26,7 @@ cat > package.json <<'JSON'
   "name": "cordon-bench-peers",
   "private": true,
   "type": "module",
-  "allowScripts": { "isolated-vm": true }
+  "allowScripts": { "isolated-vm": true, "esbuild": true }
 }
 JSON
 echo "bench-peers: installing the peers and cordon for $(node --version) (isolated-vm 6 builds here)"
