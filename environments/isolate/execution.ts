@@ -21,6 +21,7 @@ import type {
   SandboxError,
 } from "../../sandbox/protocol.js";
 import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../../sandbox/protocol.js";
+import { isPromiseLike } from "../../src/dispatch/promise-like.js";
 import {
   boundError,
   compileError,
@@ -434,10 +435,6 @@ function isCompileError(error: unknown): boolean {
     message.endsWith("]") &&
     message.includes(` [${USER_CODE_FILENAME}:`)
   );
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown }).then === "function";
 }
 
 function failure(tool: string, kind: string, message: string): BridgeCallOutcome {

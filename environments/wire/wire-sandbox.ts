@@ -17,6 +17,7 @@ import {
   type SandboxLimits,
 } from "../../sandbox/protocol.js";
 import type { Sandbox } from "../../src/codemode/environment.js";
+import { isPromiseLike } from "../../src/dispatch/promise-like.js";
 import type { PeerFailure } from "./connection.js";
 import type { Ending } from "./endings.js";
 
@@ -288,7 +289,7 @@ class WireRun implements RunLink {
       failed(error);
       return;
     }
-    if (outcome instanceof Promise) outcome.then(done, failed);
+    if (isPromiseLike(outcome)) outcome.then(done, failed);
     else done(outcome);
   }
 }

@@ -3,6 +3,7 @@ import type { AnyTool, RunContext, ToolInvoke } from "../tools/types.js";
 import { untilAborted } from "./abort.js";
 import { AttemptTimedOut, failureFrom, failureOutput, formatDuration, isRetryable } from "./failures.js";
 import type { PreparedCall } from "./preflight.js";
+import { isPromiseLike } from "./promise-like.js";
 import { renderValue } from "./render.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { CallScope } from "./scope.js";
@@ -111,12 +112,15 @@ function runAttempt(
   if (timeout === undefined && scope.settings.policies.length === 0 && !tool.options.policies?.length) {
     const ctx = scope.context(call.id, tool.name, attempt, scope.signal);
     let value: unknown;
+    let later: boolean;
     try {
       value = tool.run(prepared.args, ctx);
+      // Inside the try: a value whose `then` getter throws is the attempt's failure, as awaiting it would be.
+      later = isPromiseLike(value);
     } catch (error) {
       return { ok: false, error };
     }
-    if (!isThenable(value)) {
+    if (!later) {
       // Cancelled while `run` ran (by something it called): the attempt ends as cancelled, as it would
       // have had `run` been asynchronous.
       if (scope.signal.aborted) return { ok: false, error: scope.signal.reason };
@@ -125,14 +129,6 @@ function runAttempt(
     return waitForWork(Promise.resolve(value), scope, ctx);
   }
   return runGuardedAttempt(prepared, scope, attempt, timeout);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }
 
 /** The outcome of an attempt's asynchronous work, which only the scope's signal can cut short. */

@@ -5,6 +5,7 @@ import { untilAborted } from "./abort.js";
 import type { Decision, Ticket } from "./approvals.js";
 import { formatDuration } from "./failures.js";
 import { resolveToolName } from "./names.js";
+import { isPromiseLike } from "./promise-like.js";
 import type { CallScope } from "./scope.js";
 import type { ApprovalAnswer, ApprovalHandler, CallFailure, ToolCall } from "./types.js";
 
@@ -62,10 +63,6 @@ type Validation = Awaited<ReturnType<AnyTool["validate"]>>;
 
 function uncheckable(error: unknown): Validation {
   return { ok: false, issues: [{ path: "", message: `could not be checked: ${messageOf(error)}` }] };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** The rest of preflight once the arguments are validated: budget, approval, budget again, charge. */

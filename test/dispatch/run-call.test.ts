@@ -259,6 +259,32 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
     });
   });
 
+  it("a tool value whose then getter throws is that call's error, not a rejected dispatch", async () => {
+    const hostile = tool({
+      name: "hostile",
+      description: "Returns a value whose then getter throws.",
+      input: z.object({}),
+      run: () => ({
+        // biome-ignore lint/suspicious/noThenProperty: the hostile thenable is the point of the test.
+        get then(): unknown {
+          throw new Error("then getter");
+        },
+      }),
+    });
+    const dispatcher = new Dispatcher(toolsetOf(hostile));
+    const [direct] = await dispatcher.dispatch([{ id: "d1", name: "hostile", arguments: {} }]).results();
+    expect(direct).toMatchObject({ ok: false, error: { kind: "error" } });
+    expect(direct?.output).toContain("then getter");
+    const run = dispatcher.openRun({ callId: "run-1" });
+    const { result } = await dispatcher.runCall(
+      { id: "c1", name: "hostile", arguments: {} },
+      { parent: run.context },
+    );
+    run.close();
+    expect(result).toMatchObject({ ok: false, error: { kind: "error" } });
+    expect(result.output).toContain("then getter");
+  });
+
   it("a call made after its run was closed is not run", async () => {
     const dispatcher = new Dispatcher(toolsetOf(add));
     const run = dispatcher.openRun({ callId: "run-1" });
