@@ -224,7 +224,7 @@ export class Dispatcher<Deps = unknown> {
       );
     }
     const observers = options.onEvent ? [options.onEvent] : [];
-    const scope = this.#childScope(turn, parent, parent.signal, observers);
+    const scope = this.#childScope(turn, parent, parent.signal, observers, true);
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
     return outcomeOf(result, scope);
@@ -258,12 +258,16 @@ export class Dispatcher<Deps = unknown> {
     return makeHandle(turn.runId, own, turn.board, () => done, outcome, scope);
   }
 
-  /** The scope of calls made as children of `parent` in its turn; its trace (when traced) observes them. */
+  /**
+   * The scope of calls made as children of `parent` in its turn; its trace (when traced) observes them.
+   * `keepsValue` for runCall's scope of one call (see CallScope).
+   */
   #childScope(
     turn: Turn,
     parent: RunContext,
     signal: AbortSignal,
     observers: ((event: DispatchEvent) => void)[],
+    keepsValue = false,
   ): CallScope {
     const trace = traceOfTurn(turn);
     if (trace) observers.push(trace.observer(parent));
@@ -274,6 +278,7 @@ export class Dispatcher<Deps = unknown> {
       parentCallId: parent.callId,
       signal,
       observers,
+      keepsValue,
     });
   }
 

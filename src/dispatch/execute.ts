@@ -291,8 +291,10 @@ function succeed(
   const max = tool.options.maxOutputChars ?? scope.settings.maxOutputChars;
   const { text, truncated } = truncateOutput(rendered, max);
   const durationMs = performance.now() - started;
-  scope.value = value;
-  scope.valueJson = asJson ? rendered : undefined;
+  if (scope.keepsValue) {
+    scope.value = value;
+    scope.valueJson = asJson ? rendered : undefined;
+  }
   if (scope.listening) {
     scope.emit({
       type: "completed",

@@ -41,8 +41,13 @@ export class CallScope {
    */
   readonly listening: boolean;
   /**
-   * The raw value of the call that succeeded last in this scope, kept even when its rendered output was
-   * truncated (and the result dropped the value): `runCall` hands it on, for code that needs the data.
+   * Whether the scope keeps its call's raw value: only `runCall`'s scope of one call does, to hand it
+   * on. Other scopes keep nothing, so a batch's handle does not hold a large value (or its JSON) alive.
+   */
+  readonly keepsValue: boolean;
+  /**
+   * The raw value of the call that succeeded in this scope (when {@link keepsValue}), kept even when its
+   * rendered output was truncated and the result dropped the value: code that called the tool needs it.
    */
   value: unknown;
   /** That value as JSON text, when rendering it already made exactly that (see `RunCallOutcome`). */
@@ -57,6 +62,8 @@ export class CallScope {
     signal: AbortSignal;
     /** Also told every event of this scope's calls (a nested dispatch's own stream, `onEvent`). */
     observers?: ((event: DispatchEvent) => void)[];
+    /** See {@link CallScope.keepsValue}. */
+    keepsValue?: boolean;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -65,6 +72,7 @@ export class CallScope {
     this.parentField = init.parentCallId === undefined ? {} : { parentCallId: init.parentCallId };
     this.signal = init.signal;
     this.#observers = init.observers ?? [];
+    this.keepsValue = init.keepsValue === true;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 
