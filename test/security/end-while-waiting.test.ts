@@ -7,8 +7,8 @@
  * answers a moment after a cancellation, and by a cancellation just as the call enters (before the guest
  * has begun to wait, when no cancellation reaches the wait: a call left unanswered then holds an isolate
  * thread for ever, and the process never exits), and from inside a synchronous answer (a tool that
- * cancels its own run, so the isolate is killed before isolated-vm has taken the answer). It runs in a child process so this test sees it die or
- * hang.
+ * cancels its own run, so the isolate is killed before isolated-vm has taken the answer). It runs in a
+ * child process so this test sees it die or hang.
  */
 
 import { execFile } from "node:child_process";
