@@ -14,13 +14,6 @@ export {
   SANDBOX_IMAGE,
 } from "../environments/docker/index.js";
 export {
-  type IsolatedVmModule,
-  type IsolateEnvironment,
-  type IsolateEnvironmentOptions,
-  type IsolateSandboxHandle,
-  isolateEnvironment,
-} from "../environments/isolate/index.js";
-export {
   REMOTE_ISOLATION,
   type RemoteEnvironmentOptions,
   remoteEnvironment,
@@ -34,6 +27,24 @@ export {
   type SandboxHostEnvironmentOptions,
   sandboxHostEnvironment,
 } from "../environments/sandbox-host/index.js";
+export type {
+  BridgeCallOutcome,
+  Environment,
+  ExecutionOutcome,
+  ExecutionRequest,
+  LogEntry,
+  Sandbox,
+  SandboxBridge,
+  SandboxError,
+  SandboxLimits,
+} from "../sandbox/contract/environment.js";
+export {
+  type IsolatedVmModule,
+  type IsolateEnvironment,
+  type IsolateEnvironmentOptions,
+  type IsolateSandboxHandle,
+  isolateEnvironment,
+} from "../sandbox/isolate/index.js";
 export { type AddressClass, type AddressKind, classifyAddress } from "./builtins/address.js";
 export { type AskHumanArgs, type AskHumanOptions, askHuman } from "./builtins/ask-human.js";
 export {
@@ -99,17 +110,6 @@ export {
   sanitizeToolName,
   toolDeclarations,
 } from "./codemode/declarations.js";
-export type {
-  BridgeCallOutcome,
-  Environment,
-  ExecutionOutcome,
-  ExecutionRequest,
-  LogEntry,
-  Sandbox,
-  SandboxBridge,
-  SandboxError,
-  SandboxLimits,
-} from "./codemode/environment.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";

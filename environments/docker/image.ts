@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { PROTOCOL_VERSION } from "../../sandbox/protocol.js";
-import { cordonVersion } from "../../src/cli/version.js";
+import { PROTOCOL_VERSION } from "../../sandbox/contract/protocol.js";
 import { UserError } from "../../src/errors.js";
+import { cordonVersion } from "../../src/version.js";
 import type { DockerConnection } from "./connection.js";
 import { connectDocker, engineName } from "./dockerode.js";
 
@@ -54,7 +54,7 @@ export async function buildSandboxImage(options: ImageBuildOptions = {}): Promis
         "COPY rootfs/ /",
         `USER ${SANDBOX_USER}`,
         "WORKDIR /tmp",
-        `ENTRYPOINT ["/usr/local/bin/node", "--no-node-snapshot", "${APP_DIR}/host-main.mjs"]`,
+        `ENTRYPOINT ["/usr/local/bin/node", "--no-node-snapshot", "${APP_DIR}/sandbox-host.mjs"]`,
         "",
       ].join("\n"),
     );
@@ -115,7 +115,7 @@ async function assembleRootfs(root: string): Promise<void> {
     logLevel: "silent",
   });
   mkdirSync(join(root, APP_DIR), { recursive: true });
-  writeFileSync(join(root, APP_DIR, "host-main.mjs"), bundle.outputFiles[0]!.contents, { mode: 0o644 });
+  writeFileSync(join(root, APP_DIR, "sandbox-host.mjs"), bundle.outputFiles[0]!.contents, { mode: 0o644 });
   mkdirSync(join(root, "etc"), { recursive: true });
   writeFileSync(
     join(root, "etc/passwd"),
@@ -169,8 +169,8 @@ function isolatedVmDir(): string {
 
 /** The sandbox-host program's entry: the compiled file of the package, or its TypeScript source. */
 function hostMainEntry(): string {
-  for (const name of ["host-main.js", "host-main.ts"]) {
-    const path = fileURLToPath(new URL(`../../sandbox/${name}`, import.meta.url));
+  for (const name of ["main.js", "main.ts"]) {
+    const path = fileURLToPath(new URL(`../../sandbox/sandbox-host/${name}`, import.meta.url));
     if (existsSync(path)) return path;
   }
   throw new UserError("The sandbox-host program is missing from this installation of cordon; reinstall it.");

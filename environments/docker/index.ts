@@ -9,8 +9,8 @@
 
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { SandboxLimits } from "../../sandbox/protocol.js";
-import type { Environment, Sandbox } from "../../src/codemode/environment.js";
+import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
+import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
 import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
 import type { ContainerSettings } from "./container.js";

@@ -6,8 +6,8 @@
  */
 
 import WebSocket from "ws";
-import { MAX_MESSAGE_BYTES, type SandboxLimits } from "../../sandbox/protocol.js";
-import type { Environment, Sandbox } from "../../src/codemode/environment.js";
+import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
+import { MAX_MESSAGE_BYTES, type SandboxLimits } from "../../sandbox/contract/protocol.js";
 import { UserError } from "../../src/errors.js";
 import { WireConnection } from "../wire/connection.js";
 import { type Ending, fatalEnding, unresponsiveEnding, violationEnding } from "../wire/endings.js";

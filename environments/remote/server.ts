@@ -11,16 +11,16 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import { processHealth } from "../../sandbox/health.js";
+import type { Environment } from "../../sandbox/contract/environment.js";
 import {
   encodeMessage,
   LineSplitter,
   MAX_MESSAGE_BYTES,
   parseCommand,
   type Report,
-} from "../../sandbox/protocol.js";
-import { type HostedSandbox, SandboxHost } from "../../sandbox/sandbox-host.js";
-import type { Environment } from "../../src/codemode/environment.js";
+} from "../../sandbox/contract/protocol.js";
+import { processHealth } from "../../sandbox/sandbox-host/health.js";
+import { type HostedSandbox, SandboxHost } from "../../sandbox/sandbox-host/host.js";
 import { UserError } from "../../src/errors.js";
 import { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
 

@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import type { SandboxLimits } from "../../sandbox/protocol.js";
+import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
 import { WireConnection } from "../wire/connection.js";
 import {
   crashEnding,

@@ -7,8 +7,8 @@
  */
 
 import { createRequire } from "node:module";
-import type { SandboxLimits } from "../../sandbox/protocol.js";
-import type { Environment, Sandbox } from "../../src/codemode/environment.js";
+import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
+import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
 import { UserError } from "../../src/errors.js";
 import type { HostProcessSettings } from "./host-process.js";
 import { ProcessPool } from "./pool.js";

@@ -1,5 +1,5 @@
 /**
- * Where the sandbox-host program is, and how to start it: the compiled `sandbox/host-main.js` of the
+ * Where the sandbox-host program is, and how to start it: the compiled `sandbox/sandbox-host/main.js` of the
  * installed package, or, when cordon runs from its TypeScript sources (its own tests), the `.ts` file
  * through tsx.
  */
@@ -19,11 +19,11 @@ export const SANDBOX_HOST_NODE_FLAGS: readonly string[] = ["--no-node-snapshot"]
 
 /** The command that starts the sandbox-host program with this process's Node. */
 export function sandboxHostCommand(): ProgramCommand {
-  const compiled = fileURLToPath(new URL("../../sandbox/host-main.js", import.meta.url));
+  const compiled = fileURLToPath(new URL("../../sandbox/sandbox-host/main.js", import.meta.url));
   if (existsSync(compiled)) {
     return { command: process.execPath, args: [...SANDBOX_HOST_NODE_FLAGS, compiled] };
   }
-  const source = fileURLToPath(new URL("../../sandbox/host-main.ts", import.meta.url));
+  const source = fileURLToPath(new URL("../../sandbox/sandbox-host/main.ts", import.meta.url));
   if (!existsSync(source)) {
     throw new Error(
       `The sandbox-host program is missing: neither ${compiled} nor ${source} exists. Reinstall cordon.`,

@@ -1,5 +1,5 @@
 /**
- * cordon's end of a connection to a sandbox host (`sandbox/host-main.ts`): it opens sandboxes over the
+ * cordon's end of a connection to a sandbox host (`sandbox/sandbox-host/main.ts`): it opens sandboxes over the
  * wire protocol, routes reports to the runs they belong to, checks the peer's health with pings, and
  * ends every run with a clear outcome when the peer goes away. It knows nothing of the transport (a
  * child process's stdio, a container's stream, a socket): its owner feeds it bytes and tells it when
@@ -15,7 +15,7 @@ import {
   parseReport,
   type Report,
   type SandboxLimits,
-} from "../../sandbox/protocol.js";
+} from "../../sandbox/contract/protocol.js";
 import type { Ending } from "./endings.js";
 import { type RunLink, WireSandbox } from "./wire-sandbox.js";
 

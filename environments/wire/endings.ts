@@ -4,7 +4,7 @@
  */
 
 import { constants } from "node:os";
-import type { ExecutionOutcome, SandboxError } from "../../sandbox/protocol.js";
+import type { ExecutionOutcome, SandboxError } from "../../sandbox/contract/protocol.js";
 
 /** The outcome every run still open on a sandbox host gets when that host goes away. */
 export interface Ending {

@@ -5,7 +5,8 @@
  * host that stops cooperating can never hold a run open.
  */
 
-import { PausableDeadline } from "../../sandbox/deadline.js";
+import { PausableDeadline } from "../../sandbox/contract/deadline.js";
+import type { Sandbox } from "../../sandbox/contract/environment.js";
 import {
   type BridgeCallOutcome,
   type Command,
@@ -15,8 +16,7 @@ import {
   type Report,
   type SandboxBridge,
   type SandboxLimits,
-} from "../../sandbox/protocol.js";
-import type { Sandbox } from "../../src/codemode/environment.js";
+} from "../../sandbox/contract/protocol.js";
 import { isPromiseLike } from "../../src/dispatch/promise-like.js";
 import type { PeerFailure } from "./connection.js";
 import type { Ending } from "./endings.js";

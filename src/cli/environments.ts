@@ -4,10 +4,10 @@
  */
 
 import { dockerEnvironment } from "../../environments/docker/index.js";
-import { isolateEnvironment } from "../../environments/isolate/index.js";
 import { remoteEnvironment } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import type { Environment } from "../codemode/environment.js";
+import type { Environment } from "../../sandbox/contract/environment.js";
+import { isolateEnvironment } from "../../sandbox/isolate/index.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** What an environment's factory is told about how it will be used. */

@@ -5,12 +5,12 @@
 
 import { parseArgs } from "node:util";
 import { messageOf, UserError } from "../errors.js";
+import { cordonVersion } from "../version.js";
 import { CliUsageError, EXIT } from "./cli-error.js";
 import type { CommandSpec, ParsedCommand } from "./command-spec.js";
 import { COMMANDS, findCommand } from "./commands.js";
 import { commandHelp, globalHelp } from "./help.js";
 import { styleFor } from "./style.js";
-import { cordonVersion } from "./version.js";
 
 /** Runs `cordon` with `argv` (the words after `cordon`); resolves with the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {

@@ -1,9 +1,9 @@
+import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "../../sandbox/contract/environment.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
 import type { DispatchEvent, FailureKind, RunCallOutcome } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
-import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "./environment.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
 

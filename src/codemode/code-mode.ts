@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { z } from "zod";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import { TAMPERED_ERROR_NAME } from "../../sandbox/prelude.js";
+import type {
+  Environment,
+  ExecutionOutcome,
+  Sandbox,
+  SandboxLimits,
+} from "../../sandbox/contract/environment.js";
+import { TAMPERED_ERROR_NAME } from "../../sandbox/guest/prelude.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { turnOf } from "../dispatch/turn.js";
 import { messageOf, ToolError, UserError } from "../errors.js";
@@ -12,7 +18,6 @@ import type { AnyTool, RunContext, Session, Tool } from "../tools/types.js";
 import { startCodeRun } from "../tracing/tracing.js";
 import { RunBridge } from "./bridge.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
-import type { Environment, ExecutionOutcome, Sandbox, SandboxLimits } from "./environment.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";

@@ -5,8 +5,8 @@
  */
 
 import { randomUUID } from "node:crypto";
+import type { Environment } from "../../sandbox/contract/environment.js";
 import { type CodeMode, codeMode } from "../codemode/code-mode.js";
-import type { Environment } from "../codemode/environment.js";
 import type { CodeModeLimits } from "../codemode/limits.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";

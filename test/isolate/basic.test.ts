@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { userCodePosition } from "../../environments/isolate/index.js";
+import { userCodePosition } from "../../sandbox/isolate/index.js";
 import { resultOf, runOnce } from "./helpers.js";
 
 describe("isolate environment: results", () => {

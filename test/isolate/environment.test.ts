@@ -1,7 +1,7 @@
 import ivm from "isolated-vm";
 import { describe, expect, it } from "vitest";
-import { ISOLATE_ISOLATION, isolateEnvironment } from "../../environments/isolate/index.js";
-import { nodeFlagProblem } from "../../environments/isolate/load.js";
+import { ISOLATE_ISOLATION, isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { nodeFlagProblem } from "../../sandbox/isolate/load.js";
 import { LIMITS, makeBridge, resultOf } from "./helpers.js";
 
 describe("isolate environment: the environment object", () => {

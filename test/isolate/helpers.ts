@@ -4,7 +4,6 @@
  */
 
 import { afterAll, beforeAll } from "vitest";
-import { isolateEnvironment } from "../../environments/isolate/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import type {
   BridgeCallOutcome,
@@ -14,7 +13,8 @@ import type {
   Sandbox,
   SandboxBridge,
   SandboxLimits,
-} from "../../src/codemode/environment.js";
+} from "../../sandbox/contract/environment.js";
+import { isolateEnvironment } from "../../sandbox/isolate/index.js";
 
 /** The environments a suite can run against: the in-process isolate and the default sandbox host. */
 export const TEST_ENVIRONMENTS: { name: string; create: () => Environment }[] = [

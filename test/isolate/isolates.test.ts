@@ -1,8 +1,8 @@
 // The pool of idle isolates behind the isolate environment: reused by memory limit, bounded in all.
 import ivm from "isolated-vm";
 import { describe, expect, it } from "vitest";
-import { IsolatePool, MAX_IDLE_ISOLATES } from "../../environments/isolate/isolates.js";
-import type { IsolatedVm } from "../../environments/isolate/load.js";
+import { IsolatePool, MAX_IDLE_ISOLATES } from "../../sandbox/isolate/isolates.js";
+import type { IsolatedVm } from "../../sandbox/isolate/load.js";
 
 describe("IsolatePool", () => {
   it("gives an idle isolate back to the next sandbox with the same memory limit", () => {

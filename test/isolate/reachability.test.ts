@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../src/codemode/environment.js";
+import type { Sandbox } from "../../sandbox/contract/environment.js";
 import { LIMITS, makeBridge, openSandbox, resultOf, toolNames } from "./helpers.js";
 
 /**

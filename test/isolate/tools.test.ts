@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isolateEnvironment } from "../../environments/isolate/index.js";
-import type { BridgeCallOutcome, SandboxBridge } from "../../src/codemode/environment.js";
+import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/environment.js";
+import { isolateEnvironment } from "../../sandbox/isolate/index.js";
 import { LIMITS, makeBridge, resultOf, runOnce } from "./helpers.js";
 
 describe("isolate environment: tool calls", () => {

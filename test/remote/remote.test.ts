@@ -5,9 +5,14 @@ import { z } from "zod";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { MAX_GIVEN_UP_RUNS } from "../../environments/wire/connection.js";
-import { processHealth } from "../../sandbox/health.js";
-import { type Command, encodeMessage, PROTOCOL_VERSION, parseCommand } from "../../sandbox/protocol.js";
-import type { Environment } from "../../src/codemode/environment.js";
+import type { Environment } from "../../sandbox/contract/environment.js";
+import {
+  type Command,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  parseCommand,
+} from "../../sandbox/contract/protocol.js";
+import { processHealth } from "../../sandbox/sandbox-host/health.js";
 import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
 
 const TOKEN = "a-token-of-more-than-sixteen-characters";

@@ -10,7 +10,10 @@ export function sandboxChildren(): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (parent === process.pid && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("host-main")) {
+      if (
+        parent === process.pid &&
+        readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sandbox-host/main")
+      ) {
         pids.push(Number(entry));
       }
     } catch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BridgeCallOutcome, SandboxBridge } from "../../src/codemode/environment.js";
+import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/environment.js";
 import {
   defaultTools,
   LIMITS,

@@ -17,6 +17,7 @@ import {
   parseUpstreamSpec,
 } from "../../mcp/upstream-spec.js";
 import type { AnyTool } from "../../tools/types.js";
+import { cordonVersion } from "../../version.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import {
   choiceOption,
@@ -27,7 +28,6 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsModule } from "../load-tools.js";
-import { cordonVersion } from "../version.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
 
 const SEARCH_MODES: readonly SearchToolsMode[] = ["auto", "on", "off"];

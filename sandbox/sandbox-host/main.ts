@@ -1,5 +1,5 @@
 /**
- * The sandbox-host program: `node --no-node-snapshot host-main.js [--rss-limit-mb=N] [--warm-limits=JSON]`.
+ * The sandbox-host program: `node --no-node-snapshot sandbox/sandbox-host/main.js [--rss-limit-mb=N] [--warm-limits=JSON]`.
  * With `--warm-limits`, it opens and closes one sandbox with those limits before it says hello, so that
  * the prelude's code cache and a spare isolate for them are ready for the first run. It reads
  * commands from stdin and writes reports to stdout, one JSON line each (`protocol.ts`), and hosts the
@@ -12,9 +12,6 @@
  * when it uses more memory than it was given.
  */
 
-import { isolateEnvironment } from "../environments/isolate/index.js";
-import { loadIsolatedVm } from "../environments/isolate/load.js";
-import { processHealth } from "./health.js";
 import {
   type Command,
   encodeMessage,
@@ -22,8 +19,11 @@ import {
   parseCommand,
   type Report,
   type SandboxLimits,
-} from "./protocol.js";
-import { SandboxHost } from "./sandbox-host.js";
+} from "../contract/protocol.js";
+import { isolateEnvironment } from "../isolate/index.js";
+import { loadIsolatedVm } from "../isolate/load.js";
+import { processHealth } from "./health.js";
+import { SandboxHost } from "./host.js";
 
 /** How often the process checks its own memory, in ms. */
 const MEMORY_CHECK_MS = 100;

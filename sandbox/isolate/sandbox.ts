@@ -4,14 +4,14 @@
  */
 
 import type ivm from "isolated-vm";
-import { type GuestEntry, preludeSource } from "../../sandbox/prelude.js";
 import type {
   ExecutionOutcome,
   ExecutionRequest,
   Sandbox,
   SandboxBridge,
   SandboxLimits,
-} from "../../src/codemode/environment.js";
+} from "../contract/environment.js";
+import { type GuestEntry, preludeSource } from "../guest/prelude.js";
 import { Execution } from "./execution.js";
 import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";

@@ -1,11 +1,11 @@
 /**
  * The sandbox host's logic, apart from its transport: it takes {@link Command}s, runs the code in the
- * sandboxes of an environment, and sends {@link Report}s back. `host-main.ts` wires it to stdin/stdout
+ * sandboxes of an environment, and sends {@link Report}s back. `main.ts` wires it to stdin/stdout
  * over in-process isolates; `cordon serve` wires one per client connection to a WebSocket, over its own
  * local environment (sandbox-host processes or Docker).
  */
 
-import { untilAborted } from "../src/dispatch/abort.js";
+import { untilAborted } from "../../src/dispatch/abort.js";
 import {
   type BridgeCallOutcome,
   type Command,
@@ -17,7 +17,7 @@ import {
   type Report,
   type SandboxBridge,
   type SandboxLimits,
-} from "./protocol.js";
+} from "../contract/protocol.js";
 
 /** A sandbox the host runs code in; `tainted` when it was killed while busy (see the `done` report). */
 export interface HostedSandbox {

@@ -1,15 +1,10 @@
 /**
  * The interface every sandbox environment implements (an in-process isolate, the supervised sandbox-host
  * processes, Docker, a remote host). Code mode only talks to this interface; everything crossing it is
- * JSON text or plain data, whose types the wire protocol defines (`sandbox/protocol.ts`).
+ * JSON text or plain data, whose types the wire protocol defines (`protocol.ts`).
  */
 
-import type {
-  ExecutionOutcome,
-  ExecutionRequest,
-  SandboxBridge,
-  SandboxLimits,
-} from "../../sandbox/protocol.js";
+import type { ExecutionOutcome, ExecutionRequest, SandboxBridge, SandboxLimits } from "./protocol.js";
 
 export type {
   BridgeCallOutcome,
@@ -19,7 +14,7 @@ export type {
   SandboxBridge,
   SandboxError,
   SandboxLimits,
-} from "../../sandbox/protocol.js";
+} from "./protocol.js";
 
 /** One live sandbox: it may execute several runs (a session) until it is disposed. */
 export interface Sandbox {

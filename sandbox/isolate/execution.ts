@@ -9,9 +9,8 @@
  */
 
 import type ivm from "isolated-vm";
-import { PausableDeadline } from "../../sandbox/deadline.js";
-import type { GuestDoneReport, GuestEntry, GuestRunConfig } from "../../sandbox/prelude.js";
-import { USER_CODE_FILENAME } from "../../sandbox/prelude.js";
+import { isPromiseLike } from "../../src/dispatch/promise-like.js";
+import { PausableDeadline } from "../contract/deadline.js";
 import type {
   BridgeCallOutcome,
   ExecutionOutcome,
@@ -19,9 +18,10 @@ import type {
   LogEntry,
   SandboxBridge,
   SandboxError,
-} from "../../sandbox/protocol.js";
-import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../../sandbox/protocol.js";
-import { isPromiseLike } from "../../src/dispatch/promise-like.js";
+} from "../contract/protocol.js";
+import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../contract/protocol.js";
+import type { GuestDoneReport, GuestEntry, GuestRunConfig } from "../guest/prelude.js";
+import { USER_CODE_FILENAME } from "../guest/prelude.js";
 import {
   boundError,
   compileError,

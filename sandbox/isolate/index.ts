@@ -13,15 +13,15 @@
  * calls are refused and their outcomes dropped.
  */
 
-import type { SandboxLimits } from "../../sandbox/protocol.js";
-import type { Environment, Sandbox } from "../../src/codemode/environment.js";
 import { UserError } from "../../src/errors.js";
+import type { Environment, Sandbox } from "../contract/environment.js";
+import type { SandboxLimits } from "../contract/protocol.js";
 import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 
-export { DEFAULT_MAX_TOOL_CALLS } from "../../sandbox/protocol.js";
+export { DEFAULT_MAX_TOOL_CALLS } from "../contract/protocol.js";
 export { userCodePosition } from "./errors.js";
 
 /**
