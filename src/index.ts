@@ -1,50 +1,17 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
-export {
-  buildSandboxImage,
-  DOCKER_DEFAULTS,
-  type DockerConnection,
-  type DockerEngineOptions,
-  type DockerEngineStatus,
-  type DockerEnvironment,
-  type DockerEnvironmentOptions,
-  dockerEnvironment,
-  IMAGE_BUILD_COMMAND,
-  type ImageBuildOptions,
-  SANDBOX_IMAGE,
-} from "../environments/docker/index.js";
-export {
-  REMOTE_ISOLATION,
-  type RemoteEnvironmentOptions,
-  remoteEnvironment,
-  SANDBOX_PATH,
-  type SandboxServer,
-  type SandboxServerOptions,
-  serveSandboxes,
-} from "../environments/remote/index.js";
-export {
-  SANDBOX_HOST_DEFAULTS,
-  type SandboxHostEnvironmentOptions,
-  sandboxHostEnvironment,
-} from "../environments/sandbox-host/index.js";
 export type {
   BridgeCallOutcome,
   Environment,
   ExecutionOutcome,
   ExecutionRequest,
   LogEntry,
+  RunFailureName,
   Sandbox,
   SandboxBridge,
   SandboxError,
   SandboxLimits,
-} from "../sandbox/contract/environment.js";
-export {
-  type IsolatedVmModule,
-  type IsolateEnvironment,
-  type IsolateEnvironmentOptions,
-  type IsolateSandboxHandle,
-  isolateEnvironment,
-} from "../sandbox/isolate/index.js";
+} from "../sandbox/contract/index.js";
 export { type AddressClass, type AddressKind, classifyAddress } from "./builtins/address.js";
 export { type AskHumanArgs, type AskHumanOptions, askHuman } from "./builtins/ask-human.js";
 export {
@@ -99,7 +66,6 @@ export {
   type CodeModeOptions,
   CodeRunFailed,
   type CodeRunOptions,
-  codeMode,
   type RunCodeArgs,
   SESSION_REPLACED,
   SESSION_TAMPERED,
@@ -112,6 +78,7 @@ export {
 } from "./codemode/declarations.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
+export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export { renderValue } from "./dispatch/render.js";
 export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";
@@ -134,6 +101,34 @@ export type {
   ToolCall,
   ToolResult,
 } from "./dispatch/types.js";
+export {
+  buildSandboxImage,
+  DOCKER_DEFAULTS,
+  type DockerConnection,
+  type DockerEngineOptions,
+  type DockerEngineStatus,
+  type DockerEnvironment,
+  type DockerEnvironmentOptions,
+  dockerEnvironment,
+  IMAGE_BUILD_COMMAND,
+  type ImageBuildOptions,
+  type IsolatedVmModule,
+  type IsolateEnvironment,
+  type IsolateEnvironmentOptions,
+  type IsolateSandboxHandle,
+  isolateEnvironment,
+  REMOTE_ISOLATION,
+  type RemoteEnvironmentOptions,
+  remoteEnvironment,
+  SANDBOX_HOST_DEFAULTS,
+  SANDBOX_IMAGE,
+  SANDBOX_PATH,
+  type SandboxHostEnvironmentOptions,
+  type SandboxServer,
+  type SandboxServerOptions,
+  sandboxHostEnvironment,
+  serveSandboxes,
+} from "./environments.js";
 export {
   type ArgumentIssue,
   BudgetExceeded,

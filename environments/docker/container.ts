@@ -7,7 +7,7 @@
 
 import { type Duplex, PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
-import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
+import type { SandboxLimits } from "../../sandbox/contract/index.js";
 import { within } from "../../src/dispatch/abort.js";
 import { WireConnection } from "../wire/connection.js";
 import {

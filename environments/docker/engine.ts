@@ -6,6 +6,7 @@
 
 import { hostname } from "node:os";
 import type Dockerode from "dockerode";
+import { runFailure } from "../../sandbox/contract/index.js";
 import { within } from "../../src/dispatch/abort.js";
 import { UserError } from "../../src/errors.js";
 import { engineGoneEnding } from "../wire/endings.js";
@@ -127,7 +128,7 @@ export class DockerEngine {
 
   /** A container's sandbox is done: the container is removed, and its place goes to the pool or a waiter. */
   release(container: SandboxContainer): void {
-    container.kill({ status: "cancelled", error: { name: "Disposed", message: "The sandbox was closed." } });
+    container.kill({ status: "cancelled", error: runFailure("Disposed", "The sandbox was closed.") });
   }
 
   /** Removes every container and stops the health checks. */
@@ -138,7 +139,7 @@ export class DockerEngine {
     for (const container of all) {
       container.kill({
         status: "cancelled",
-        error: { name: "Disposed", message: "The sandbox was closed while the code was running." },
+        error: runFailure("Disposed", "The sandbox was closed while the code was running."),
       });
     }
     for (const wake of this.#waiters.splice(0)) wake();
@@ -187,7 +188,7 @@ export class DockerEngine {
         () => {
           if (!this.#starting.delete(container)) return;
           if (this.#closed || !this.#healthy)
-            container.kill({ status: "cancelled", error: { name: "Disposed", message: "Not needed." } });
+            container.kill({ status: "cancelled", error: runFailure("Disposed", "Not needed.") });
           else this.#ready.push(container);
           // A run may be waiting for room that this container took while it started.
           this.#waiters.shift()?.();

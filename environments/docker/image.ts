@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { PROTOCOL_VERSION } from "../../sandbox/contract/protocol.js";
+import { PROTOCOL_VERSION } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import { cordonVersion } from "../../src/version.js";
 import type { DockerConnection } from "./connection.js";

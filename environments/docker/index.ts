@@ -9,8 +9,7 @@
 
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
-import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
+import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
 import type { ContainerSettings } from "./container.js";

@@ -6,8 +6,13 @@
  */
 
 import WebSocket from "ws";
-import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
-import { MAX_MESSAGE_BYTES, type SandboxLimits } from "../../sandbox/contract/protocol.js";
+import {
+  type Environment,
+  MAX_MESSAGE_BYTES,
+  runFailure,
+  type Sandbox,
+  type SandboxLimits,
+} from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import { WireConnection } from "../wire/connection.js";
 import { type Ending, fatalEnding, unresponsiveEnding, violationEnding } from "../wire/endings.js";
@@ -167,9 +172,9 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
 function lostEnding(detail: string): Ending {
   return {
     status: "error",
-    error: {
-      name: "SandboxUnavailable",
-      message: `The connection to the sandbox server was lost (${detail}), so the run was stopped. The agent's process is fine; the next run connects again.`,
-    },
+    error: runFailure(
+      "SandboxUnavailable",
+      `The connection to the sandbox server was lost (${detail}), so the run was stopped. The agent's process is fine; the next run connects again.`,
+    ),
   };
 }

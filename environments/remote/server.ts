@@ -11,16 +11,19 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
-import type { Environment } from "../../sandbox/contract/environment.js";
 import {
+  type Environment,
   encodeMessage,
   LineSplitter,
   MAX_MESSAGE_BYTES,
   parseCommand,
   type Report,
-} from "../../sandbox/contract/protocol.js";
+  type RunFailureName,
+  type Sandbox,
+  type SandboxLimits,
+} from "../../sandbox/contract/index.js";
 import { processHealth } from "../../sandbox/sandbox-host/health.js";
-import { type HostedSandbox, SandboxHost } from "../../sandbox/sandbox-host/host.js";
+import { SandboxHost } from "../../sandbox/sandbox-host/host.js";
 import { UserError } from "../../src/errors.js";
 import { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
 
@@ -61,7 +64,7 @@ export interface SandboxServer {
 
 /** Raised (and sent to the client as its run's error) when the server is at capacity. */
 class SandboxBusy extends Error {
-  override name = "SandboxBusy";
+  override name: RunFailureName = "SandboxBusy";
 }
 
 /** Starts a sandbox server. */
@@ -77,7 +80,7 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
   let open = 0;
   /** The server's environment, with its capacity counted over every client. */
   const limited = {
-    async open(limits: Parameters<Environment["open"]>[0]): Promise<HostedSandbox> {
+    async open(limits: SandboxLimits): Promise<Sandbox> {
       if (open >= maxSandboxes) {
         throw new SandboxBusy(
           `The sandbox server is busy: it runs ${maxSandboxes} sandboxes, its limit. Try again shortly.`,

@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
+import { runFailure, type SandboxLimits } from "../../sandbox/contract/index.js";
 import { WireConnection } from "../wire/connection.js";
 import {
   crashEnding,
@@ -190,7 +190,7 @@ export class SandboxHostProcess {
     if (this.#state === "retiring" && active === 0) {
       this.kill({
         status: "cancelled",
-        error: { name: "Disposed", message: "The sandbox process was replaced." },
+        error: runFailure("Disposed", "The sandbox process was replaced."),
       });
       return;
     }

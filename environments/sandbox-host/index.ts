@@ -7,8 +7,7 @@
  */
 
 import { createRequire } from "node:module";
-import type { Environment, Sandbox } from "../../sandbox/contract/environment.js";
-import type { SandboxLimits } from "../../sandbox/contract/protocol.js";
+import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import type { HostProcessSettings } from "./host-process.js";
 import { ProcessPool } from "./pool.js";

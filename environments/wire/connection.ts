@@ -15,8 +15,8 @@ import {
   parseReport,
   type Report,
   type SandboxLimits,
-} from "../../sandbox/contract/protocol.js";
-import type { Ending } from "./endings.js";
+} from "../../sandbox/contract/index.js";
+import type { Ending, PeerFailure } from "./endings.js";
 import { type RunLink, WireSandbox } from "./wire-sandbox.js";
 
 /** Writes one encoded line to the peer. */
@@ -38,18 +38,6 @@ export interface ConnectionHooks {
   /** A run started or ended. */
   onActivity?(): void;
 }
-
-/**
- * Why the owner should stop the peer. `stuck`: one run went on past its limit or a cancel, and its
- * sandbox was given up (the run has ended, and the peer was told to dispose the sandbox); an owner whose
- * peer is one process stops it, one whose peer supervises its own sandbox processes (a sandbox server)
- * may keep the connection, whose other runs are fine.
- */
-export type PeerFailure =
-  | { kind: "violation"; detail: string }
-  | { kind: "unresponsive"; detail: string }
-  | { kind: "stuck"; detail: string }
-  | { kind: "fatal"; reason: string };
 
 /** Runs given up as stuck, and never reported done, that a connection tolerates before it stops its peer. */
 export const MAX_GIVEN_UP_RUNS = 16;

@@ -1,16 +1,29 @@
 /**
- * How runs end when the sandbox host running them goes away, in words the model reads: what happened,
- * that only the sandbox was affected, and what to do next.
+ * Why the owner of a connection stops its sandbox host ({@link PeerFailure}), and how the runs still open
+ * there then end, in words the model reads: what happened, that only the sandbox was affected, and what
+ * to do next.
  */
 
 import { constants } from "node:os";
-import type { ExecutionOutcome, SandboxError } from "../../sandbox/contract/protocol.js";
+import { type ExecutionOutcome, runFailure, type SandboxError } from "../../sandbox/contract/index.js";
 
 /** The outcome every run still open on a sandbox host gets when that host goes away. */
 export interface Ending {
   status: ExecutionOutcome["status"];
   error: SandboxError;
 }
+
+/**
+ * Why the owner should stop the peer. `stuck`: one run went on past its limit or a cancel, and its
+ * sandbox was given up (the run has ended, and the peer was told to dispose the sandbox); an owner whose
+ * peer is one process stops it, one whose peer supervises its own sandbox processes (a sandbox server)
+ * may keep the connection, whose other runs are fine.
+ */
+export type PeerFailure =
+  | { kind: "violation"; detail: string }
+  | { kind: "unresponsive"; detail: string }
+  | { kind: "stuck"; detail: string }
+  | { kind: "fatal"; reason: string };
 
 const CONTAINED =
   "Only the sandbox was affected: the agent's process is fine, and the next run gets a fresh sandbox.";
@@ -33,18 +46,18 @@ export function crashEnding(exit: { code: number | null; signal: string | null; 
   if (fatalLine && MEMORY_ABORT.test(fatalLine)) {
     return {
       status: "limit",
-      error: {
-        name: "MemoryLimit",
-        message: `The sandbox process ran out of memory and stopped (${detail}): the code built something too large, such as a huge string or array. ${CONTAINED} Work on smaller pieces of data.`,
-      },
+      error: runFailure(
+        "MemoryLimit",
+        `The sandbox process ran out of memory and stopped (${detail}): the code built something too large, such as a huge string or array. ${CONTAINED} Work on smaller pieces of data.`,
+      ),
     };
   }
   return {
     status: "error",
-    error: {
-      name: "SandboxCrashed",
-      message: `The sandbox process stopped unexpectedly (${detail}) while running the code. ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxCrashed",
+      `The sandbox process stopped unexpectedly (${detail}) while running the code. ${CONTAINED}`,
+    ),
   };
 }
 
@@ -57,10 +70,10 @@ function signalName(number: number): string | null {
 export function memoryEnding(usedMb: number, limitMb: number): Ending {
   return {
     status: "limit",
-    error: {
-      name: "MemoryLimit",
-      message: `The sandbox process used ${usedMb} MB of memory, over its budget of ${limitMb} MB (memory outside the JavaScript heap counts too), and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
-    },
+    error: runFailure(
+      "MemoryLimit",
+      `The sandbox process used ${usedMb} MB of memory, over its budget of ${limitMb} MB (memory outside the JavaScript heap counts too), and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+    ),
   };
 }
 
@@ -68,10 +81,10 @@ export function memoryEnding(usedMb: number, limitMb: number): Ending {
 export function containerMemoryEnding(limitMb: number): Ending {
   return {
     status: "limit",
-    error: {
-      name: "MemoryLimit",
-      message: `The sandbox container ran out of memory (its limit is ${limitMb} MB) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
-    },
+    error: runFailure(
+      "MemoryLimit",
+      `The sandbox container ran out of memory (its limit is ${limitMb} MB) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+    ),
   };
 }
 
@@ -79,10 +92,10 @@ export function containerMemoryEnding(limitMb: number): Ending {
 export function engineGoneEnding(engine: string, detail: string): Ending {
   return {
     status: "error",
-    error: {
-      name: "SandboxUnavailable",
-      message: `The Docker engine running this sandbox (${engine}) stopped answering (${detail.slice(0, 200)}), so the run was stopped. ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxUnavailable",
+      `The Docker engine running this sandbox (${engine}) stopped answering (${detail.slice(0, 200)}), so the run was stopped. ${CONTAINED}`,
+    ),
   };
 }
 
@@ -90,10 +103,10 @@ export function engineGoneEnding(engine: string, detail: string): Ending {
 export function threadsEnding(threads: number, limit: number): Ending {
   return {
     status: "limit",
-    error: {
-      name: "SandboxOverloaded",
-      message: `The sandbox process had ${threads} threads, over its budget of ${limit} (work the engine could not stop kept running), and was stopped. ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxOverloaded",
+      `The sandbox process had ${threads} threads, over its budget of ${limit} (work the engine could not stop kept running), and was stopped. ${CONTAINED}`,
+    ),
   };
 }
 
@@ -101,10 +114,10 @@ export function threadsEnding(threads: number, limit: number): Ending {
 export function unresponsiveEnding(detail: string): Ending {
   return {
     status: "error",
-    error: {
-      name: "SandboxUnresponsive",
-      message: `The sandbox process stopped responding (${detail}) and was stopped. ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxUnresponsive",
+      `The sandbox process stopped responding (${detail}) and was stopped. ${CONTAINED}`,
+    ),
   };
 }
 
@@ -112,10 +125,10 @@ export function unresponsiveEnding(detail: string): Ending {
 export function violationEnding(detail: string): Ending {
   return {
     status: "error",
-    error: {
-      name: "SandboxCrashed",
-      message: `The sandbox process sent a message cordon cannot accept (${detail.slice(0, 300)}) and was stopped. ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxCrashed",
+      `The sandbox process sent a message cordon cannot accept (${detail.slice(0, 300)}) and was stopped. ${CONTAINED}`,
+    ),
   };
 }
 
@@ -124,18 +137,18 @@ export function fatalEnding(reason: string): Ending {
   if (reason.startsWith("memory:")) {
     return {
       status: "limit",
-      error: {
-        name: "MemoryLimit",
-        message: `The sandbox process ran out of memory (${reason.slice(0, 300)}) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
-      },
+      error: runFailure(
+        "MemoryLimit",
+        `The sandbox process ran out of memory (${reason.slice(0, 300)}) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
+      ),
     };
   }
   return {
     status: "error",
-    error: {
-      name: "SandboxCrashed",
-      message: `The sandbox process stopped (${reason.slice(0, 300)}). ${CONTAINED}`,
-    },
+    error: runFailure(
+      "SandboxCrashed",
+      `The sandbox process stopped (${reason.slice(0, 300)}). ${CONTAINED}`,
+    ),
   };
 }
 
@@ -143,6 +156,6 @@ export function fatalEnding(reason: string): Ending {
 export function closedEnding(): Ending {
   return {
     status: "cancelled",
-    error: { name: "Disposed", message: "The sandbox was closed while the code was running." },
+    error: runFailure("Disposed", "The sandbox was closed while the code was running."),
   };
 }

@@ -5,21 +5,24 @@
  * host that stops cooperating can never hold a run open.
  */
 
-import { PausableDeadline } from "../../sandbox/contract/deadline.js";
-import type { Sandbox } from "../../sandbox/contract/environment.js";
 import {
   type BridgeCallOutcome,
+  type CallingRun,
   type Command,
+  callFailure,
+  callThroughBridge,
   type ExecutionOutcome,
   type ExecutionRequest,
   maxRunMessages,
+  type PausableClock,
+  PausableDeadline,
   type Report,
+  runFailure,
+  type Sandbox,
   type SandboxBridge,
   type SandboxLimits,
-} from "../../sandbox/contract/protocol.js";
-import { isPromiseLike } from "../../src/dispatch/promise-like.js";
-import type { PeerFailure } from "./connection.js";
-import type { Ending } from "./endings.js";
+} from "../../sandbox/contract/index.js";
+import type { Ending, PeerFailure } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
 export const BACKSTOP_GRACE_MS = 2_000;
@@ -87,7 +90,7 @@ export class WireSandbox implements Sandbox {
     if (signal.aborted) {
       return {
         status: "cancelled",
-        error: { name: "Cancelled", message: "The run was cancelled before it started." },
+        error: runFailure("Cancelled", "The run was cancelled before it started."),
       };
     }
     const link = this.#link;
@@ -98,7 +101,7 @@ export class WireSandbox implements Sandbox {
     const onAbort = () => {
       link.send({ type: "cancel", run: run.id });
       cancelTimer = setTimeout(() => {
-        run.resolve({ status: "cancelled", error: { name: "Cancelled", message: "The run was cancelled." } });
+        run.resolve({ status: "cancelled", error: runFailure("Cancelled", "The run was cancelled.") });
         this.#giveUp(run, `it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`);
       }, CANCEL_GRACE_MS);
     };
@@ -107,10 +110,10 @@ export class WireSandbox implements Sandbox {
     const backstop = new PausableDeadline(timeoutMs + BACKSTOP_GRACE_MS, () => {
       run.resolve({
         status: "timeout",
-        error: {
-          name: "Timeout",
-          message: `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox did not stop it, so cordon stopped the sandbox; the next run gets a new one.`,
-        },
+        error: runFailure(
+          "Timeout",
+          `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox did not stop it, so cordon stopped the sandbox; the next run gets a new one.`,
+        ),
       });
       this.#giveUp(run, `it did not end a run at its ${timeoutMs} ms limit`);
     });
@@ -120,10 +123,7 @@ export class WireSandbox implements Sandbox {
       if (!link.send({ type: "exec", sandbox: this.id, run: run.id, request })) {
         run.resolve({
           status: "error",
-          error: {
-            name: "SandboxError",
-            message: "The code could not be sent to the sandbox: it is too large.",
-          },
+          error: runFailure("SandboxError", "The code could not be sent to the sandbox: it is too large."),
         });
       }
       const outcome = await run.outcome;
@@ -147,7 +147,7 @@ export class WireSandbox implements Sandbox {
       this.#link.send({ type: "cancel", run: current.id });
       current.resolve({
         status: "cancelled",
-        error: { name: "Disposed", message: "The sandbox was closed while the code was running." },
+        error: runFailure("Disposed", "The sandbox was closed while the code was running."),
       });
     }
     this.#link.send({ type: "dispose", sandbox: this.id });
@@ -178,14 +178,14 @@ export class WireSandbox implements Sandbox {
 }
 
 /** One run: forwards its tool calls and console lines, and resolves with its outcome. */
-class WireRun implements RunLink {
+class WireRun implements RunLink, CallingRun {
   readonly id: number;
   readonly outcome: Promise<ExecutionOutcome>;
   finished = false;
   /** False when the peer reported the run's sandbox killed (or the connection ended). */
   sandboxAlive = true;
   /** The host's deadline for the run, paused while a call waits for approval. */
-  clock: Pick<PausableDeadline, "pause" | "resume"> | undefined;
+  clock: PausableClock | undefined;
   readonly #bridge: SandboxBridge;
   readonly #link: SandboxLink;
   readonly #tools: ReadonlySet<string>;
@@ -245,7 +245,7 @@ class WireRun implements RunLink {
         type: "result",
         run: this.id,
         call,
-        outcome: failure(
+        outcome: callFailure(
           tool,
           "error",
           `The result of ${tool} is ${size.toLocaleString("en-US")} characters of JSON, too large to pass into the sandbox. Ask the tool for less (a page, a filter, fewer fields).`,
@@ -253,49 +253,25 @@ class WireRun implements RunLink {
       });
     };
     if (this.#resolved) {
-      answer(failure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
+      answer(callFailure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
       return;
     }
     if (!this.#tools.has(tool)) {
-      answer(failure(tool, "unknown_tool", `There is no tool named ${tool} in this run.`));
+      answer(callFailure(tool, "unknown_tool", `There is no tool named ${tool} in this run.`));
       return;
     }
-    let paused = false;
-    const waiting = (now: boolean) => {
-      if (now === paused || this.finished) return;
-      paused = now;
-      this.#link.send({ type: "waiting", run: this.id, call, waiting: now });
-      if (now) this.clock?.pause();
-      else this.clock?.resume();
-    };
-    const done = (outcome: BridgeCallOutcome) => {
-      waiting(false);
-      answer(outcome);
-    };
-    const failed = (error: unknown) =>
-      done(
-        failure(
-          tool,
-          "error",
-          `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      );
-    // One reaction, or none when the outcome is there at once: a call from code is on the path of every
-    // sequential step.
-    let outcome: BridgeCallOutcome | Promise<BridgeCallOutcome>;
-    try {
-      outcome = this.#bridge.callTool(tool, args, waiting, requested);
-    } catch (error) {
-      failed(error);
-      return;
-    }
-    if (isPromiseLike(outcome)) outcome.then(done, failed);
-    else done(outcome);
+    void callThroughBridge(this.#bridge, this, { id: call, name: tool, argsJson: args, requested }, answer);
   }
-}
 
-function failure(tool: string, kind: string, message: string): BridgeCallOutcome {
-  return { ok: false, error: { tool, kind, message } };
+  /** Whether the run is over for its calls: a late change of waiting moves no clock. */
+  get over(): boolean {
+    return this.finished;
+  }
+
+  /** A call of the run started or stopped waiting for a person: the sandbox host pauses its clock too. */
+  onWaiting(call: number, waiting: boolean): void {
+    this.#link.send({ type: "waiting", run: this.id, call, waiting });
+  }
 }
 
 function callSafely(action: () => void): void {

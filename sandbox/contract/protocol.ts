@@ -7,138 +7,24 @@
  * share a machine: there are no file paths, process ids that matter, or shared memory. Every line is at
  * most {@link MAX_MESSAGE_BYTES}; a side that receives a longer or malformed line ends the connection.
  *
- * This file also holds the plain-data types that cross every sandbox boundary (limits, requests,
- * outcomes, console lines), so that `sandbox/` needs nothing from `src/`.
+ * The plain data inside the messages (limits, requests, outcomes, console lines) is the contract's own
+ * (`environment.ts`): the wire carries exactly what an in-process sandbox is handed.
  */
+
+import type {
+  BridgeCallOutcome,
+  ExecutionOutcome,
+  ExecutionRequest,
+  LogEntry,
+  SandboxError,
+  SandboxLimits,
+} from "./environment.js";
 
 /** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
 export const PROTOCOL_VERSION = 1;
 
 /** The longest line either side sends or accepts, in bytes of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-
-// ---- The data that crosses every sandbox boundary ----
-
-/** The limits a sandbox enforces while it runs one piece of code. */
-export interface SandboxLimits {
-  /** Wall-clock time for one run, in ms; the host ends the run (and may destroy the sandbox) after it. */
-  timeoutMs: number;
-  /** CPU time the sandbox may use in one run, in ms (time spent waiting for tools does not count). */
-  cpuTimeMs: number;
-  /** Memory for the sandbox's heap, in MB. */
-  memoryMb: number;
-  /** Characters of console output kept per run; output beyond it is dropped and counted. */
-  maxLogChars: number;
-  /** Characters of the JSON-encoded result value. */
-  maxResultChars: number;
-  /**
-   * Tool calls the sandbox lets the code start in one run; later calls are refused inside the sandbox,
-   * so a flood never reaches the host. Optional: environments use a generous default (10,000) without it.
-   */
-  maxToolCalls?: number;
-  /**
-   * Characters of JSON arguments one tool call may carry; a larger call is refused inside the sandbox
-   * before it leaves. Optional: environments use {@link DEFAULT_MAX_ARGS_CHARS} without it.
-   */
-  maxArgsChars?: number;
-}
-
-/** Characters of JSON arguments one tool call may carry when the limits do not say otherwise. */
-export const DEFAULT_MAX_ARGS_CHARS = 1_000_000;
-
-/** Tool calls one run may start when the limits do not say otherwise. */
-export const DEFAULT_MAX_TOOL_CALLS = 10_000;
-
-/** Messages a run may send beyond one per console line and one per tool call (the end report, notices). */
-const MESSAGE_SLACK = 16;
-
-/**
- * The most messages (console lines and tool calls) one run can legitimately send: every console line
- * costs at least one character of `maxLogChars`. A sandbox that sends more is misbehaving; both ends stop
- * it, because a flood keeps the receiver's event loop too busy for the timers that enforce the limits.
- */
-export function maxRunMessages(limits: SandboxLimits): number {
-  return limits.maxLogChars + (limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) + MESSAGE_SLACK;
-}
-
-/** What the model's code did on the way: one console line. */
-export interface LogEntry {
-  level: "log" | "info" | "warn" | "error" | "debug";
-  text: string;
-}
-
-/** An error thrown by the model's code, recreated in plain data. */
-export interface SandboxError {
-  name: string;
-  message: string;
-  /** The stack as the sandbox saw it (positions are in the transpiled JavaScript). */
-  stack?: string;
-  /** Where the error was thrown in `ExecutionRequest.code` (1-based line and column), when known. */
-  line?: number;
-  column?: number;
-  /** Set when the error came from a failed `tools.*` call. */
-  tool?: string;
-  kind?: string;
-}
-
-/** The outcome of one tool call, as the sandbox receives it. */
-export type BridgeCallOutcome =
-  | { ok: true; valueJson: string }
-  | { ok: false; error: { tool: string; kind: string; message: string } };
-
-/** How one execution ended. `valueJson` is the JSON text of the result (absent for `undefined`). */
-export interface ExecutionOutcome {
-  status: "ok" | "error" | "timeout" | "limit" | "cancelled";
-  valueJson?: string;
-  error?: SandboxError;
-}
-
-/** What a sandbox is asked to execute. */
-export interface ExecutionRequest {
-  /**
-   * JavaScript: the body of an async function (so `await` and `return` work at the top level). The
-   * environment wraps it; line 1 of `code` must stay line 1 of what the sandbox reports.
-   */
-  code: string;
-  /** The names under which tools are reachable in code, mapped to the real tool names. */
-  toolNames: Readonly<Record<string, string>>;
-  limits: SandboxLimits;
-  /**
-   * No later execution will use this sandbox (a fresh-state run). The sandbox then skips what only
-   * guards later runs (the record of the built-ins an earlier run could change), and refuses any later
-   * execution. Default false: a session's sandbox runs again.
-   */
-  final?: boolean;
-  /**
-   * Real names of the tools whose calls may wait for a person (an approval, or a tool that asks one). The
-   * sandbox never waits inside the call for those (see the prelude's GuestSyncCall): a wait that long
-   * would hold one of isolated-vm's threads. Default: none.
-   */
-  waitingTools?: readonly string[];
-}
-
-/**
- * The host side of a run, handed to the sandbox: tool calls and console lines go through it. The host
- * never receives a sandbox function or object: only strings.
- */
-export interface SandboxBridge {
-  /**
-   * A `tools.<name>(args)` call, with the real tool name and the arguments as JSON text. The host calls
-   * `waiting(true)` when the call starts waiting for a person (its approval, or a tool that asks one) and
-   * `waiting(false)` when that wait is over: the sandbox's wall clock does not run in between. `requested` is the name the code used
-   * when it was not a declared one (`tools.getOrder` resolved to `get_order` by the dispatcher's rule).
-   * The outcome may come at once (a synchronous tool), which lets a sandbox waiting inside the call be
-   * answered without a turn of the event loop.
-   */
-  callTool(
-    name: string,
-    argsJson: string,
-    waiting?: (waiting: boolean) => void,
-    requested?: string,
-  ): BridgeCallOutcome | Promise<BridgeCallOutcome>;
-  /** A console line. */
-  log(entry: LogEntry): void;
-}
 
 // ---- Messages ----
 

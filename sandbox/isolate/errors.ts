@@ -3,13 +3,13 @@
  * an error in the model's code.
  */
 
-import type { SandboxError } from "../contract/protocol.js";
+import type { SandboxError } from "../contract/index.js";
 import {
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
   MAX_STACK_FRAMES,
   USER_CODE_FILENAME,
-} from "../guest/prelude.js";
+} from "../guest/interface.js";
 
 /** The message for `import` statements, which have no meaning inside `run_code`. */
 const IMPORT_MESSAGE =
@@ -34,11 +34,6 @@ export const limitMessages = {
   disposed: () => "The sandbox was closed while the code was running.",
   crashed: (detail: string) => `The sandbox stopped unexpectedly (${detail}); it was reset.`,
 };
-
-/** A `{ name, message }` record for a limit or a stop, without a stack. */
-export function stopError(name: string, message: string): SandboxError {
-  return { name, message };
-}
 
 /**
  * Converts a compile error from isolated-vm (whose message ends with `[run_code.js:LINE:COLUMN]`) into

@@ -9,27 +9,29 @@
  */
 
 import type ivm from "isolated-vm";
-import { isPromiseLike } from "../../src/dispatch/promise-like.js";
-import { PausableDeadline } from "../contract/deadline.js";
-import type {
-  BridgeCallOutcome,
-  ExecutionOutcome,
-  ExecutionRequest,
-  LogEntry,
-  SandboxBridge,
-  SandboxError,
-} from "../contract/protocol.js";
-import { DEFAULT_MAX_ARGS_CHARS, DEFAULT_MAX_TOOL_CALLS, maxRunMessages } from "../contract/protocol.js";
-import type { GuestDoneReport, GuestEntry, GuestRunConfig } from "../guest/prelude.js";
-import { USER_CODE_FILENAME } from "../guest/prelude.js";
 import {
-  boundError,
-  compileError,
-  explainDynamicImport,
-  limitMessages,
-  stopError,
-  userCodePosition,
-} from "./errors.js";
+  type BridgeCallOutcome,
+  type CallingRun,
+  callFailure,
+  callThroughBridge,
+  DEFAULT_MAX_ARGS_CHARS,
+  DEFAULT_MAX_TOOL_CALLS,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type LogEntry,
+  maxRunMessages,
+  PausableDeadline,
+  runFailure,
+  type SandboxBridge,
+  type SandboxError,
+} from "../contract/index.js";
+import {
+  type GuestDoneReport,
+  type GuestEntry,
+  type GuestRunConfig,
+  USER_CODE_FILENAME,
+} from "../guest/interface.js";
+import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
 import { wrapCode } from "./wrap.js";
 
 /** What an execution needs from the sandbox that owns the isolate. */
@@ -71,7 +73,9 @@ export class Execution {
   #wallClock: PausableDeadline | undefined;
   #cpuTimer: NodeJS.Timeout | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
-  readonly #onAbort = () => this.#stop("cancelled", stopError("Cancelled", limitMessages.cancelled()));
+  readonly #onAbort = () => this.#stop("cancelled", runFailure("Cancelled", limitMessages.cancelled()));
+  /** What this run's tool calls share: the wall clock they stop while a person decides. */
+  readonly #calling: CallingRun;
 
   constructor(deps: ExecutionDeps, request: ExecutionRequest, bridge: SandboxBridge, signal: AbortSignal) {
     this.#deps = deps;
@@ -81,6 +85,15 @@ export class Execution {
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     this.#maxMessages = maxRunMessages(request.limits);
+    const execution = this;
+    this.#calling = {
+      get clock() {
+        return execution.#wallClock;
+      },
+      get over() {
+        return execution.#ended;
+      },
+    };
   }
 
   /** Runs the code; resolves with how it ended. Never rejects. */
@@ -91,14 +104,14 @@ export class Execution {
     this.#armLimits();
     this.#launch().catch((error: unknown) => {
       const detail = error instanceof Error ? error.message : String(error);
-      this.#stop("error", stopError("SandboxCrashed", limitMessages.crashed(detail)));
+      this.#stop("error", runFailure("SandboxCrashed", limitMessages.crashed(detail)));
     });
     return outcome;
   }
 
   /** Stops the run from outside (the sandbox is being disposed); the isolate is killed. */
   abandon(): void {
-    this.#stop("cancelled", stopError("Disposed", limitMessages.disposed()));
+    this.#stop("cancelled", runFailure("Disposed", limitMessages.disposed()));
   }
 
   /** A message from the guest (already checked to belong to this run's id). Never throws. */
@@ -107,12 +120,12 @@ export class Execution {
     // The prelude keeps its own caps; this one holds even if a message ever escaped them, because a flood
     // of messages keeps the host's event loop too busy for the timers that enforce the other limits.
     if (++this.#messages > this.#maxMessages) {
-      this.#stop("limit", stopError("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      this.#stop("limit", runFailure("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return;
     }
     try {
       if (type === "call" && typeof id === "number" && typeof a === "string" && typeof b === "string") {
-        void this.#call(a, b, typeof c === "string" && c !== "" ? c : undefined, (outcome) =>
+        void this.#call(id, a, b, typeof c === "string" && c !== "" ? c : undefined, (outcome) =>
           this.#settle(id, outcome),
         );
       } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
@@ -186,17 +199,18 @@ export class Execution {
    */
   receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string | Promise<string> {
     if (this.#ended || this.#report) {
-      return answerText(failure(String(name), "cancelled", "The run has ended."));
+      return answerText(callFailure(String(name), "cancelled", "The run has ended."));
     }
     if (++this.#messages > this.#maxMessages) {
-      this.#stop("limit", stopError("LimitExceeded", limitMessages.messages(this.#maxMessages)));
-      return answerText(failure(String(name), "limit", "The run was stopped."));
+      this.#stop("limit", runFailure("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      return answerText(callFailure(String(name), "limit", "The run was stopped."));
     }
     if (typeof id !== "number" || typeof name !== "string" || typeof argsJson !== "string") {
-      return answerText(failure(String(name), "error", "The sandbox sent a malformed call."));
+      return answerText(callFailure(String(name), "error", "The sandbox sent a malformed call."));
     }
     this.#waitingGuest++;
     return this.#call(
+      id,
       name,
       argsJson,
       typeof requested === "string" && requested !== "" ? requested : undefined,
@@ -213,6 +227,7 @@ export class Execution {
    * on the path of every sequential step). Never throws or rejects.
    */
   #call<T>(
+    id: number,
     name: string,
     argsJson: string,
     requested: string | undefined,
@@ -220,50 +235,12 @@ export class Execution {
   ): T | Promise<T> {
     this.#toolCalls++;
     if (!this.#allowedTools.has(name)) {
-      return deliver(failure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
+      return deliver(callFailure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     }
     if (this.#toolCalls > this.#maxToolCalls) {
-      return deliver(failure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
+      return deliver(callFailure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
     }
-    return this.#runCall(name, argsJson, requested, deliver);
-  }
-
-  /** Runs one call through the bridge. Never throws or rejects. */
-  #runCall<T>(
-    name: string,
-    argsJson: string,
-    requested: string | undefined,
-    deliver: (outcome: BridgeCallOutcome) => T,
-  ): T | Promise<T> {
-    // The wall clock stops while the call waits for a person (each call pauses it once at a time).
-    let paused = false;
-    const waiting = (now: boolean) => {
-      if (now === paused || this.#ended) return;
-      paused = now;
-      if (now) this.#wallClock?.pause();
-      else this.#wallClock?.resume();
-    };
-    const done = (outcome: BridgeCallOutcome) => {
-      waiting(false);
-      return deliver(outcome);
-    };
-    const failed = (error: unknown) => {
-      waiting(false);
-      return deliver(
-        failure(
-          name,
-          "error",
-          `The tool call failed in the host: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      );
-    };
-    let work: BridgeCallOutcome | Promise<BridgeCallOutcome>;
-    try {
-      work = this.#bridge.callTool(name, argsJson, waiting, requested);
-    } catch (error) {
-      return failed(error);
-    }
-    return isPromiseLike(work) ? work.then(done, failed) : done(work);
+    return callThroughBridge(this.#bridge, this.#calling, { id, name, argsJson, requested }, deliver);
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {
@@ -341,7 +318,7 @@ export class Execution {
     const { isolate } = this.#deps;
     this.#wallClock = new PausableDeadline(Math.max(1, timeoutMs), () => {
       const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
-      this.#stop("timeout", stopError("Timeout", message));
+      this.#stop("timeout", runFailure("Timeout", message));
     });
     try {
       this.#startCpu = isolate.cpuTime;
@@ -367,7 +344,7 @@ export class Execution {
       this.#lastCpu = now;
       this.#lastPoll = performance.now();
       if (now - this.#startCpu > cpuLimitNs) {
-        this.#stop("limit", stopError("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
+        this.#stop("limit", runFailure("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
       }
     }, pollMs);
     if (this.#signal.aborted) this.#onAbort();
@@ -383,9 +360,9 @@ export class Execution {
     if (!this.#deps.isolate.isDisposed) return false;
     const message = error instanceof Error ? error.message : "";
     if (/memory limit/i.test(message) || error === undefined) {
-      this.#stop("limit", stopError("MemoryLimit", limitMessages.memory(this.#deps.memoryMb)));
+      this.#stop("limit", runFailure("MemoryLimit", limitMessages.memory(this.#deps.memoryMb)));
     } else {
-      this.#stop("error", stopError("SandboxCrashed", limitMessages.crashed(message || "isolate disposed")));
+      this.#stop("error", runFailure("SandboxCrashed", limitMessages.crashed(message || "isolate disposed")));
     }
     return true;
   }
@@ -435,10 +412,6 @@ function isCompileError(error: unknown): boolean {
     message.endsWith("]") &&
     message.includes(` [${USER_CODE_FILENAME}:`)
   );
-}
-
-function failure(tool: string, kind: string, message: string): BridgeCallOutcome {
-  return { ok: false, error: { tool, kind, message } };
 }
 
 /** The text a call the guest waits for is answered with (see GuestSyncCall). */

@@ -1,9 +1,10 @@
 /**
- * The in-process isolate environment: runs the model's code in a V8 isolate inside this process, through
- * isolated-vm. An opt-in for trusted code and the lowest latency: it has its own heap, no Node APIs, and
- * memory and CPU limits, but V8 can abort the whole process on some allocations or ignore termination in
- * native code, so code that may be hostile belongs in the default `sandboxHostEnvironment()`, which
- * hosts these same isolates in supervised child processes (the sandbox-host program uses this module).
+ * The isolate engine: the model's code in V8 isolates through isolated-vm, each with the guest prelude,
+ * handed out as sandboxes. Two drivers run it: the in-process environment (`environments/in-process`),
+ * in the agent's own process, and the sandbox-host program (`sandbox/sandbox-host`), in a supervised
+ * process of its own. It has its own heap per isolate, no Node APIs, and memory and CPU limits, but V8
+ * can abort the whole process on some allocations or ignore termination in native code: which process
+ * hosts it is the driver's choice.
  *
  * What a session keeps between executions (one sandbox, several `execute` calls): the global object. Top-level
  * declarations of a run (`var`, `let`, `const`, `function`, `class`) are copied onto `globalThis` when the
@@ -13,15 +14,12 @@
  * calls are refused and their outcomes dropped.
  */
 
-import { UserError } from "../../src/errors.js";
-import type { Environment, Sandbox } from "../contract/environment.js";
-import type { SandboxLimits } from "../contract/protocol.js";
+import type { Environment, SandboxLimits } from "../contract/index.js";
 import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 
-export { DEFAULT_MAX_TOOL_CALLS } from "../contract/protocol.js";
 export { userCodePosition } from "./errors.js";
 
 /**
@@ -34,11 +32,11 @@ export interface IsolatedVmModule {
   readonly Callback: abstract new (...args: never[]) => object;
 }
 
-/** Options of {@link isolateEnvironment}. */
-export interface IsolateEnvironmentOptions {
+/** Options of {@link isolateEngine}. */
+export interface IsolateEngineOptions {
   /**
    * The isolated-vm module to use (for example a newer major version). Default: the installed
-   * `isolated-vm`, loaded on the first `open()`.
+   * `isolated-vm`, loaded when the engine starts.
    */
   ivm?: IsolatedVmModule;
   /**
@@ -53,47 +51,24 @@ export interface IsolateEnvironmentOptions {
   warm?: number;
 }
 
-/** A sandbox of the isolate environment. */
-export interface IsolateSandboxHandle extends Sandbox {
-  /**
-   * True once its isolate was killed while running code or out of memory: work V8 could not stop may
-   * go on in this process (see the sandbox-host program, which replaces its process then).
-   */
-  readonly tainted: boolean;
-}
-
-/** The isolate environment. */
-export interface IsolateEnvironment extends Environment {
-  open(limits: SandboxLimits): Promise<IsolateSandboxHandle>;
-}
+/**
+ * Isolates handed out as sandboxes. A sandbox says `tainted` once its isolate was killed while running
+ * code or out of memory: work V8 could not stop may go on in this process (the sandbox-host program then
+ * replaces its process).
+ */
+export type IsolateEngine = Pick<Environment, "open" | "close">;
 
 /** Sets of limits whose spares are kept; opening with another one drops the least recently used. */
 export const MAX_SPARE_LIMITS = 4;
 
-/** The sentence the model's instructions use to describe this environment's isolation. */
-export const ISOLATE_ISOLATION =
-  "Your code runs in a V8 isolate inside the agent's own process: it has its own heap, no Node.js APIs (no " +
-  "require, process, file system, network or timers) and memory and CPU limits, and can reach the outside " +
-  "world only through `tools`. It shares the agent's process, so code that crashes the JavaScript engine " +
-  "ends the agent too.";
-
 /**
- * Creates the in-process isolate environment. Each `open()` hands out a new isolate with the prelude
- * installed (a warm spare when one is ready, see {@link IsolateEnvironmentOptions.warm}). isolated-vm is
- * loaded here, so a missing package or a missing `--no-node-snapshot` flag is a `UserError` now, not a
- * failure of the first run.
+ * Starts the isolate engine. Each `open()` hands out a new isolate with the prelude installed (a warm
+ * spare when one is ready, see {@link IsolateEngineOptions.warm}). isolated-vm is loaded here: an Error
+ * says so now when it is missing or Node lacks `--no-node-snapshot`, not the first run.
  */
-export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): IsolateEnvironment {
+export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine {
   const warm = options.warm ?? 1;
-  if (!Number.isInteger(warm) || warm < 0) {
-    throw new TypeError(`isolateEnvironment: warm must be a whole number, 0 or more; got ${String(warm)}.`);
-  }
-  let ivmModule: IsolatedVm;
-  try {
-    ivmModule = loadIsolatedVm(options.ivm);
-  } catch (error) {
-    throw new UserError(error instanceof Error ? error.message : String(error));
-  }
+  const ivmModule: IsolatedVm = loadIsolatedVm(options.ivm);
   const isolates = new IsolatePool(ivmModule);
   const open = new Set<IsolateSandbox>();
   /** Spares by limits, least recently used first. */
@@ -124,8 +99,6 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
   };
 
   return {
-    name: "isolate",
-    isolation: ISOLATE_ISOLATION,
     async open(limits: SandboxLimits): Promise<IsolateSandbox> {
       if (closed) throw closedError();
       const pool = sparesFor(ivmModule, limits);

@@ -4,14 +4,16 @@
  */
 
 import type ivm from "isolated-vm";
-import type {
-  ExecutionOutcome,
-  ExecutionRequest,
-  Sandbox,
-  SandboxBridge,
-  SandboxLimits,
-} from "../contract/environment.js";
-import { type GuestEntry, preludeSource } from "../guest/prelude.js";
+import {
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  runFailure,
+  type Sandbox,
+  type SandboxBridge,
+  type SandboxLimits,
+} from "../contract/index.js";
+import type { GuestEntry } from "../guest/interface.js";
+import { preludeSource } from "../guest/prelude.js";
 import { Execution } from "./execution.js";
 import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
@@ -149,7 +151,7 @@ export class IsolateSandbox implements Sandbox {
     if (signal.aborted) {
       return {
         status: "cancelled",
-        error: { name: "Cancelled", message: "The run was cancelled before it started." },
+        error: runFailure("Cancelled", "The run was cancelled before it started."),
       };
     }
     const runId = ++this.#runIds;

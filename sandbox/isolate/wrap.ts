@@ -15,7 +15,7 @@ import type {
   VariableDeclarator,
 } from "acorn";
 import { parse } from "acorn";
-import { PERSIST_PARAMETER, RESTORE_PARAMETER } from "../guest/prelude.js";
+import { PERSIST_PARAMETER, RESTORE_PARAMETER } from "../guest/interface.js";
 
 /** The snapshot function's own variable (a name no model would declare). */
 const VALUES = "__cordon_values__";

@@ -1,7 +1,7 @@
 /** How the process doing sandbox work is doing: what a sandbox host answers to a ping. */
 
 import { readFileSync } from "node:fs";
-import type { HostHealth } from "../contract/protocol.js";
+import type { HostHealth } from "../contract/index.js";
 
 /** This process's memory, CPU time and (on Linux) thread count. */
 export function processHealth(): HostHealth {

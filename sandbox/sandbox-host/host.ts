@@ -9,28 +9,24 @@ import { untilAborted } from "../../src/dispatch/abort.js";
 import {
   type BridgeCallOutcome,
   type Command,
+  type Environment,
   type ExecutionOutcome,
   type ExecutionRequest,
   type HostHealth,
+  isRunFailureName,
   type LogEntry,
   PROTOCOL_VERSION,
   type Report,
+  runFailure,
+  type Sandbox,
   type SandboxBridge,
-  type SandboxLimits,
-} from "../contract/protocol.js";
+} from "../contract/index.js";
 
-/** A sandbox the host runs code in; `tainted` when it was killed while busy (see the `done` report). */
-export interface HostedSandbox {
-  execute(request: ExecutionRequest, bridge: SandboxBridge, signal: AbortSignal): Promise<ExecutionOutcome>;
-  dispose(): Promise<void>;
-  readonly alive: boolean;
-  readonly tainted?: boolean;
-}
-
-/** Where the host's sandboxes come from. */
-export interface HostedEnvironment {
-  open(limits: SandboxLimits): Promise<HostedSandbox>;
-}
+/**
+ * Where the host's sandboxes come from: the isolate engine in the sandbox-host program, the server's
+ * own environment in `cordon serve`. A sandbox's `tainted` goes back in its run's `done` report.
+ */
+export type SandboxSource = Pick<Environment, "open">;
 
 /** Sends one report; returns false when it could not be sent (too large for the protocol). */
 export type SendReport = (report: Report) => boolean;
@@ -50,13 +46,13 @@ interface PendingCall {
 /** Runs the commands of one connection. One per sandbox-host process. */
 export class SandboxHost {
   readonly #send: SendReport;
-  readonly #environment: HostedEnvironment;
+  readonly #environment: SandboxSource;
   readonly #health: () => HostHealth;
-  readonly #sandboxes = new Map<number, Promise<HostedSandbox | Error>>();
+  readonly #sandboxes = new Map<number, Promise<Sandbox | Error>>();
   readonly #runs = new Map<number, ActiveRun>();
 
   /** `health` answers pings: how the process doing the work is doing. */
-  constructor(environment: HostedEnvironment, send: SendReport, health: () => HostHealth) {
+  constructor(environment: SandboxSource, send: SendReport, health: () => HostHealth) {
     this.#environment = environment;
     this.#send = send;
     this.#health = health;
@@ -134,7 +130,7 @@ export class SandboxHost {
       if (run.controller.signal.aborted) {
         outcome = {
           status: "cancelled",
-          error: { name: "Cancelled", message: "The run was cancelled before its sandbox was ready." },
+          error: runFailure("Cancelled", "The run was cancelled before its sandbox was ready."),
         };
         alive = true;
       } else {
@@ -146,10 +142,7 @@ export class SandboxHost {
     const report: Report = { type: "done", run: runId, outcome, alive, tainted };
     if (!this.#send(report)) {
       // Only a huge result can make the report too large: say so instead of leaving the run open.
-      const error = {
-        name: "ResultTooLarge",
-        message: "The result is too large to send back from the sandbox.",
-      };
+      const error = runFailure("ResultTooLarge", "The result is too large to send back from the sandbox.");
       this.#send({ type: "done", run: runId, outcome: { status: "limit", error }, alive, tainted });
     }
   }
@@ -197,7 +190,7 @@ export class SandboxHost {
 /** A run that could not start or failed in the host: its error, named as the caller should see it. */
 function failedOutcome(error: unknown): ExecutionOutcome {
   const message = error instanceof Error ? error.message : String(error);
-  // A named error (SandboxBusy from a server at capacity) keeps its name for the caller.
-  const name = error instanceof Error && error.name !== "Error" ? error.name : "SandboxError";
-  return { status: "error", error: { name, message } };
+  // A run failure's own name (SandboxBusy from a server at capacity) reaches the caller as it is.
+  const name = error instanceof Error && isRunFailureName(error.name) ? error.name : "SandboxError";
+  return { status: "error", error: runFailure(name, message) };
 }

@@ -19,8 +19,8 @@ import {
   parseCommand,
   type Report,
   type SandboxLimits,
-} from "../contract/protocol.js";
-import { isolateEnvironment } from "../isolate/index.js";
+} from "../contract/index.js";
+import { isolateEngine } from "../isolate/index.js";
 import { loadIsolatedVm } from "../isolate/load.js";
 import { processHealth } from "./health.js";
 import { SandboxHost } from "./host.js";
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error));
   }
-  const environment = isolateEnvironment({ ivm, warm: 1 });
+  const environment = isolateEngine({ ivm, warm: 1 });
   const warmLimits = readWarmLimits(args);
   if (warmLimits) {
     try {

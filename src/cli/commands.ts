@@ -3,12 +3,8 @@
  * its code. `cordon serve` and `cordon image build` (remote and Docker sandboxes) join as entries here.
  */
 
-import {
-  DEFAULT_MAX_SANDBOXES,
-  DEFAULT_SERVE_PORT,
-  MIN_TOKEN_CHARS,
-} from "../../environments/remote/defaults.js";
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
 import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
 import type { CommandSpec, OptionSpec } from "./command-spec.js";

@@ -3,11 +3,13 @@
  * description for the help, and how to create it.
  */
 
-import { dockerEnvironment } from "../../environments/docker/index.js";
-import { remoteEnvironment } from "../../environments/remote/index.js";
-import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import type { Environment } from "../../sandbox/contract/environment.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import type { Environment } from "../../sandbox/contract/index.js";
+import {
+  dockerEnvironment,
+  isolateEnvironment,
+  remoteEnvironment,
+  sandboxHostEnvironment,
+} from "../environments.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** What an environment's factory is told about how it will be used. */

@@ -1,4 +1,4 @@
-import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "../../sandbox/contract/environment.js";
+import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";

@@ -1,39 +1,23 @@
-import { randomUUID } from "node:crypto";
-import { setMaxListeners } from "node:events";
 import { z } from "zod";
-import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import type {
-  Environment,
-  ExecutionOutcome,
-  Sandbox,
-  SandboxLimits,
-} from "../../sandbox/contract/environment.js";
-import { TAMPERED_ERROR_NAME } from "../../sandbox/guest/prelude.js";
+import type { Environment, SandboxLimits } from "../../sandbox/contract/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
-import { turnOf } from "../dispatch/turn.js";
-import { messageOf, ToolError, UserError } from "../errors.js";
+import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
-import type { AnyTool, RunContext, Session, Tool } from "../tools/types.js";
-import { startCodeRun } from "../tracing/tracing.js";
-import { RunBridge } from "./bridge.js";
+import type { AnyTool, Tool } from "../tools/types.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
+import { type CodeRunOptions, failedRun, type RunSetup, runCode } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
-import { type PreparedCode, prepareCode } from "./transpile.js";
 
-/** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
-export const SESSION_REPLACED =
-  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or failed): variables from earlier runs are gone.";
-
-/**
- * The note a run gets when an earlier run of its session changed a built-in that run_code relies on
- * (for example added `Object.prototype.then`): the session was started afresh and the code ran there.
- */
-export const SESSION_TAMPERED =
-  "This session's sandbox was started afresh, and this code ran in the new one, because an earlier run changed a built-in that run_code relies on: variables from earlier runs are gone. Leave built-in prototypes (Object.prototype, Array.prototype, Promise.prototype, Error) as they are.";
+export {
+  type CodeRunOptions,
+  DEFAULT_SESSION_ID,
+  SESSION_REPLACED,
+  SESSION_TAMPERED,
+} from "./run.js";
 
 /**
  * What the run_code tool throws when the code's run did not end `ok`: the call becomes a failed tool
@@ -49,9 +33,6 @@ export class CodeRunFailed extends ToolError {
     this.result = result;
   }
 }
-
-/** The session a run belongs to in `state: "session"` when the caller names none. */
-export const DEFAULT_SESSION_ID = "default";
 
 /** Options of {@link codeMode}. */
 export interface CodeModeOptions {
@@ -83,18 +64,6 @@ export interface CodeModeOptions {
   declarationsIn?: "tool" | "instructions";
 }
 
-/** Options of one {@link CodeMode.run}. */
-export interface CodeRunOptions {
-  /** The session whose sandbox to use (with `state: "session"`; default {@link DEFAULT_SESSION_ID}), and whose state tools see. */
-  session?: string | Session;
-  /** Start the session's sandbox afresh first. */
-  restart?: boolean;
-  /** Cancels the run. */
-  signal?: AbortSignal;
-  /** The context of the run_code call, when the run was dispatched: proxied calls become its children. */
-  parent?: RunContext;
-}
-
 /** The input of the run_code tool. */
 export interface RunCodeArgs {
   code: string;
@@ -121,15 +90,15 @@ export interface CodeMode {
 }
 
 /**
- * Code mode: the model gets one `run_code` tool; its TypeScript runs in a sandbox, and `tools.<name>(args)`
- * inside it calls back into the host through the dispatcher, so every proxied call keeps validation,
- * approval, policies, retries, timeouts and events.
+ * Code mode in the environment `options.environment`: what `codeMode()` is once the public surface
+ * (`src/defaults.ts`) has filled in the default environment. cordon's own command and MCP server, which
+ * always choose an environment, call it directly.
  */
-export function codeMode(options: CodeModeOptions): CodeMode {
+export function createCodeMode(options: CodeModeOptions & { environment: Environment }): CodeMode {
   const toolset =
     options.tools instanceof Toolset ? options.tools : new Toolset(checkToolList(options.tools));
-  const environment = options.environment ?? sandboxHostEnvironment();
-  if (typeof environment.open !== "function") {
+  const { environment } = options;
+  if (typeof environment?.open !== "function") {
     throw new UserError("codeMode needs an environment, for example isolateEnvironment().");
   }
   const name = options.name ?? "run_code";
@@ -192,136 +161,23 @@ export function codeMode(options: CodeModeOptions): CodeMode {
       .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
       .map(([identifier]) => identifier),
   };
+  const setup: RunSetup = {
+    environment,
+    dispatcher,
+    limits,
+    sandboxLimits,
+    toolName: name,
+    toolNames: identifiers,
+    waitingTools,
+    sessions: state === "session" ? sessions : undefined,
+  };
   let closed = false;
+  const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
+    closed
+      ? failedRun("Error", "This code mode has been closed.", performance.now())
+      : runCode(setup, code, runOptions);
 
-  async function run(code: string, runOptions: CodeRunOptions = {}): Promise<CodeRunResult> {
-    const started = performance.now();
-    if (closed) return failed("Error", "This code mode has been closed.", started);
-    if (typeof code !== "string") return failed("TypeError", "code must be a string of TypeScript.", started);
-    const prepared = await prepareCode(code);
-    if ("error" in prepared) {
-      return {
-        status: "error",
-        value: undefined,
-        logs: [],
-        calls: [],
-        error: prepared.error,
-        durationMs: elapsed(started),
-      };
-    }
-    const execute = (sandbox: Sandbox) => executeIn(sandbox, code, prepared, runOptions, started);
-    if (state === "session") {
-      const session = runOptions.session;
-      const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
-      try {
-        return await sessions.use(
-          sessionId,
-          runOptions.restart === true,
-          async (sandbox, replaced, reopen) => {
-            let result = await execute(sandbox);
-            // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
-            let note = replaced ? SESSION_REPLACED : undefined;
-            if (result.error?.name === TAMPERED_ERROR_NAME) {
-              // The refused run did nothing: it runs again in a clean sandbox, and the model learns why.
-              note = `${SESSION_TAMPERED} ${result.error.message}`;
-              result = await execute(await reopen());
-            }
-            if (note) result.logs.unshift({ level: "warn", text: note });
-            return result;
-          },
-        );
-      } catch (error) {
-        return failed("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
-      }
-    }
-    let sandbox: Sandbox;
-    try {
-      sandbox = await environment.open(sandboxLimits);
-    } catch (error) {
-      return failed("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
-    }
-    try {
-      return await execute(sandbox);
-    } finally {
-      await sandbox.dispose();
-    }
-  }
-
-  async function executeIn(
-    sandbox: Sandbox,
-    code: string,
-    prepared: PreparedCode,
-    runOptions: CodeRunOptions,
-    started: number,
-  ): Promise<CodeRunResult> {
-    const ended = new AbortController();
-    // Every tool call in flight listens for the end of the run.
-    setMaxListeners(0, ended.signal);
-    // The caller's signal and the run_code call's own both end the run.
-    const outer = [runOptions.signal, runOptions.parent?.signal].filter((signal) => signal !== undefined);
-    const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
-    for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
-    const { parent } = runOptions;
-    const callIdPrefix = parent
-      ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
-      : `code-${randomUUID().slice(0, 8)}`;
-    const span = startCodeRun({
-      dispatcher,
-      turn: parent ? turnOf(parent) : undefined,
-      parent,
-      signal: ended.signal,
-      code,
-    });
-    // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
-    const dispatchRun = dispatcher.openRun({
-      ...(parent ? { parent } : {}),
-      ...(runOptions.session === undefined ? {} : { session: runOptions.session }),
-      signal: ended.signal,
-      callId: callIdPrefix,
-      toolName: name,
-    });
-    const bridge = new RunBridge({
-      dispatcher,
-      limits,
-      context: dispatchRun.context,
-      signal: ended.signal,
-      callIdPrefix,
-    });
-    let outcome: ExecutionOutcome;
-    try {
-      outcome = outer.some((signal) => signal.aborted)
-        ? { status: "cancelled" }
-        : await sandbox.execute(
-            {
-              code: prepared.js,
-              toolNames: identifiers,
-              limits: sandboxLimits,
-              ...(state === "fresh" ? { final: true } : {}),
-              ...(waitingTools.length > 0 ? { waitingTools } : {}),
-            },
-            bridge,
-            ended.signal,
-          );
-    } catch (error) {
-      outcome = {
-        status: "error",
-        error: { name: "Error", message: `The sandbox failed: ${messageOf(error)}` },
-      };
-    } finally {
-      for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);
-      // The run is over: pending and later tool calls are refused, in-flight ones aborted. Closed before
-      // the run's signal aborts, so a run that ended on its own is not recorded as cancelled.
-      dispatchRun.close();
-      ended.abort(new Error("The run has ended."));
-    }
-    // Calls aborted just now still report, so `calls` says what happened to every one of them.
-    await bridge.settled();
-    const result = toResult(outcome, prepared, bridge, started);
-    span?.end(result);
-    return result;
-  }
-
-  const runCode = tool({
+  const runCodeTool = tool({
     name,
     description: toolDescription(facts),
     input: runCodeInput(state),
@@ -348,7 +204,7 @@ export function codeMode(options: CodeModeOptions): CodeMode {
   });
 
   return {
-    tool: runCode,
+    tool: runCodeTool,
     declarations,
     instructions: codeModeInstructions(facts),
     limits,
@@ -362,42 +218,6 @@ export function codeMode(options: CodeModeOptions): CodeMode {
   };
 }
 
-function toResult(
-  outcome: ExecutionOutcome,
-  prepared: PreparedCode,
-  bridge: RunBridge,
-  started: number,
-): CodeRunResult {
-  const result: CodeRunResult = {
-    status: outcome.status,
-    value: undefined,
-    logs: bridge.logs,
-    calls: bridge.calls,
-    durationMs: elapsed(started),
-  };
-  if (outcome.valueJson !== undefined) {
-    try {
-      result.value = JSON.parse(outcome.valueJson);
-    } catch {
-      result.status = "error";
-      result.error = { name: "Error", message: "The sandbox returned a result that is not valid JSON." };
-    }
-  }
-  if (outcome.error) {
-    const { name, message, tool: toolName, kind, line, column } = outcome.error;
-    const position =
-      line === undefined || column === undefined ? undefined : prepared.mapPosition(line, column);
-    result.error = {
-      name,
-      message,
-      ...(position ?? {}),
-      ...(toolName === undefined ? {} : { tool: toolName }),
-      ...(kind === undefined ? {} : { kind }),
-    };
-  }
-  return result;
-}
-
 /**
  * The run_code arguments: the code, and with sessions `restart` (without a session there is no sandbox
  * to start afresh, so the argument would mean nothing to the model).
@@ -409,21 +229,6 @@ function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
     code,
     restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
   });
-}
-
-function failed(name: string, message: string, started: number): CodeRunResult {
-  return {
-    status: "error",
-    value: undefined,
-    logs: [],
-    calls: [],
-    error: { name, message },
-    durationMs: elapsed(started),
-  };
-}
-
-function elapsed(started: number): number {
-  return Math.round(performance.now() - started);
 }
 
 function checkToolList(tools: unknown): AnyTool[] {

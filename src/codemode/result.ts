@@ -4,7 +4,7 @@
  * structurally (strings, arrays and objects cut with markers), never cut as text.
  */
 
-import type { LogEntry } from "../../sandbox/contract/environment.js";
+import type { LogEntry } from "../../sandbox/contract/index.js";
 
 /** One `tools.*` call the code made, as a summary line item. */
 export interface CallRecord {

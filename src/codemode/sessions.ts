@@ -1,4 +1,4 @@
-import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/environment.js";
+import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 
 /** How long an unused session sandbox lives, and how many live at once, by default. */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;

@@ -5,8 +5,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { Environment } from "../../sandbox/contract/environment.js";
-import { type CodeMode, codeMode } from "../codemode/code-mode.js";
+import type { Environment } from "../../sandbox/contract/index.js";
+import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
 import type { CodeModeLimits } from "../codemode/limits.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
@@ -185,7 +185,7 @@ export class CodeHost {
   #build(): Generation {
     const snapshot = this.#options.catalog.snapshot();
     // An MCP client shows the model only the tool's description: it carries the declarations as well.
-    const cm = codeMode({
+    const cm = createCodeMode({
       tools: snapshot.tools,
       environment: this.#environment,
       declarationsIn: "instructions",

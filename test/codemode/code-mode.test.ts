@@ -1,7 +1,7 @@
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import {
   type CodeMode,
   type CodeRunResult,

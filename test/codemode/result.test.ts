@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LogEntry } from "../../sandbox/contract/environment.js";
+import type { LogEntry } from "../../sandbox/contract/index.js";
 import { type CodeRunResult, compactJson, renderCodeRunResult } from "../../src/codemode/result.js";
 
 function run(overrides: Partial<CodeRunResult> = {}): CodeRunResult {

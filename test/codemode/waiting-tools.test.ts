@@ -6,8 +6,8 @@
 
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Environment, ExecutionRequest } from "../../sandbox/contract/environment.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
+import type { Environment, ExecutionRequest } from "../../sandbox/contract/index.js";
 import { codeMode, tool } from "../../src/index.js";
 
 /** An isolate environment that records the request of every execution. */

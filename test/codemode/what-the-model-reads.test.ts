@@ -5,7 +5,7 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import {
   askHuman,
   type CodeMode,

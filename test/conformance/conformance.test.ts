@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dockerEnvironment } from "../../environments/docker/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
 import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { sandboxChildren } from "../sandbox-host/children.js";

@@ -1,6 +1,6 @@
 import ivm from "isolated-vm";
 import { describe, expect, it } from "vitest";
-import { ISOLATE_ISOLATION, isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { ISOLATE_ISOLATION, isolateEnvironment } from "../../environments/in-process/index.js";
 import { nodeFlagProblem } from "../../sandbox/isolate/load.js";
 import { LIMITS, makeBridge, resultOf } from "./helpers.js";
 

@@ -4,6 +4,7 @@
  */
 
 import { afterAll, beforeAll } from "vitest";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import type {
   BridgeCallOutcome,
@@ -13,8 +14,7 @@ import type {
   Sandbox,
   SandboxBridge,
   SandboxLimits,
-} from "../../sandbox/contract/environment.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+} from "../../sandbox/contract/index.js";
 
 /** The environments a suite can run against: the in-process isolate and the default sandbox host. */
 export const TEST_ENVIRONMENTS: { name: string; create: () => Environment }[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { LIMITS, makeBridge, resultOf, runOnce, sleep, toolNames } from "./helpers.js";
 
 describe("isolate environment: limits", () => {

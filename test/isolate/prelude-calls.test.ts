@@ -5,7 +5,8 @@
 
 import ivm from "isolated-vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { type GuestEntry, type GuestRunConfig, preludeSource } from "../../sandbox/guest/prelude.js";
+import type { GuestEntry, GuestRunConfig } from "../../sandbox/guest/interface.js";
+import { preludeSource } from "../../sandbox/guest/prelude.js";
 
 const CONFIG: GuestRunConfig = {
   toolNames: { echo: "echo" },

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Sandbox } from "../../sandbox/contract/environment.js";
+import type { Sandbox } from "../../sandbox/contract/index.js";
 import { LIMITS, makeBridge, openSandbox, resultOf, toolNames } from "./helpers.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ExecutionOutcome, Sandbox } from "../../sandbox/contract/environment.js";
+import type { ExecutionOutcome, Sandbox } from "../../sandbox/contract/index.js";
 import { LIMITS, makeBridge, openSandbox, resultOf, sleep, type TestBridge, toolNames } from "./helpers.js";
 
 let sandbox: Sandbox | undefined;

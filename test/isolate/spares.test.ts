@@ -3,8 +3,8 @@ import { resolve } from "node:path";
 import { promisify } from "node:util";
 import ivm from "isolated-vm";
 import { describe, expect, it } from "vitest";
-import type { Sandbox, SandboxLimits } from "../../sandbox/contract/environment.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
+import type { Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { LIMITS, makeBridge, resultOf, sleep } from "./helpers.js";
 
 /** An isolated-vm module whose isolates are recorded, with the memory limit each was made with. */
@@ -145,7 +145,7 @@ describe("isolate environment: warm spares", () => {
   it("does not keep the process alive", async () => {
     const root = resolve(import.meta.dirname, "../..");
     const script = `
-      import { isolateEnvironment } from "./sandbox/isolate/index.ts";
+      import { isolateEnvironment } from "./environments/in-process/index.ts";
       const limits = { timeoutMs: 5000, cpuTimeMs: 3000, memoryMb: 32, maxLogChars: 1000, maxResultChars: 1000 };
       const environment = isolateEnvironment();
       const sandbox = await environment.open(limits);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/environment.js";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
+import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/index.js";
 import { LIMITS, makeBridge, resultOf, runOnce } from "./helpers.js";
 
 describe("isolate environment: tool calls", () => {

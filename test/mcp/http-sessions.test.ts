@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { isolateEnvironment } from "../../sandbox/isolate/index.js";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { tool } from "../../src/index.js";
 import { ToolCatalog } from "../../src/mcp/catalog.js";
 import { CodeHost } from "../../src/mcp/code-host.js";

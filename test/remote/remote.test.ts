@@ -5,13 +5,13 @@ import { z } from "zod";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { MAX_GIVEN_UP_RUNS } from "../../environments/wire/connection.js";
-import type { Environment } from "../../sandbox/contract/environment.js";
 import {
   type Command,
+  type Environment,
   encodeMessage,
   PROTOCOL_VERSION,
   parseCommand,
-} from "../../sandbox/contract/protocol.js";
+} from "../../sandbox/contract/index.js";
 import { processHealth } from "../../sandbox/sandbox-host/health.js";
 import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
 

@@ -4,7 +4,7 @@ import {
   type HostProcessSettings,
   SandboxHostProcess,
 } from "../../environments/sandbox-host/host-process.js";
-import type { ExecutionOutcome, SandboxLimits } from "../../sandbox/contract/protocol.js";
+import type { ExecutionOutcome, SandboxLimits } from "../../sandbox/contract/index.js";
 import { makeBridge } from "../isolate/helpers.js";
 
 const FAKE = fileURLToPath(new URL("./fixtures/fake-host.mjs", import.meta.url));

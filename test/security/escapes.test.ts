@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/environment.js";
+import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/index.js";
 import {
   defaultTools,
   LIMITS,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SandboxLimits } from "../../sandbox/contract/environment.js";
+import type { SandboxLimits } from "../../sandbox/contract/index.js";
 import {
   LIMITS,
   makeBridge,

@@ -1,6 +1,6 @@
 /** `cordon image build`: the sandbox image for --env docker, built FROM scratch with no registry. */
 
-import { buildSandboxImage, SANDBOX_IMAGE } from "../../../environments/docker/index.js";
+import { buildSandboxImage, SANDBOX_IMAGE } from "../../environments.js";
 import { EXIT } from "../cli-error.js";
 import { type ParsedCommand, stringOption } from "../command-spec.js";
 import { progressOn } from "../progress.js";

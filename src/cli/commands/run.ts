@@ -1,6 +1,6 @@
 /** `cordon run <file.ts | -> --tools <module>`: one run of the code, as run_code would do it, printed. */
 
-import { codeMode } from "../../codemode/code-mode.js";
+import { createCodeMode } from "../../codemode/code-mode.js";
 import { Dispatcher } from "../../dispatch/dispatcher.js";
 import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
@@ -50,7 +50,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     style: errStyle,
     progress,
   });
-  const cm = codeMode({
+  const cm = createCodeMode({
     tools,
     environment,
     dispatcher: new Dispatcher(tools, { approvalHandler: approval.handler }),

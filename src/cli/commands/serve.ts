@@ -7,8 +7,8 @@ import {
   DEFAULT_MAX_SANDBOXES,
   DEFAULT_SERVE_PORT,
   MIN_TOKEN_CHARS,
-} from "../../../environments/remote/defaults.js";
-import { serveSandboxes } from "../../../environments/remote/index.js";
+  serveSandboxes,
+} from "../../environments.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";

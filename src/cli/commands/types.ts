@@ -1,6 +1,6 @@
 /** `cordon types --tools <module>`: the declarations and the instructions a model gets for the tools. */
 
-import { codeMode } from "../../codemode/code-mode.js";
+import { createCodeMode } from "../../codemode/code-mode.js";
 import { EXIT } from "../cli-error.js";
 import {
   flagOption,
@@ -30,7 +30,11 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
   // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
-  const cm = codeMode({ tools, environment, ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }) });
+  const cm = createCodeMode({
+    tools,
+    environment,
+    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+  });
   try {
     if (json) {
       const shown = {

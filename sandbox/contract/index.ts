@@ -1,0 +1,38 @@
+/**
+ * The one door to the sandbox contract: what code mode and every environment driver import to talk to a
+ * sandbox, in process or over the wire.
+ *
+ * - `environment.ts`: the `Environment`/`Sandbox` interfaces and the plain data that crosses them.
+ * - `failures.ts`: the closed set of names for runs the sandbox or its environment ended.
+ * - `protocol.ts`: the same contract as JSON lines, for sandbox hosts in other processes or on other hosts.
+ * - `bridge-call.ts` and `deadline.ts`: a run's tool call, with its clock stopped while a person decides.
+ */
+
+export { type CallingRun, callFailure, callThroughBridge, type PausableClock } from "./bridge-call.js";
+export { PausableDeadline } from "./deadline.js";
+export {
+  type BridgeCallOutcome,
+  DEFAULT_MAX_ARGS_CHARS,
+  DEFAULT_MAX_TOOL_CALLS,
+  type Environment,
+  type ExecutionOutcome,
+  type ExecutionRequest,
+  type LogEntry,
+  maxRunMessages,
+  type Sandbox,
+  type SandboxBridge,
+  type SandboxError,
+  type SandboxLimits,
+} from "./environment.js";
+export { isRunFailureName, type RunFailureName, runFailure } from "./failures.js";
+export {
+  type Command,
+  encodeMessage,
+  type HostHealth,
+  LineSplitter,
+  MAX_MESSAGE_BYTES,
+  PROTOCOL_VERSION,
+  parseCommand,
+  parseReport,
+  type Report,
+} from "./protocol.js";

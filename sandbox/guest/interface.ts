@@ -1,0 +1,126 @@
+/**
+ * How the host and the guest prelude talk, and the names and caps both sides use: the types of the three
+ * functions that cross the isolate's boundary, the per-run config, the `done` report, and the constants
+ * the prelude repeats inside itself (it cannot import them; a test checks that they agree).
+ *
+ * The host side (the isolate engine) imports this file; the prelude imports only its types.
+ */
+
+/** One message from the guest to the host. All arguments are strings or numbers. */
+export type GuestSend = (
+  type: GuestMessageType,
+  runId: number,
+  id: number,
+  a: string,
+  b: string,
+  c?: string,
+) => void;
+
+/**
+ * The host's function for a call the code waits for with nothing else in flight: an isolated-vm
+ * Reference, called as `applySyncPromise(undefined, [runId, callId, tool, argsJson, requested])` (the
+ * arguments of a `call` message). The guest waits inside it for the outcome, as text: `"o"` and the
+ * value's JSON (nothing after it for undefined), or `"f"` and a failure's JSON `{ tool, kind, message }`.
+ */
+export interface GuestSyncCall {
+  applySyncPromise(receiver: undefined, args: [number, number, string, string, string]): unknown;
+}
+
+/**
+ * What the guest reports:
+ * - `call`: `tools.<name>(args)` was called; `id` is the call id, `a` the real tool name, `b` the
+ *   arguments as JSON text, `c` the name the code used when it differs from every name declared for the
+ *   tool (`tools.getOrder` for `get_order`, resolved by the dispatcher's rule), else `""`.
+ * - `log`: a console line; `a` is the level, `b` the text.
+ * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
+ */
+export type GuestMessageType = "call" | "log" | "done";
+
+/**
+ * The guest's entry point, called by the host.
+ * - `("start", runId, main, configJson)`: runs `main` (the model's code wrapped as an async function)
+ *   with the per-run {@link GuestRunConfig}.
+ * - `("settle", runId, callId, valueJson)`: a tool call succeeded; `valueJson` is its value as JSON text
+ *   (`""` for undefined).
+ * - `("fail", runId, callId, errorJson)`: a tool call failed; `errorJson` is `{ tool, kind, message }`.
+ * - `("guard", 0, 0, "")`: before the first run, records the built-ins a later run checks (a run that
+ *   is not final does this itself as it starts; the host sends it first when the code could run before
+ *   `start`).
+ * - `("idle", runId, 0, "")`: does nothing. It returns once the isolate has finished what it was running,
+ *   which is what the host calls it for.
+ *
+ * Outcomes for another run, or for a call already settled, are ignored.
+ */
+export type GuestEntry = (
+  op: "start" | "settle" | "fail" | "guard" | "idle",
+  runId: number,
+  a: unknown,
+  b: string,
+) => void;
+
+/** The per-run settings the host sends with `start`. */
+export interface GuestRunConfig {
+  /**
+   * Names usable in code (`tools.<name>`), mapped to the real tool names. Other names reach a tool when
+   * they resolve to exactly one real name under the dispatcher's rule (case, separators, camelCase and a
+   * trailing `Tool` folded).
+   */
+  toolNames: Record<string, string>;
+  /** The names the model's code declares (variables, functions, classes, parameters), for suggestions. */
+  names?: string[];
+  /** Characters of console output forwarded in this run. */
+  maxLogChars: number;
+  /** Characters of the JSON-encoded result. */
+  maxResultChars: number;
+  /** Tool calls the code may start in this run; later ones are refused inside the guest. */
+  maxToolCalls: number;
+  /** Characters of JSON arguments one tool call may carry; a larger call is refused inside the guest. */
+  maxArgsChars: number;
+  /**
+   * Characters of text this sandbox may hand to `Intl.Segmenter` over its whole life: ICU copies the
+   * text outside the heap, where the memory limit does not see it.
+   */
+  maxIcuChars: number;
+  /** No later run will use this sandbox: the record of the built-ins that guards later runs is skipped. */
+  final?: boolean;
+  /** Real names of tools whose calls may wait for a person: the guest never waits inside those calls. */
+  waitingTools?: string[];
+}
+
+/** How a run ended, as the guest reports it (JSON text in the `done` message). */
+export interface GuestDoneReport {
+  status: "ok" | "error" | "limit";
+  /** The result as JSON text; absent when the code returned `undefined`. */
+  valueJson?: string;
+  /** Set for `error` and `limit`. */
+  error?: { name: string; message: string; stack?: string; tool?: string; kind?: string };
+  /**
+   * The run ended inside the task of its `start` (the code finished without waiting for a tool call):
+   * the isolate is idle once that task's call returns, so the host needs no `idle` call to know it.
+   */
+  inStart?: boolean;
+}
+
+/**
+ * The file name the model's code is compiled under. Stack frames in this file are the model's own; every
+ * other frame (the prelude, the engine) is removed from the stacks reported to the host.
+ */
+export const USER_CODE_FILENAME = "run_code.js";
+
+/**
+ * The name of the parameter through which wrapped code registers a snapshot of its top-level
+ * declarations, so that a session can keep them (see `installPrelude`).
+ */
+export const PERSIST_PARAMETER = "__cordon_persist__";
+
+/**
+ * The name of the parameter through which wrapped code reads the value an earlier run of the session
+ * left for one of its top-level `var`s (an own data property of the global object, never a getter).
+ */
+export const RESTORE_PARAMETER = "__cordon_restore__";
+
+/** The longest error name, message and stack the guest reports, in characters. */
+export const MAX_ERROR_NAME_CHARS = 200;
+export const MAX_ERROR_MESSAGE_CHARS = 20_000;
+/** Stack frames of the model's code kept in a reported stack. */
+export const MAX_STACK_FRAMES = 50;

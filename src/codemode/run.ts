@@ -1,0 +1,261 @@
+/**
+ * One run of the model's code, start to end: the code is prepared, a sandbox is found (a fresh one, or
+ * the session's), the run is opened on the dispatcher, the code goes out to the sandbox with a bridge
+ * for its tool calls, and the outcome comes back as a {@link CodeRunResult}. Read a run here; codeMode()
+ * only sets up what every run shares.
+ */
+
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import type {
+  Environment,
+  ExecutionOutcome,
+  RunFailureName,
+  Sandbox,
+  SandboxLimits,
+} from "../../sandbox/contract/index.js";
+import type { Dispatcher } from "../dispatch/dispatcher.js";
+import { turnOf } from "../dispatch/turn.js";
+import { messageOf } from "../errors.js";
+import type { RunContext, Session } from "../tools/types.js";
+import { startCodeRun } from "../tracing/tracing.js";
+import { RunBridge } from "./bridge.js";
+import type { CodeModeLimits } from "./limits.js";
+import type { CodeRunResult } from "./result.js";
+import type { SessionPool } from "./sessions.js";
+import { type PreparedCode, prepareCode } from "./transpile.js";
+
+/** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
+export const SESSION_REPLACED =
+  "This session's sandbox was started afresh (the previous one was idle too long, was evicted, was ended by a time, CPU or memory limit or a cancellation, or failed): variables from earlier runs are gone.";
+
+/**
+ * The note a run gets when an earlier run of its session changed a built-in that run_code relies on
+ * (for example added `Object.prototype.then`): the session was started afresh and the code ran there.
+ */
+export const SESSION_TAMPERED =
+  "This session's sandbox was started afresh, and this code ran in the new one, because an earlier run changed a built-in that run_code relies on: variables from earlier runs are gone. Leave built-in prototypes (Object.prototype, Array.prototype, Promise.prototype, Error) as they are.";
+
+/** The session a run belongs to in `state: "session"` when the caller names none. */
+export const DEFAULT_SESSION_ID = "default";
+
+/** The failure of a session's run refused because an earlier run changed a built-in. */
+const TAMPERED: RunFailureName = "SandboxTampered";
+
+/** Options of one run (`CodeMode.run`). */
+export interface CodeRunOptions {
+  /** The session whose sandbox to use (with `state: "session"`; default {@link DEFAULT_SESSION_ID}), and whose state tools see. */
+  session?: string | Session;
+  /** Start the session's sandbox afresh first. */
+  restart?: boolean;
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** The context of the run_code call, when the run was dispatched: proxied calls become its children. */
+  parent?: RunContext;
+}
+
+/** What every run of one code mode shares; codeMode() makes it once. */
+export interface RunSetup {
+  environment: Environment;
+  dispatcher: Dispatcher;
+  limits: Readonly<CodeModeLimits>;
+  /** The part of `limits` the sandbox enforces. */
+  sandboxLimits: SandboxLimits;
+  /** The name of the run_code tool, which a run made without a model reports as its own. */
+  toolName: string;
+  /** The names the code may call tools by, mapped to the real tool names. */
+  toolNames: Readonly<Record<string, string>>;
+  /** Real names of the tools whose calls may wait for a person (see `ExecutionRequest.waitingTools`). */
+  waitingTools: readonly string[];
+  /** With `state: "session"`, the session sandboxes; without, every run gets a fresh sandbox. */
+  sessions: SessionPool | undefined;
+}
+
+/** Runs the model's code: prepares it, picks its sandbox, and runs it there. Never rejects. */
+export async function runCode(
+  setup: RunSetup,
+  code: unknown,
+  options: CodeRunOptions = {},
+): Promise<CodeRunResult> {
+  const started = performance.now();
+  if (typeof code !== "string")
+    return failedRun("TypeError", "code must be a string of TypeScript.", started);
+  const prepared = await prepareCode(code);
+  if ("error" in prepared) {
+    return {
+      status: "error",
+      value: undefined,
+      logs: [],
+      calls: [],
+      error: prepared.error,
+      durationMs: elapsed(started),
+    };
+  }
+  const execute = (sandbox: Sandbox) => runInSandbox(setup, sandbox, code, prepared, options, started);
+  const { sessions } = setup;
+  if (sessions) {
+    const session = options.session;
+    const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
+    try {
+      return await sessions.use(sessionId, options.restart === true, async (sandbox, replaced, reopen) => {
+        let result = await execute(sandbox);
+        // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
+        let note = replaced ? SESSION_REPLACED : undefined;
+        if (result.error?.name === TAMPERED) {
+          // The refused run did nothing: it runs again in a clean sandbox, and the model learns why.
+          note = `${SESSION_TAMPERED} ${result.error.message}`;
+          result = await execute(await reopen());
+        }
+        if (note) result.logs.unshift({ level: "warn", text: note });
+        return result;
+      });
+    } catch (error) {
+      return failedRun("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+    }
+  }
+  let sandbox: Sandbox;
+  try {
+    sandbox = await setup.environment.open(setup.sandboxLimits);
+  } catch (error) {
+    return failedRun("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+  }
+  try {
+    return await execute(sandbox);
+  } finally {
+    await sandbox.dispose();
+  }
+}
+
+/**
+ * Runs prepared code in an open sandbox: one trip out and back. The run is opened on the dispatcher
+ * (as the run_code call's child when `options.parent` is set), every `tools.*` call of the code goes
+ * through it, and when the sandbox is done the run is closed, so that pending and later calls are
+ * refused and calls in flight aborted, before the report is made. Never rejects.
+ */
+export async function runInSandbox(
+  setup: RunSetup,
+  sandbox: Sandbox,
+  code: string,
+  prepared: PreparedCode,
+  options: CodeRunOptions,
+  started: number,
+): Promise<CodeRunResult> {
+  const { dispatcher } = setup;
+  const { parent } = options;
+  const ended = new AbortController();
+  // Every tool call in flight listens for the end of the run.
+  setMaxListeners(0, ended.signal);
+  // The caller's signal and the run_code call's own both end the run.
+  const outer = [options.signal, parent?.signal].filter((signal) => signal !== undefined);
+  const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
+  for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
+  const callIdPrefix = parent
+    ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
+    : `code-${randomUUID().slice(0, 8)}`;
+  const span = startCodeRun({
+    dispatcher,
+    turn: parent ? turnOf(parent) : undefined,
+    parent,
+    signal: ended.signal,
+    code,
+  });
+  // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
+  const dispatchRun = dispatcher.openRun({
+    ...(parent ? { parent } : {}),
+    ...(options.session === undefined ? {} : { session: options.session }),
+    signal: ended.signal,
+    callId: callIdPrefix,
+    toolName: setup.toolName,
+  });
+  const bridge = new RunBridge({
+    dispatcher,
+    limits: setup.limits,
+    context: dispatchRun.context,
+    signal: ended.signal,
+    callIdPrefix,
+  });
+  let outcome: ExecutionOutcome;
+  try {
+    outcome = outer.some((signal) => signal.aborted)
+      ? { status: "cancelled" }
+      : await sandbox.execute(
+          {
+            code: prepared.js,
+            toolNames: setup.toolNames,
+            limits: setup.sandboxLimits,
+            ...(setup.sessions ? {} : { final: true }),
+            ...(setup.waitingTools.length > 0 ? { waitingTools: setup.waitingTools } : {}),
+          },
+          bridge,
+          ended.signal,
+        );
+  } catch (error) {
+    outcome = {
+      status: "error",
+      error: { name: "Error", message: `The sandbox failed: ${messageOf(error)}` },
+    };
+  } finally {
+    for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);
+    // The run is over: pending and later tool calls are refused, in-flight ones aborted. Closed before
+    // the run's signal aborts, so a run that ended on its own is not recorded as cancelled.
+    dispatchRun.close();
+    ended.abort(new Error("The run has ended."));
+  }
+  // Calls aborted just now still report, so `calls` says what happened to every one of them.
+  await bridge.settled();
+  const result = toResult(outcome, prepared, bridge, started);
+  span?.end(result);
+  return result;
+}
+
+/** A run that ended before its code ran: its error, and nothing else. */
+export function failedRun(name: string, message: string, started: number): CodeRunResult {
+  return {
+    status: "error",
+    value: undefined,
+    logs: [],
+    calls: [],
+    error: { name, message },
+    durationMs: elapsed(started),
+  };
+}
+
+function toResult(
+  outcome: ExecutionOutcome,
+  prepared: PreparedCode,
+  bridge: RunBridge,
+  started: number,
+): CodeRunResult {
+  const result: CodeRunResult = {
+    status: outcome.status,
+    value: undefined,
+    logs: bridge.logs,
+    calls: bridge.calls,
+    durationMs: elapsed(started),
+  };
+  if (outcome.valueJson !== undefined) {
+    try {
+      result.value = JSON.parse(outcome.valueJson);
+    } catch {
+      result.status = "error";
+      result.error = { name: "Error", message: "The sandbox returned a result that is not valid JSON." };
+    }
+  }
+  if (outcome.error) {
+    const { name, message, tool: toolName, kind, line, column } = outcome.error;
+    const position =
+      line === undefined || column === undefined ? undefined : prepared.mapPosition(line, column);
+    result.error = {
+      name,
+      message,
+      ...(position ?? {}),
+      ...(toolName === undefined ? {} : { tool: toolName }),
+      ...(kind === undefined ? {} : { kind }),
+    };
+  }
+  return result;
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

@@ -1,0 +1,45 @@
+/**
+ * The environment drivers cordon ships, as the public surface offers them: the one module of `src/`
+ * that imports `environments/`. Code mode itself knows only the sandbox contract; `index.ts`, the
+ * `cordon` command and `defaults.ts` reach the drivers through here.
+ */
+
+export {
+  buildSandboxImage,
+  DOCKER_DEFAULTS,
+  type DockerConnection,
+  type DockerEngineOptions,
+  type DockerEngineStatus,
+  type DockerEnvironment,
+  type DockerEnvironmentOptions,
+  dockerEnvironment,
+  IMAGE_BUILD_COMMAND,
+  type ImageBuildOptions,
+  SANDBOX_IMAGE,
+} from "../environments/docker/index.js";
+export {
+  type IsolatedVmModule,
+  type IsolateEnvironment,
+  type IsolateEnvironmentOptions,
+  type IsolateSandboxHandle,
+  isolateEnvironment,
+} from "../environments/in-process/index.js";
+export {
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_SERVE_PORT,
+  MIN_TOKEN_CHARS,
+} from "../environments/remote/defaults.js";
+export {
+  REMOTE_ISOLATION,
+  type RemoteEnvironmentOptions,
+  remoteEnvironment,
+  SANDBOX_PATH,
+  type SandboxServer,
+  type SandboxServerOptions,
+  serveSandboxes,
+} from "../environments/remote/index.js";
+export {
+  SANDBOX_HOST_DEFAULTS,
+  type SandboxHostEnvironmentOptions,
+  sandboxHostEnvironment,
+} from "../environments/sandbox-host/index.js";
