@@ -98,6 +98,7 @@ export type {
   OpenRunOptions,
   RunCallOptions,
   RunCallOutcome,
+  RunSummary,
   ToolCall,
   ToolResult,
 } from "./dispatch/types.js";

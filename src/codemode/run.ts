@@ -15,10 +15,8 @@ import type {
   SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
-import { turnOf } from "../dispatch/turn.js";
 import { messageOf } from "../errors.js";
 import type { RunContext, Session } from "../tools/types.js";
-import { startCodeRun } from "../tracing/tracing.js";
 import { RunBridge } from "./bridge.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CodeRunResult } from "./result.js";
@@ -152,13 +150,6 @@ export async function runInSandbox(
   const callIdPrefix = parent
     ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
     : `code-${randomUUID().slice(0, 8)}`;
-  const span = startCodeRun({
-    dispatcher,
-    turn: parent ? turnOf(parent) : undefined,
-    parent,
-    signal: ended.signal,
-    code,
-  });
   // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
   const dispatchRun = dispatcher.openRun({
     ...(parent ? { parent } : {}),
@@ -166,6 +157,7 @@ export async function runInSandbox(
     signal: ended.signal,
     callId: callIdPrefix,
     toolName: setup.toolName,
+    code,
   });
   const bridge = new RunBridge({
     dispatcher,
@@ -204,7 +196,7 @@ export async function runInSandbox(
   // Calls aborted just now still report, so `calls` says what happened to every one of them.
   await bridge.settled();
   const result = toResult(outcome, prepared, bridge, started);
-  span?.end(result);
+  dispatchRun.end(result);
   return result;
 }
 

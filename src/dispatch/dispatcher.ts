@@ -4,7 +4,7 @@ import { UserError } from "../errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, Session } from "../tools/types.js";
-import { aliasRunContext, registerTracing, Tracing, traceOfTurn } from "../tracing/tracing.js";
+import { type CodeRunSpan, Tracing } from "../tracing/tracing.js";
 import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
@@ -63,7 +63,6 @@ export class Dispatcher<Deps = unknown> {
       policies: options.policies ?? [],
     };
     this.#tracing = options.tracing === false ? undefined : new Tracing(options.tracing ?? {});
-    registerTracing(this, this.#tracing);
   }
 
   /**
@@ -89,11 +88,8 @@ export class Dispatcher<Deps = unknown> {
       signal: options.signal ?? options.parent?.signal,
       onFirstRead: () => begin(),
     });
-    const trace = this.#tracing?.startDispatch(turn, {
-      runId: turn.runId,
-      callCount: checked.length,
-      signal: options.signal,
-    });
+    const trace = this.#tracing?.startDispatch({ runId: turn.runId, callCount: checked.length });
+    turn.trace = trace;
     const observers = options.onEvent ? [options.onEvent] : [];
     if (trace) observers.push(trace.observer());
     const scope = new CallScope({
@@ -136,7 +132,8 @@ export class Dispatcher<Deps = unknown> {
    * id, budget, session, approvals and events), without the cost of a turn per call. With
    * `options.parent` the run belongs to that call's turn and its calls are that call's children;
    * without, it is a turn of its own. `options.signal` ends the run's calls when it aborts. `close()`
-   * ends the run: calls still running see their signal abort, and later ones run nothing.
+   * ends the run: calls still running see their signal abort, and later ones run nothing. With
+   * `options.code` the run is a code run with a span of its own, which `end(summary)` ends.
    */
   openRun(options: OpenRunOptions<Deps>): DispatchRun {
     const parentTurn = options.parent ? turnOf(options.parent) : undefined;
@@ -150,8 +147,13 @@ export class Dispatcher<Deps = unknown> {
       const signal = manyListeners(AbortSignal.any(sources));
       const context: RunContext = { ...parent, signal };
       linkContext(context, parentTurn);
-      aliasRunContext(context, parent);
-      return { context, close: () => own.abort(new Error("The run has ended.")) };
+      const span =
+        options.code === undefined ? undefined : parentTurn.trace?.startRun(parent, context, options.code);
+      return {
+        context,
+        close: () => own.abort(new Error("The run has ended.")),
+        end: endOnce(span),
+      };
     }
     const turn = new Turn({
       runId: options.runId ?? randomUUID(),
@@ -163,11 +165,10 @@ export class Dispatcher<Deps = unknown> {
       onFirstRead: () => {},
       unread: true,
     });
-    const trace = this.#tracing?.startDispatch(turn, {
-      runId: turn.runId,
-      callCount: 0,
-      signal: options.signal,
-    });
+    // A code run made without a model is the root: its dispatch is the run's child.
+    const span = options.code === undefined ? undefined : this.#tracing?.startCodeRun(options.code);
+    const trace = this.#tracing?.startDispatch({ runId: turn.runId, callCount: 0, parent: span });
+    turn.trace = trace;
     const context: RunContext = {
       runId: turn.runId,
       callId: options.callId,
@@ -190,6 +191,7 @@ export class Dispatcher<Deps = unknown> {
         turn.stream.end();
         trace?.end(turn.stopReason);
       },
+      end: endOnce(span),
     };
   }
 
@@ -269,8 +271,7 @@ export class Dispatcher<Deps = unknown> {
     observers: ((event: DispatchEvent) => void)[],
     keepsValue = false,
   ): CallScope {
-    const trace = traceOfTurn(turn);
-    if (trace) observers.push(trace.observer(parent));
+    if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
       turn,
       toolset: this.toolset,
@@ -302,6 +303,16 @@ export class Dispatcher<Deps = unknown> {
     this.#sessions.set(session, known);
     return known;
   }
+}
+
+/** A run's `end`: ends its code run's span (when it has one) the first time. */
+function endOnce(span: CodeRunSpan | undefined): DispatchRun["end"] {
+  let ended = false;
+  return (summary) => {
+    if (ended) return;
+    ended = true;
+    span?.end(summary);
+  };
 }
 
 /** What runCall gives for a result of its scope's one call. */

@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session } from "../tools/types.js";
+import type { TurnTrace } from "../tracing/tracing.js";
 import { ApprovalBoard } from "./approvals.js";
 import { EventStream } from "./event-stream.js";
 import type { ApprovalHandler, DispatchEvent } from "./types.js";
@@ -22,6 +23,8 @@ export class Turn {
   readonly deps: unknown;
   /** The root dispatcher's approval handler: nested calls fall back to it when their dispatcher has none. */
   readonly approvalHandler: ApprovalHandler | undefined;
+  /** The turn's spans, when its dispatcher traces and the turn's span records. */
+  trace: TurnTrace | undefined;
   readonly #controller = new AbortController();
   #stopReason: StopReason | undefined;
   #detach: () => void = () => {};

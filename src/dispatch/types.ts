@@ -164,6 +164,11 @@ export interface OpenRunOptions<Deps = unknown> {
   budget?: Budget;
   session?: Session | string;
   deps?: Deps;
+  /**
+   * The code the run executes, when it is a code run: the run is then traced as a `cordon.code_run` span
+   * (under its parent call's span, else at the root), whose end {@link DispatchRun.end} records.
+   */
+  code?: string;
 }
 
 /** A run opened with `Dispatcher.openRun()`. */
@@ -172,6 +177,19 @@ export interface DispatchRun {
   readonly context: RunContext;
   /** Ends the run: its calls still running see their signal abort; later dispatches run nothing. */
   close(): void;
+  /**
+   * Records how a code run ended on its span and ends the span; call it once, after `close()` and once
+   * the run's calls have settled. Does nothing for a run that is not traced.
+   */
+  end(summary: RunSummary): void;
+}
+
+/** How a run ended, as its trace records it (a code mode's `CodeRunResult` is one). */
+export interface RunSummary {
+  status: string;
+  calls: readonly unknown[];
+  logs: readonly unknown[];
+  error?: { name: string; message: string };
 }
 
 /** Options of `Dispatcher.runCall()`. */

@@ -2,9 +2,13 @@
  * OpenTelemetry spans for dispatches, calls, attempts and code runs, built from the dispatcher's own
  * events. A dispatch whose span would not record (no SDK registered, or sampled out) gets no trace at
  * all, so an application without a tracer pays one non-recording span per dispatch and nothing per call.
+ *
+ * The dispatcher owns every piece: its {@link Tracing} settings, each root turn's {@link TurnTrace}
+ * (kept on the turn), and each code run's {@link CodeRunSpan} (kept by the run it opened). Nothing is
+ * looked up in a registry, so no caller has to start anything in a particular order.
  */
 import type { Attributes, Span, Tracer, TracerProvider } from "@opentelemetry/api";
-import type { CallFailure, DispatchEvent } from "../dispatch/types.js";
+import type { CallFailure, DispatchEvent, RunSummary } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import { TRACER_NAME, type TracerProviderLike, type TracingOptions } from "./options.js";
 import { type OTelApi, otelApi } from "./otel.js";
@@ -61,20 +65,20 @@ export class Tracing {
   }
 
   /**
-   * Starts the span of a root dispatch and the trace its calls report to. `signal` is the dispatch's
-   * signal: a code run made without a model passes its own, which makes the dispatch a child of the run.
+   * Starts the span of a root dispatch and the trace its calls report to, under `parent` (a code run
+   * made without a model: its dispatch is the run's child) or else the active context.
    */
-  startDispatch(
-    turn: object,
-    init: { runId: string; callCount: number; signal: AbortSignal | undefined },
-  ): TurnTrace | undefined {
-    const parent = init.signal ? directRuns.get(init.signal) : undefined;
-    const started = this.start("cordon.dispatch", parent);
+  startDispatch(init: { runId: string; callCount: number; parent?: CodeRunSpan }): TurnTrace | undefined {
+    const started = this.start("cordon.dispatch", init.parent?.span);
     if (!started) return undefined;
     started.span.setAttributes({ "cordon.run_id": init.runId, "cordon.dispatch.calls": init.callCount });
-    const trace = new TurnTrace(started.recorder, started.span);
-    turnTraces.set(turn, trace);
-    return trace;
+    return new TurnTrace(started.recorder, started.span);
+  }
+
+  /** Starts the span of a code run made without a model (no run_code call to nest under). */
+  startCodeRun(code: string): CodeRunSpan | undefined {
+    const started = this.start("cordon.code_run", undefined);
+    return started && new CodeRunSpan(started.recorder, started.span, code, () => {});
   }
 }
 
@@ -89,6 +93,8 @@ export class TurnTrace {
   readonly #recorder: Recorder;
   readonly #dispatchSpan: Span;
   readonly #calls = new Map<string, OpenCall>();
+  /** The span of each code run of this turn in progress, by the context its calls are made under. */
+  readonly #runSpans = new Map<RunContext, Span>();
 
   constructor(recorder: Recorder, dispatchSpan: Span) {
     this.#recorder = recorder;
@@ -110,16 +116,19 @@ export class TurnTrace {
     this.#dispatchSpan.end();
   }
 
-  /** Starts the span of a code run made by the run_code call whose context is `parent`. */
-  startRun(parent: RunContext, code: string): CodeRunSpan {
+  /**
+   * Starts the span of a code run made by the run_code call whose context is `parent`; the run's calls,
+   * made under `context`, become its children until the span ends.
+   */
+  startRun(parent: RunContext, context: RunContext, code: string): CodeRunSpan {
     const span = this.#child("cordon.code_run", this.#spanOf(parent));
-    runSpans.set(parent, span);
-    return new CodeRunSpan(this.#recorder, span, code, () => runSpans.delete(parent));
+    this.#runSpans.set(context, span);
+    return new CodeRunSpan(this.#recorder, span, code, () => this.#runSpans.delete(context));
   }
 
   /** The span calls made under `ctx` belong to: its code run, else its attempt, else its call. */
   #spanOf(ctx: RunContext): Span {
-    const run = runSpans.get(ctx);
+    const run = this.#runSpans.get(ctx);
     if (run) return run;
     const call = this.#calls.get(ctx.callId);
     if (!call) return this.#dispatchSpan;
@@ -236,94 +245,37 @@ export class TurnTrace {
   }
 }
 
-/** What a code run reports when it ends (a `CodeRunResult`). */
-export interface CodeRunSummary {
-  status: string;
-  calls: readonly unknown[];
-  logs: readonly unknown[];
-  error?: { name: string; message: string };
-}
-
 /** The span of one code run; its `tools.*` calls are its children. */
 export class CodeRunSpan {
+  readonly span: Span;
   readonly #recorder: Recorder;
-  readonly #span: Span;
   readonly #release: () => void;
 
   constructor(recorder: Recorder, span: Span, code: string, release: () => void) {
     this.#recorder = recorder;
-    this.#span = span;
+    this.span = span;
     this.#release = release;
     if (recorder.tracing.recordArguments) span.setAttribute("cordon.code_run.code", code);
   }
 
   /** Records how the run ended and ends the span. */
-  end(result: CodeRunSummary): void {
+  end(result: RunSummary): void {
     this.#release();
-    this.#span.setAttributes({
+    this.span.setAttributes({
       "cordon.code_run.status": result.status,
       "cordon.code_run.tool_calls": result.calls.length,
       "cordon.code_run.log_entries": result.logs.length,
     });
     if (result.status !== "ok") {
-      this.#span.setAttribute("error.type", result.error?.name ?? result.status);
+      this.span.setAttribute("error.type", result.error?.name ?? result.status);
       const detail = this.#recorder.tracing.recordArguments ? result.error?.message : undefined;
-      this.#span.setStatus({
+      this.span.setStatus({
         code: this.#recorder.api.SpanStatusCode.ERROR,
         message: detail ?? result.status,
       });
     }
-    this.#span.end();
+    this.span.end();
   }
-}
-
-/** The trace of each traced root dispatch, by its turn. */
-const turnTraces = new WeakMap<object, TurnTrace>();
-/** The span of each code run in progress, by the context of the run_code call that made it. */
-const runSpans = new WeakMap<RunContext, Span>();
-/** The span of each code run made without a model, by the run's signal (its calls' dispatches carry it). */
-const directRuns = new WeakMap<AbortSignal, Span>();
-/** Each dispatcher's tracing settings (absent when tracing is off for it). */
-const tracings = new WeakMap<object, Tracing>();
-
-/** The trace of a root dispatch, when it is traced. */
-export function traceOfTurn(turn: object): TurnTrace | undefined {
-  return turnTraces.get(turn);
-}
-
-/** Records a dispatcher's tracing settings, for code runs made through it. */
-export function registerTracing(dispatcher: object, tracing: Tracing | undefined): void {
-  if (tracing) tracings.set(dispatcher, tracing);
-}
-
-/**
- * Makes `alias` (a context made for a run from `original`, with the run's own signal) report its calls'
- * spans where `original`'s would go: under the code run started for `original`.
- */
-export function aliasRunContext(alias: RunContext, original: RunContext): void {
-  const span = runSpans.get(original);
-  if (span) runSpans.set(alias, span);
-}
-
-/**
- * Starts the span of a code run: under the run_code call that made it (its turn's trace), or, for a run
- * made without a model, under the active context with the tracing of the code mode's dispatcher.
- */
-export function startCodeRun(init: {
-  dispatcher: object;
-  turn: object | undefined;
-  parent: RunContext | undefined;
-  signal: AbortSignal;
-  code: string;
-}): CodeRunSpan | undefined {
-  if (init.parent) {
-    const trace = init.turn ? turnTraces.get(init.turn) : undefined;
-    return trace?.startRun(init.parent, init.code);
-  }
-  const started = tracings.get(init.dispatcher)?.start("cordon.code_run", undefined);
-  if (!started) return undefined;
-  directRuns.set(init.signal, started.span);
-  return new CodeRunSpan(started.recorder, started.span, init.code, () => directRuns.delete(init.signal));
 }
 
 function argumentsText(args: unknown): string {

@@ -193,6 +193,42 @@ describe("tracing", () => {
     }
   });
 
+  it("a run opened with its code owns its span: the dispatcher alone starts it, end() ends it once", async () => {
+    const { provider, spans } = recording();
+    const d = new Dispatcher(new Toolset([lookup]), { tracing: { tracerProvider: provider } });
+    const run = d.openRun({ callId: "direct-1", code: "await tools.lookup({ key: 'k' })" });
+    await d.runCall({ id: "direct-1.1", name: "lookup", arguments: { key: "k" } }, { parent: run.context });
+    run.close();
+    expect(byName(spans(), "cordon.code_run")).toEqual([]);
+    const summary = { status: "timeout", calls: [1], logs: [], error: { name: "Timeout", message: "late" } };
+    run.end(summary);
+    run.end({ status: "ok", calls: [], logs: [] });
+
+    const all = spans();
+    const [codeRun, ...more] = byName(all, "cordon.code_run");
+    expect(more).toEqual([]);
+    expect(codeRun!.attributes).toMatchObject({
+      "cordon.code_run.status": "timeout",
+      "cordon.code_run.tool_calls": 1,
+      "error.type": "Timeout",
+    });
+    const dispatch = byName(all, "cordon.dispatch")[0]!;
+    expect(parentOf(dispatch, all)).toBe(codeRun);
+    expect(parentOf(byName(all, "execute_tool lookup")[0]!, all)).toBe(dispatch);
+  });
+
+  it("a run opened without code has no code-run span, and its end() does nothing", async () => {
+    const { provider, spans } = recording();
+    const d = new Dispatcher(new Toolset([lookup]), { tracing: { tracerProvider: provider } });
+    const run = d.openRun({ callId: "plain-1" });
+    await d.runCall({ id: "plain-1.1", name: "lookup", arguments: { key: "k" } }, { parent: run.context });
+    run.close();
+    run.end({ status: "ok", calls: [], logs: [] });
+    const all = spans();
+    expect(byName(all, "cordon.code_run")).toEqual([]);
+    expect(parentOf(byName(all, "cordon.dispatch")[0]!, all)).toBeUndefined();
+  });
+
   it("a run that ends on its own is not recorded as cancelled", async () => {
     const { provider, spans } = recording();
     const dispatcher = new Dispatcher(new Toolset([lookup]), { tracing: { tracerProvider: provider } });
