@@ -5,6 +5,7 @@
  */
 
 import { createInterface, type Interface } from "node:readline/promises";
+import { previewArguments } from "../dispatch/preview.js";
 import type { ApprovalHandler } from "../dispatch/types.js";
 import type { ApprovePolicy } from "../mcp/approve-policy.js";
 import type { Progress } from "./progress.js";
@@ -70,11 +71,5 @@ export function terminalApproval(
 }
 
 function preview(args: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(args) ?? "";
-  } catch {
-    json = "(arguments that cannot be shown)";
-  }
-  return json.length > ARGS_PREVIEW_CHARS ? `${json.slice(0, ARGS_PREVIEW_CHARS)}…` : json;
+  return previewArguments(args, ARGS_PREVIEW_CHARS) ?? "(arguments that cannot be shown)";
 }

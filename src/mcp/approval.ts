@@ -8,6 +8,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ElicitResultSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
+import { previewArguments } from "../dispatch/preview.js";
 import type { ApprovePolicy } from "./approve-policy.js";
 import type { ApprovalDecision, Approver } from "./code-host.js";
 
@@ -57,11 +58,5 @@ export function mcpApprover(server: Server, policy: ApprovePolicy, relatedReques
 }
 
 function preview(args: unknown): string {
-  let json: string;
-  try {
-    json = JSON.stringify(args) ?? "no arguments";
-  } catch {
-    json = "arguments that cannot be shown";
-  }
-  return json.length > ARGS_PREVIEW_CHARS ? `${json.slice(0, ARGS_PREVIEW_CHARS)}…` : json;
+  return previewArguments(args, ARGS_PREVIEW_CHARS) ?? "arguments that cannot be shown";
 }
