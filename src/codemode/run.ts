@@ -7,12 +7,13 @@
 
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import type {
-  Environment,
-  ExecutionOutcome,
-  RunFailureName,
-  Sandbox,
-  SandboxLimits,
+import {
+  type Environment,
+  type ExecutionOutcome,
+  type RunFailureName,
+  runFailure,
+  type Sandbox,
+  type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { messageOf } from "../errors.js";
@@ -39,6 +40,8 @@ export const DEFAULT_SESSION_ID = "default";
 
 /** The failure of a session's run refused because an earlier run changed a built-in. */
 const TAMPERED: RunFailureName = "SandboxTampered";
+/** The failure of a run whose sandbox could not be opened or could not run it. */
+const SANDBOX_ERROR: RunFailureName = "SandboxError";
 
 /** Options of one run (`CodeMode.run`). */
 export interface CodeRunOptions {
@@ -108,14 +111,14 @@ export async function runCode(
         return result;
       });
     } catch (error) {
-      return failedRun("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+      return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
     }
   }
   let sandbox: Sandbox;
   try {
     sandbox = await setup.environment.open(setup.sandboxLimits);
   } catch (error) {
-    return failedRun("Error", `The sandbox could not be started: ${messageOf(error)}`, started);
+    return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
   }
   try {
     return await execute(sandbox);
@@ -184,7 +187,7 @@ export async function runInSandbox(
   } catch (error) {
     outcome = {
       status: "error",
-      error: { name: "Error", message: `The sandbox failed: ${messageOf(error)}` },
+      error: runFailure(SANDBOX_ERROR, `The sandbox failed: ${messageOf(error)}`),
     };
   } finally {
     for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);

@@ -66,6 +66,7 @@ describe("one run, on its own", () => {
     if ("error" in prepared) throw new Error("the code should have been prepared");
     const result = await runInSandbox(setup, sandbox, "return 1", prepared, {}, performance.now());
     expect(result.status).toBe("error");
+    expect(result.error?.name).toBe("SandboxError");
     expect(result.error?.message).toMatch(/^The sandbox failed: This isolate sandbox is no longer alive/);
   });
 
