@@ -1,0 +1,167 @@
+// The folders follow the process boundary (README, "Architecture"): a run goes src/codemode ->
+// environments/<driver> -> sandbox/ and back, never back and forth. These tests hold the lines that
+// make it so, over the real sources; the first block checks that the checker itself can see a breach.
+import { resolve } from "node:path";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+import { edgesWhere, findCycles, graphOf, isUnder, readImportGraph } from "./import-graph.js";
+
+const root = resolve(import.meta.dirname, "../..");
+const graph = readImportGraph(root, ["src", "sandbox", "environments"]);
+
+/**
+ * The modules of src/ that anything may import, sandbox/ included: they import nothing of the house,
+ * so importing one brings nothing else along.
+ */
+const LEAVES = ["src/errors.ts", "src/version.ts", "src/dispatch/abort.ts", "src/dispatch/promise-like.ts"];
+
+/** The one module of src/ that names the drivers in environments/. */
+const SURFACE_DRIVERS = "src/environments.ts";
+
+/**
+ * The packages code in sandbox/ may use: Node's own modules, isolated-vm (installed beside the program
+ * in the image), and acorn (bundled into it: the isolate engine reads the code's top-level names).
+ */
+const SANDBOX_PACKAGES = ["isolated-vm", "acorn"];
+const sandboxPackage = (name: string) => name.startsWith("node:") || SANDBOX_PACKAGES.includes(name);
+
+describe("the import checker", () => {
+  it("sees a loop of type-only imports between two files", () => {
+    const loop = graphOf(
+      new Map([
+        ["a/one.ts", 'import type { Two } from "./two.js";\nexport type One = { two?: Two };\n'],
+        ["a/two.ts", 'import { type One } from "./one.js";\nexport type Two = { one?: One };\n'],
+        ["a/three.ts", 'export * from "./one.js";\n'],
+      ]),
+    );
+    expect(findCycles(loop)).toEqual([["a/one.ts", "a/two.ts"]]);
+  });
+
+  it("sees re-exports and dynamic imports as imports, and packages apart", () => {
+    const sources = graphOf(
+      new Map([
+        [
+          "src/a.ts",
+          'export { b } from "./b.js";\nconst c = await import("../sandbox/c.js");\nimport "zod";\n',
+        ],
+        ["src/b.ts", "export const b = 1;\n"],
+        ["sandbox/c.ts", 'import { b } from "../src/b.js";\nexport const c = b;\n'],
+      ]),
+    );
+    expect(sources.imports.get("src/a.ts")).toEqual(["src/b.ts", "sandbox/c.ts"]);
+    expect(sources.packages.get("src/a.ts")).toEqual(["zod"]);
+    expect(
+      edgesWhere(
+        sources,
+        (file) => isUnder(file, "sandbox"),
+        (target) => !isUnder(target, "sandbox"),
+      ),
+    ).toEqual(["sandbox/c.ts -> src/b.ts"]);
+  });
+});
+
+describe("the layout", () => {
+  it("reads the whole house, and every relative import names a file of it", () => {
+    expect(graph.imports.size).toBeGreaterThan(120);
+    expect(graph.unresolved).toEqual([]);
+    for (const file of [SURFACE_DRIVERS, "src/defaults.ts", "sandbox/contract/index.ts", ...LEAVES]) {
+      expect(graph.imports.has(file), file).toBe(true);
+    }
+  });
+
+  it("has no import cycles, type-only imports included", () => {
+    expect(findCycles(graph)).toEqual([]);
+  });
+
+  it("the leaf helpers import nothing of the house", () => {
+    for (const leaf of LEAVES) expect(graph.imports.get(leaf), leaf).toEqual([]);
+  });
+
+  it("sandbox/ imports nothing from outside it but the leaf helpers, and no package but its own few", () => {
+    const inSandbox = (file: string) => isUnder(file, "sandbox");
+    expect(edgesWhere(graph, inSandbox, (target) => !inSandbox(target) && !LEAVES.includes(target))).toEqual(
+      [],
+    );
+    const packages = [...graph.packages]
+      .filter(([file]) => inSandbox(file))
+      .flatMap(([file, names]) =>
+        names.filter((name) => !sandboxPackage(name)).map((name) => `${file}: ${name}`),
+      );
+    expect(packages).toEqual([]);
+  });
+
+  it("the sandbox image bundles exactly sandbox/, the leaf helpers and acorn", async () => {
+    const bundle = await build({
+      entryPoints: [resolve(root, "sandbox/sandbox-host/main.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      external: ["isolated-vm"],
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(bundle.metafile.inputs);
+    expect(inputs).toContain("sandbox/guest/prelude.ts");
+    const outside = inputs.filter(
+      (input) =>
+        !isUnder(input, "sandbox") && !LEAVES.includes(input) && !isUnder(input, "node_modules/acorn"),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it("src/ reaches the drivers in environments/ only through src/environments.ts", () => {
+    expect(
+      edgesWhere(
+        graph,
+        (file) => isUnder(file, "src") && file !== SURFACE_DRIVERS,
+        (target) => isUnder(target, "environments"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("code mode depends on the sandbox contract only: no driver, no default, no tracing", () => {
+    const forbidden = (target: string) =>
+      (isUnder(target, "sandbox") && target !== "sandbox/contract/index.ts") ||
+      isUnder(target, "environments") ||
+      [SURFACE_DRIVERS, "src/defaults.ts", "src/index.ts"].includes(target) ||
+      isUnder(target, "src/tracing");
+    expect(edgesWhere(graph, (file) => isUnder(file, "src/codemode"), forbidden)).toEqual([]);
+  });
+
+  it("each driver in environments/ imports itself, the wire client, sandbox/ and the leaf helpers only", () => {
+    const driverOf = (file: string) => file.split("/")[1];
+    const allowed = (target: string, file: string) =>
+      isUnder(target, "sandbox") ||
+      LEAVES.includes(target) ||
+      isUnder(target, "environments/wire") ||
+      isUnder(target, `environments/${driverOf(file)}`);
+    expect(
+      edgesWhere(
+        graph,
+        (file) => isUnder(file, "environments"),
+        (target, file) => !allowed(target, file),
+      ),
+    ).toEqual([]);
+  });
+
+  it("the sandbox contract is entered through its one door, sandbox/contract/index.ts", () => {
+    expect(
+      edgesWhere(
+        graph,
+        (file) => !isUnder(file, "sandbox/contract"),
+        (target) => isUnder(target, "sandbox/contract") && target !== "sandbox/contract/index.ts",
+      ),
+    ).toEqual([]);
+  });
+
+  it("the agent's side never imports the guest prelude or the sandbox-host program", () => {
+    expect(
+      edgesWhere(
+        graph,
+        (file) => isUnder(file, "src"),
+        (target) => isUnder(target, "sandbox/guest") || isUnder(target, "sandbox/sandbox-host"),
+      ),
+    ).toEqual([]);
+  });
+});
