@@ -1,7 +1,8 @@
 /**
  * The guest prelude: code that runs INSIDE a sandbox, before the model's code, to give it `tools`,
- * `console` and clear errors. Every environment shares it: the isolate environment evaluates it in a V8
- * isolate; out-of-process runners (Docker, a child process) can evaluate the same source in their guest.
+ * `console` and clear errors. Every environment shares it: the isolate engine (`sandbox/isolate`)
+ * evaluates it in each V8 isolate, whichever process hosts the engine (the agent's, a sandbox-host
+ * process, a container).
  *
  * {@link installPrelude} is never called on the host. Its source text is taken with
  * {@link preludeSource} and evaluated in the guest, so it must be self-contained: it may not refer to

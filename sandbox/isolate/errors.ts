@@ -1,5 +1,5 @@
 /**
- * The messages and error records of the isolate environment: limits, syntax errors, and the position of
+ * The messages and error records of the isolate engine: limits, syntax errors, and the position of
  * an error in the model's code.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The isolates behind the isolate environment's sandboxes. Creating and disposing an isolate costs
+ * The isolates behind the isolate engine's sandboxes. Creating and disposing an isolate costs
  * several times more than a context in one (about 5 ms against 1 ms here), so a sandbox that ran at most
  * one execution and ended normally gives its isolate back: the next sandbox gets a new context in it,
  * with fresh globals and built-ins. An isolate that was killed (a limit, a timeout, a cancellation) is

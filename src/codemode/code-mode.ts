@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Environment, SandboxLimits } from "../../sandbox/contract/index.js";
+import type { Environment } from "../../sandbox/contract/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
@@ -7,7 +7,7 @@ import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
-import { type CodeModeLimits, resolveLimits } from "./limits.js";
+import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
@@ -135,14 +135,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       options !== undefined && (options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
     );
   });
-  const sandboxLimits: SandboxLimits = {
-    timeoutMs: limits.timeoutMs,
-    cpuTimeMs: limits.cpuTimeMs,
-    memoryMb: limits.memoryMb,
-    maxLogChars: limits.maxLogChars,
-    maxResultChars: limits.maxResultChars,
-    maxToolCalls: limits.maxToolCalls,
-  };
+  const sandboxLimits = sandboxLimitsOf(limits);
   const sessionIdleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const sessions = new SessionPool(environment, sandboxLimits, {
     idleMs: sessionIdleMs,

@@ -1,3 +1,4 @@
+import type { SandboxLimits } from "../../sandbox/contract/index.js";
 import { UserError } from "../errors.js";
 
 /** The limits of one code run. Every number the model reads about limits comes from here. */
@@ -49,4 +50,16 @@ export function resolveLimits(given: Partial<CodeModeLimits> = {}): CodeModeLimi
   if (limits.memoryMb < 8)
     throw new UserError(`codeMode: memoryMb must be at least 8, got ${limits.memoryMb}.`);
   return limits;
+}
+
+/** The part of a code run's limits the sandbox enforces (the rest are the host's: calls in flight, output). */
+export function sandboxLimitsOf(limits: Readonly<CodeModeLimits>): SandboxLimits {
+  return {
+    timeoutMs: limits.timeoutMs,
+    cpuTimeMs: limits.cpuTimeMs,
+    memoryMb: limits.memoryMb,
+    maxLogChars: limits.maxLogChars,
+    maxResultChars: limits.maxResultChars,
+    maxToolCalls: limits.maxToolCalls,
+  };
 }

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { resolveLimits } from "../../src/codemode/limits.js";
+import { resolveLimits, sandboxLimitsOf } from "../../src/codemode/limits.js";
 import { type RunSetup, runCode, runInSandbox } from "../../src/codemode/run.js";
 import { prepareCode } from "../../src/codemode/transpile.js";
 import { Dispatcher } from "../../src/dispatch/dispatcher.js";
@@ -19,14 +19,7 @@ function setupWith(tools: Toolset): RunSetup {
     environment,
     dispatcher: new Dispatcher(tools),
     limits,
-    sandboxLimits: {
-      timeoutMs: limits.timeoutMs,
-      cpuTimeMs: limits.cpuTimeMs,
-      memoryMb: limits.memoryMb,
-      maxLogChars: limits.maxLogChars,
-      maxResultChars: limits.maxResultChars,
-      maxToolCalls: limits.maxToolCalls,
-    },
+    sandboxLimits: sandboxLimitsOf(limits),
     toolName: "run_code",
     toolNames: Object.fromEntries(tools.names().map((name) => [name, name])),
     waitingTools: [],
