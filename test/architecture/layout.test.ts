@@ -1,4 +1,4 @@
-// The folders follow the process boundary (README, "Architecture"): a run goes src/codemode ->
+// The folders follow the process boundary (docs/architecture.md): a run goes src/codemode ->
 // environments/<driver> -> sandbox/ and back, never back and forth. These tests hold the lines that
 // make it so, over the real sources; the first block checks that the checker itself can see a breach.
 import { resolve } from "node:path";
