@@ -30,18 +30,7 @@ export function prepareArguments(
   options: PrepareOptions,
   root: JsonSchema = schema,
 ): unknown {
-  const resolve = (node: JsonSchema): JsonSchema => {
-    let current = node;
-    for (let hops = 0; typeof current.$ref === "string" && hops < MAX_REF_HOPS; hops++) {
-      const ref = current.$ref;
-      const defs = isObject(root.$defs) ? root.$defs : {};
-      const target = ref === "#" ? root : ref.startsWith("#/$defs/") ? defs[ref.slice(8)] : undefined;
-      if (!isObject(target)) return {};
-      const { $ref: _ref, ...siblings } = current;
-      current = { ...target, ...siblings };
-    }
-    return current;
-  };
+  const resolve = refResolver(root);
 
   const visit = (data: unknown, node: JsonSchema): unknown => {
     const schema = resolve(node);
@@ -117,6 +106,25 @@ export function prepareArguments(
   };
 
   return visit(value, schema);
+}
+
+/**
+ * Follows the `$ref`s left in a ref-inlined schema (recursive ones: `#` or `#/$defs/...`) against `root`;
+ * a `$ref` that leads nowhere, or round in circles, becomes `{}` (anything).
+ */
+export function refResolver(root: JsonSchema): (node: JsonSchema) => JsonSchema {
+  return (node) => {
+    let current = node;
+    for (let hops = 0; typeof current.$ref === "string" && hops < MAX_REF_HOPS; hops++) {
+      const ref = current.$ref;
+      const defs = isObject(root.$defs) ? root.$defs : {};
+      const target = ref === "#" ? root : ref.startsWith("#/$defs/") ? defs[ref.slice(8)] : undefined;
+      if (!isObject(target)) return {};
+      const { $ref: _ref, ...siblings } = current;
+      current = { ...target, ...siblings };
+    }
+    return current;
+  };
 }
 
 /** A string holding a number or a boolean, converted when the schema wants that and not a string. */
@@ -208,7 +216,7 @@ function arrayBranchFor(
  * (a `const`, or an `enum` of one value: a discriminator) is sent with another value, or is required and
  * missing; the data can only ever match the branches that remain.
  */
-function objectBranchFor(
+export function objectBranchFor(
   schema: JsonSchema,
   data: Record<string, unknown>,
   resolve: (node: JsonSchema) => JsonSchema,

@@ -24,6 +24,7 @@ import type {
   StandardSchemaV1,
 } from "./standard-schema.js";
 import type { JsonSchema, ValidationResult } from "./types.js";
+import { unknownArguments } from "./unknown-arguments.js";
 
 /** What a tool's `input` or `output` may be. */
 export type SchemaInput = StandardSchemaV1 | StandardJSONSchemaV1 | JsonSchema;
@@ -224,13 +225,26 @@ export function compileInput<Args>(
     ...(strict ? { looseParameters: base } : {}),
     validate(args: unknown) {
       try {
-        const result = check(prepareArguments(args, base, prepareOptions));
-        return result instanceof Promise ? result.catch(failure<Args>) : result;
+        const prepared = prepareArguments(args, base, prepareOptions);
+        const unknown = unknownArguments(prepared, base);
+        const result = check(prepared);
+        if (unknown.length === 0) return result instanceof Promise ? result.catch(failure<Args>) : result;
+        // Unknown arguments come first, with whatever else is wrong with the call.
+        return result instanceof Promise
+          ? result.then((settled) => withUnknown(unknown, settled), failure<Args>)
+          : withUnknown(unknown, result);
       } catch (error) {
         return failure<Args>(error);
       }
     },
   };
+}
+
+/** A failed validation listing the unknown arguments first, and every other issue once. */
+function withUnknown<Args>(unknown: ArgumentIssue[], result: ValidationResult<Args>): ValidationResult<Args> {
+  if (result.ok) return { ok: false, issues: unknown };
+  const paths = new Set(unknown.map((issue) => issue.path));
+  return { ok: false, issues: [...unknown, ...result.issues.filter((issue) => !paths.has(issue.path))] };
 }
 
 function failure<Args>(error: unknown): ValidationResult<Args> {

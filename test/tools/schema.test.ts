@@ -272,8 +272,11 @@ describe("plain JSON Schema validated by Ajv", () => {
     expect(result).toEqual({
       ok: false,
       issues: [
+        {
+          path: "extra",
+          message: "not an argument of this tool. Its arguments are: customer_id, status, limit.",
+        },
         { path: "customer_id", message: "required (string) but missing" },
-        { path: "extra", message: "unknown field not allowed" },
         { path: "status", message: 'must be one of "pending" | "shipped" | "all", got "lost"' },
         { path: "limit", message: "must be <= 50, got 99" },
       ],
