@@ -80,6 +80,14 @@ export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits
 export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
+export {
+  APPROVAL_NESTED_ITEMS,
+  APPROVAL_STRING_CHARS,
+  type ApprovalPreviewOptions,
+  approvalDetails,
+  approvalLines,
+  visibleText,
+} from "./dispatch/preview.js";
 export { renderValue } from "./dispatch/render.js";
 export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";
 export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput } from "./dispatch/truncate.js";

@@ -1,9 +1,15 @@
 /**
  * How `cordon run` shows a run to a person: the console output, each tool call the code made with its
  * status and time, the result, and a closing status line. (`--json` prints the CodeRunResult instead.)
+ *
+ * Everything that came from the sandbox or a tool is text the model's code chose: its control
+ * characters (terminal escapes that clear the screen or hide lines) and bidirectional or invisible ones
+ * are written out, and every line of a console entry or an error stays indented under its heading, so
+ * that no output can pass for cordon's own report.
  */
 
 import type { CodeRunResult } from "../codemode/result.js";
+import { visibleText } from "../dispatch/preview.js";
 import type { Style } from "./style.js";
 
 /** The text for a finished run, ending with a newline. */
@@ -20,7 +26,7 @@ export function formatRun(result: CodeRunResult, style: Style): string {
             : entry.level === "log"
               ? ""
               : style.dim(`${entry.level.padEnd(6)}`);
-      out.push(`  ${tag}${entry.text}`);
+      out.push(`  ${tag}${indentLines(shown(entry.text), "    ")}`);
     }
     if (result.logsDropped)
       out.push(style.dim(`  … ${result.logsDropped} more console entries were dropped`));
@@ -44,8 +50,10 @@ export function formatRun(result: CodeRunResult, style: Style): string {
     const { name, message, line, column, tool } = result.error;
     const where =
       line === undefined ? "" : ` (line ${line}${column === undefined ? "" : `, column ${column}`})`;
-    const from = tool === undefined ? "" : ` [${tool}]`;
-    out.push(`${style.red(style.bold(name))}${from}: ${message}${style.dim(where)}`);
+    const from = tool === undefined ? "" : ` [${shown(tool)}]`;
+    out.push(
+      `${style.red(style.bold(shown(name)))}${from}: ${indentLines(shown(message), "  ")}${style.dim(where)}`,
+    );
     out.push("");
   }
   const status = result.status === "ok" ? style.green("ok") : style.red(result.status);
@@ -54,9 +62,21 @@ export function formatRun(result: CodeRunResult, style: Style): string {
 }
 
 function indentJson(value: unknown): string {
+  let json: string;
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    json = JSON.stringify(value, null, 2) ?? String(value);
   } catch {
-    return String(value);
+    json = String(value);
   }
+  return visibleText(json, { keepNewlines: true, keepSpaces: true });
+}
+
+/** Text from the sandbox, with the characters that could hide or repaint output written out. */
+function shown(text: string): string {
+  return visibleText(text, { keepNewlines: true, keepSpaces: true });
+}
+
+/** Every line after the first indented by `indent`, so that a multi-line text stays under its heading. */
+function indentLines(text: string, indent: string): string {
+  return text.replace(/\n/g, `\n${indent}`);
 }

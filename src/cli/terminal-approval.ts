@@ -1,18 +1,24 @@
 /**
  * `--approve` for `cordon run`: `ask` asks on the terminal, one gated call at a time, when standard input
  * and standard error are both a terminal, and denies otherwise (nobody could answer); `all` allows every
- * gated call; `none` denies every one. Nothing ever allows a call by default.
+ * gated call; `none` denies every one. Nothing ever allows a call by default. The question shows every
+ * argument, escaped (see `approvalLines`), and `v` shows them all in full before answering.
  */
 
 import { createInterface, type Interface } from "node:readline/promises";
-import { previewArguments } from "../dispatch/preview.js";
+import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
 import type { ApprovalHandler } from "../dispatch/types.js";
 import type { ApprovePolicy } from "../mcp/approve-policy.js";
 import type { Progress } from "./progress.js";
 import type { Style } from "./style.js";
 
-/** Characters of a call's arguments shown in the question. */
-const ARGS_PREVIEW_CHARS = 400;
+/** One gated call to ask about. */
+interface AskRequest {
+  toolName: string;
+  args: unknown;
+  approvalKeys?: readonly string[];
+  signal: AbortSignal;
+}
 
 /** An approval handler for a run, and what to release once the run is over. */
 export interface TerminalApproval {
@@ -45,22 +51,32 @@ export function terminalApproval(
   }
   let prompt: Interface | undefined;
   let turn = Promise.resolve();
-  const ask = async (toolName: string, args: unknown, signal: AbortSignal): Promise<boolean> => {
+  const ask = async (request: AskRequest): Promise<boolean> => {
+    const { toolName, args, approvalKeys, signal } = request;
     if (signal.aborted) return false;
     prompt ??= createInterface({ input: io.stdin, output: io.stderr, terminal: true });
     io.progress.clear();
-    const question = `${io.style.yellow("?")} Allow ${io.style.bold(toolName)} ${preview(args)}? [y/N] `;
+    // Every argument on a line of its own, escaped: nothing can be pushed off the screen or hidden.
+    const lines = approvalLines(args, approvalKeys === undefined ? {} : { keys: approvalKeys });
+    const what =
+      lines.length === 0 ? " (no arguments)" : ` with:\n${lines.map((line) => `    ${line}`).join("\n")}`;
+    io.stderr.write(`${io.style.yellow("?")} Allow ${io.style.bold(visibleText(toolName))}${what}\n`);
     try {
-      const answer = await prompt.question(question, { signal });
-      return /^\s*y(es)?\s*$/i.test(answer);
+      for (;;) {
+        const answer = await prompt.question(`  Allow? [y/N] (v: every argument in full) `, { signal });
+        if (/^\s*y(es)?\s*$/i.test(answer)) return true;
+        if (!/^\s*v(iew)?\s*$/i.test(answer)) return false;
+        io.stderr.write(`${approvalDetails(args).replace(/^/gm, "    ")}\n`);
+      }
     } catch {
       return false;
     }
   };
   return {
-    handler: ({ toolName, args, ctx }) => {
+    handler: ({ toolName, args, approvalKeys, ctx }) => {
       // One question at a time: concurrent gated calls wait for the one before them to be answered.
-      const answer = turn.then(() => ask(toolName, args, ctx.signal));
+      const request = { toolName, args, signal: ctx.signal, ...(approvalKeys ? { approvalKeys } : {}) };
+      const answer = turn.then(() => ask(request));
       turn = answer.then(() => undefined);
       return answer;
     },
@@ -68,8 +84,4 @@ export function terminalApproval(
       prompt?.close();
     },
   };
-}
-
-function preview(args: unknown): string {
-  return previewArguments(args, ARGS_PREVIEW_CHARS) ?? "(arguments that cannot be shown)";
 }

@@ -153,6 +153,8 @@ async function approve(
 
   const { turn } = scope;
   const ticket = turn.board.open(call.id);
+  const keys = tool.options.approvalKeys;
+  const approvalKeys = keys === undefined ? {} : { approvalKeys: keys };
   const waitMs = scope.settings.approvalTimeoutMs;
   // No decision in time is a denial, whoever was meant to decide (a handler that asks a human included).
   const deadline = setTimeout(
@@ -172,13 +174,17 @@ async function approve(
       name,
       ...scope.parentField,
       args,
+      ...approvalKeys,
       approve: () => ticket.decide({ approved: true, by: "consumer" }),
       reject: (reason?: string) => ticket.decide({ approved: false, by: "consumer", reason }),
     });
     // The consumer gets the first word: wait until it has handled the event (or decided).
     await untilAborted(Promise.race([ticket.decided, turn.stream.handled(seq)]), scope.signal);
     if (!ticket.done) {
-      await Promise.race([askHandler(ticket, { call, toolName: name, args, ctx }, scope), ticket.decided]);
+      await Promise.race([
+        askHandler(ticket, { call, toolName: name, args, ...approvalKeys, ctx }, scope),
+        ticket.decided,
+      ]);
     }
     return decided(scope, call.id, name, await untilAborted(ticket.decided, scope.signal));
   } catch (error) {

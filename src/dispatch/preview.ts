@@ -1,16 +1,154 @@
-/** How a gated call's arguments are shown to the person asked to approve it. */
+/**
+ * What a person is shown before approving a call: every argument, and nothing that can hide one. A
+ * model's code once padded a harmless field with spaces so that a prompt cut at 400 characters showed
+ * `{"memo":"Monthly invoice #4471…` and never the amount or the account; bidirectional overrides can
+ * reorder what a terminal shows. So every argument gets a line of its own, long strings are cut in the
+ * middle with their length shown, runs of whitespace are counted, and every character that could hide
+ * or reorder text is written out as an escape. The whole value is one request away ({@link approvalDetails}).
+ */
+
+/** Characters of a string shown in full; a longer one keeps its start and end, with its length. */
+export const APPROVAL_STRING_CHARS = 160;
+/** Items of a nested array, or keys of a nested object, shown before the rest are counted. */
+export const APPROVAL_NESTED_ITEMS = 20;
+/** How deep nested arrays and objects are shown. */
+const MAX_DEPTH = 4;
+/** A run of more spaces than this is shown as its count. */
+const SPACE_RUN = 8;
+/** Of a cut string, the characters kept at its start and at its end. */
+const HEAD_CHARS = 100;
+const TAIL_CHARS = 50;
+
+/** Options of {@link approvalLines}. */
+export interface ApprovalPreviewOptions {
+  /** Arguments to show first (a tool's `approvalKeys`); the rest follow in their own order. */
+  keys?: readonly string[];
+}
 
 /**
- * The arguments as one line of JSON, cut after `maxChars` characters with an ellipsis; undefined when
- * they cannot be shown as JSON (nothing, a cycle, a BigInt), so that the caller says so in its own words.
+ * The arguments of a call, one line per argument (`name: value`), every argument present: strings
+ * longer than {@link APPROVAL_STRING_CHARS} keep their start and end and say their length, nested
+ * values show their first {@link APPROVAL_NESTED_ITEMS} items, and invisible, control and bidirectional
+ * characters are escaped.
  */
-export function previewArguments(args: unknown, maxChars: number): string | undefined {
+export function approvalLines(args: unknown, options: ApprovalPreviewOptions = {}): string[] {
+  if (!isRecord(args)) return [render(args, 0)];
+  const first = (options.keys ?? []).filter((key) => Object.hasOwn(args, key));
+  const rest = Object.keys(args).filter((key) => !first.includes(key));
+  return [...first, ...rest].map((key) => `${renderKey(key)}: ${render(args[key], 0)}`);
+}
+
+/**
+ * The whole arguments as indented JSON, with every invisible, control and bidirectional character
+ * escaped: what "show me everything" shows. Nothing is cut.
+ */
+export function approvalDetails(args: unknown): string {
   let json: string | undefined;
   try {
-    json = JSON.stringify(args);
+    json = JSON.stringify(
+      args,
+      (_key, value: unknown) => (typeof value === "bigint" ? `${value}n` : value),
+      2,
+    );
   } catch {
-    return undefined;
+    json = undefined;
   }
-  if (json === undefined) return undefined;
-  return json.length > maxChars ? `${json.slice(0, maxChars)}…` : json;
+  return json === undefined
+    ? "(the arguments cannot be shown as JSON)"
+    : visibleText(json, { keepNewlines: true });
+}
+
+/**
+ * `text` with every character that could hide or reorder what a person reads written out: control
+ * characters (terminal escapes among them), bidirectional and other format characters, invisible and
+ * default-ignorable ones, line and paragraph separators, and unusual spaces as `\u{…}` (newlines and
+ * tabs as `\n` and `\t`, unless `keepNewlines`), and runs of more than eight spaces as `⟨N spaces⟩`
+ * (unless `keepSpaces`, for indented text).
+ */
+export function visibleText(
+  text: string,
+  options: { keepNewlines?: boolean; keepSpaces?: boolean } = {},
+): string {
+  return unitsOf(text, options.keepNewlines === true, options.keepSpaces === true).join("");
+}
+
+const HIDING = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
+
+/** The text as display units: one per character (escaped when it hides), one per run of spaces. */
+function unitsOf(text: string, keepNewlines: boolean, keepSpaces = false): string[] {
+  const units: string[] = [];
+  let spaces = 0;
+  const flush = () => {
+    if (spaces > SPACE_RUN && !keepSpaces) units.push(`⟨${spaces.toLocaleString("en-US")} spaces⟩`);
+    else if (spaces > 0) units.push(" ".repeat(spaces));
+    spaces = 0;
+  };
+  for (const char of text) {
+    if (char === " ") {
+      spaces++;
+      continue;
+    }
+    flush();
+    if (char === "\n") units.push(keepNewlines ? "\n" : "\\n");
+    else if (char === "\t") units.push("\\t");
+    else if (HIDING.test(char)) units.push(`\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+    else units.push(char);
+  }
+  flush();
+  return units;
+}
+
+/** A string as the person sees it: quoted, escaped, and cut in the middle when long. */
+function renderString(text: string): string {
+  const units = unitsOf(text, false).map((unit) => (unit === '"' ? '\\"' : unit === "\\" ? "\\\\" : unit));
+  const shown = units.join("");
+  if (shown.length <= APPROVAL_STRING_CHARS) return `"${shown}"`;
+  let head = "";
+  for (const unit of units) {
+    if (head.length + unit.length > HEAD_CHARS) break;
+    head += unit;
+  }
+  let tail = "";
+  for (let i = units.length - 1; i >= 0; i--) {
+    if (tail.length + units[i]!.length > TAIL_CHARS) break;
+    tail = units[i]! + tail;
+  }
+  return `"${head}…${tail}" (${[...text].length.toLocaleString("en-US")} chars)`;
+}
+
+function render(value: unknown, depth: number): string {
+  if (typeof value === "string") return renderString(value);
+  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  if (typeof value === "bigint") return `${value}n`;
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[]";
+    if (depth >= MAX_DEPTH) return `[… ${count(value.length, "item")}]`;
+    const shown = value.slice(0, APPROVAL_NESTED_ITEMS).map((item) => render(item, depth + 1));
+    const more = value.length - shown.length;
+    return `[${shown.join(", ")}${more > 0 ? `, … ${count(more, "more item")}` : ""}]`;
+  }
+  if (isRecord(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 0) return "{}";
+    if (depth >= MAX_DEPTH) return `{… ${count(keys.length, "key")}}`;
+    const shown = keys
+      .slice(0, APPROVAL_NESTED_ITEMS)
+      .map((key) => `${renderKey(key)}: ${render(value[key], depth + 1)}`);
+    const more = keys.length - shown.length;
+    return `{ ${shown.join(", ")}${more > 0 ? `, … ${count(more, "more key")}` : ""} }`;
+  }
+  return `(${typeof value})`;
+}
+
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function renderKey(key: string): string {
+  return /^[\p{L}_$][\p{L}\p{N}_$]*$/u.test(key) && !HIDING.test(key) ? key : renderString(key);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -61,7 +61,10 @@ export type ApprovalAnswer = boolean | "allow" | "deny" | "ask";
 export type ApprovalHandler = (request: {
   call: ToolCall;
   toolName: string;
+  /** The arguments the tool will receive if the call is allowed (validated and coerced). */
   args: unknown;
+  /** The arguments to show first, by the tool's `approvalKeys` (see `approvalLines`). */
+  approvalKeys?: readonly string[];
   ctx: RunContext;
 }) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
@@ -78,7 +81,10 @@ export type DispatchEvent =
   | (EventBase & { type: "requested"; arguments: unknown })
   | (EventBase & {
       type: "approval_required";
+      /** The arguments the tool will receive if the call is allowed (validated and coerced). */
       args: unknown;
+      /** The arguments to show first, by the tool's `approvalKeys` (see `approvalLines`). */
+      approvalKeys?: readonly string[];
       /** Allow the call. */
       approve(): void;
       /** Deny the call, with a reason the model will read. */

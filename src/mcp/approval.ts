@@ -8,16 +8,13 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ElicitResultSchema, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
-import { previewArguments } from "../dispatch/preview.js";
+import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
 import type { ApprovePolicy } from "./approve-policy.js";
 import type { ApprovalDecision, Approver } from "./code-host.js";
 
-/** Characters of a call's arguments shown in the question. */
-const ARGS_PREVIEW_CHARS = 600;
-
 /** The approver for the calls of one MCP request (`relatedRequestId` keeps HTTP questions on its stream). */
 export function mcpApprover(server: Server, policy: ApprovePolicy, relatedRequestId: RequestId): Approver {
-  return async ({ toolName, args, signal }): Promise<ApprovalDecision> => {
+  return async ({ toolName, args, approvalKeys, signal }): Promise<ApprovalDecision> => {
     if (policy === "all") return { approved: true };
     if (policy === "none") return { approved: false, reason: "cordon's approval policy denies gated calls" };
     if (!server.getClientCapabilities()?.elicitation) {
@@ -31,14 +28,15 @@ export function mcpApprover(server: Server, policy: ApprovePolicy, relatedReques
       {
         method: "elicitation/create",
         params: {
-          message: `Code running in cordon's sandbox wants to call ${toolName} with ${preview(args)}. Allow this call?`,
+          message: approvalMessage(toolName, args, approvalKeys),
           requestedSchema: {
             type: "object",
             properties: {
               allow: {
                 type: "boolean",
                 title: `Allow ${toolName}`,
-                description: "Check to let this one call run; leave unchecked or decline to refuse it.",
+                // The whole value, for a person who wants to see every character before deciding.
+                description: `Check to let this one call run; leave unchecked or decline to refuse it. The call's arguments in full:\n${approvalDetails(args)}`,
                 default: false,
               },
             },
@@ -57,6 +55,10 @@ export function mcpApprover(server: Server, policy: ApprovePolicy, relatedReques
   };
 }
 
-function preview(args: unknown): string {
-  return previewArguments(args, ARGS_PREVIEW_CHARS) ?? "arguments that cannot be shown";
+/** The question: the tool and every argument on a line of its own, escaped (see `approvalLines`). */
+function approvalMessage(toolName: string, args: unknown, keys: readonly string[] | undefined): string {
+  const lines = approvalLines(args, keys === undefined ? {} : { keys });
+  const what =
+    lines.length === 0 ? " (no arguments)" : ` with:\n${lines.map((line) => `  ${line}`).join("\n")}\n`;
+  return `Code running in cordon's sandbox wants to call ${visibleText(toolName)}${what} Allow this call?`;
 }

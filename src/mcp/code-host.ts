@@ -30,8 +30,10 @@ export type SearchToolsMode = "auto" | "on" | "off";
 export interface ApprovalRequest {
   /** The tool's name as registered (`github__delete_repo`). */
   toolName: string;
-  /** The validated arguments. */
+  /** The validated arguments: what the tool receives if the call is allowed. */
   args: unknown;
+  /** The arguments to show first (the tool's `approvalKeys`). */
+  approvalKeys?: readonly string[];
   /** Aborts when the call no longer waits (the run ended, or the approval timed out). */
   signal: AbortSignal;
 }
@@ -215,7 +217,8 @@ async function decide(
 ): Promise<void> {
   if (signal.aborted) return;
   try {
-    const decision = await approve({ toolName: event.name, args: event.args, signal });
+    const { name: toolName, args, approvalKeys } = event;
+    const decision = await approve({ toolName, args, signal, ...(approvalKeys ? { approvalKeys } : {}) });
     if (decision.approved) event.approve();
     else event.reject(decision.reason);
   } catch (error) {

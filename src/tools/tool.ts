@@ -40,6 +40,7 @@ const OPTION_KEYS = [
   "timeout",
   "maxOutputChars",
   "needsApproval",
+  "approvalKeys",
   "waitsForHuman",
   "policies",
   "render",
@@ -178,6 +179,10 @@ export function checkOptions(name: string, options: unknown): void {
   const approval = options.needsApproval;
   if (approval !== undefined && typeof approval !== "boolean" && typeof approval !== "function") {
     throw bad("needsApproval", "true, false or a function (args, ctx) => boolean");
+  }
+  const keys = options.approvalKeys;
+  if (keys !== undefined && !(Array.isArray(keys) && keys.every((key) => typeof key === "string"))) {
+    throw bad("approvalKeys", "an array of argument names");
   }
   if (options.policies !== undefined) {
     if (!Array.isArray(options.policies) || options.policies.some((p) => typeof p !== "function")) {

@@ -73,6 +73,11 @@ export interface ToolOptions<Args = unknown> {
   /** A human must allow the call first. */
   needsApproval?: NeedsApproval<Args>;
   /**
+   * The arguments that decide whether a person should allow a call (an amount, an account), shown
+   * first when one is asked. Every other argument is shown too, after them.
+   */
+  approvalKeys?: readonly string[];
+  /**
    * The tool waits for a person while it runs (as `ask_human` does). Called from run_code, that time
    * does not count against the run's wall clock, like time waiting for an approval: the clock stops from
    * the start of each attempt to its end, for at most the tool's `timeout`, or the dispatcher's

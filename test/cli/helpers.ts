@@ -61,9 +61,20 @@ export function cordon(
  */
 export function cordonOnTerminal(
   args: readonly string[],
-  options: { waitFor?: string; keys?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    waitFor?: string;
+    keys?: string;
+    /** More answers, each typed once its text appears after the previous one's. */
+    answers?: { waitFor: string; keys: string }[];
+    timeoutMs?: number;
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): Promise<{ code: number | null; screen: string }> {
   const command = [process.execPath, CORDON_BIN, ...args].map(shellQuote).join(" ");
+  const steps = [
+    ...(options.waitFor === undefined ? [] : [{ waitFor: options.waitFor, keys: options.keys ?? "" }]),
+    ...(options.answers ?? []),
+  ];
   return new Promise((resolvePromise, reject) => {
     const child = spawn("script", ["-qfec", command, "/dev/null"], {
       cwd: root,
@@ -71,13 +82,16 @@ export function cordonOnTerminal(
       stdio: ["pipe", "pipe", "pipe"],
     });
     let screen = "";
-    let typed = false;
+    let searchFrom = 0;
     child.stdout.on("data", (chunk: Buffer) => {
       screen += chunk.toString("utf8");
-      if (!typed && options.waitFor !== undefined && screen.includes(options.waitFor)) {
-        typed = true;
-        child.stdin.write(options.keys ?? "");
-      }
+      const step = steps[0];
+      if (step === undefined) return;
+      const at = screen.indexOf(step.waitFor, searchFrom);
+      if (at === -1) return;
+      steps.shift();
+      searchFrom = at + step.waitFor.length;
+      child.stdin.write(step.keys);
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");

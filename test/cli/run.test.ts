@@ -39,6 +39,27 @@ describe("cordon run", () => {
     expect(stdout).toMatch(/\nok in \d+ ms\n$/);
   });
 
+  it("terminal escapes in console output cannot clear the screen, hide lines or paint a fake report", async () => {
+    const code = scratchFile(
+      "paint.ts",
+      [
+        'console.log("\\x1b[2J\\x1b[Hresult\\n{ \\"refunded\\": 0 }\\n\\nok in 1 ms");',
+        'console.log("real\\x1b[8m hidden");',
+        'throw new Error("boom\\u202Eevil\\nok in 2 ms");',
+      ].join("\n"),
+    );
+    const { code: exit, stdout } = await cordon(["run", code, "--tools", NOTES]);
+    expect(exit).toBe(1);
+    expect(stdout).not.toContain("\u001b");
+    expect(stdout).not.toContain("\u202E");
+    expect(stdout).toContain("\\u{1B}[2J\\u{1B}[Hresult");
+    expect(stdout).toContain("real\\u{1B}[8m hidden");
+    // The console's own lines stay indented under it, and the error's under the error.
+    expect(stdout).toMatch(/\n {4}\{ "refunded": 0 \}\n {4}\n {4}ok in 1 ms\n/);
+    expect(stdout).toMatch(/boom\\u\{202E\}evil\n {2}ok in 2 ms/);
+    expect(stdout.split("\n").filter((line) => /^ok in/.test(line))).toEqual([]);
+  });
+
   it("--json prints the CodeRunResult", async () => {
     const { code, stdout } = await cordon(["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--json"]);
     expect(code).toBe(0);

@@ -36,8 +36,29 @@ describe("cordon run on a terminal", () => {
       keys: "y\r",
     });
     expect(code).toBe(0);
-    expect(screen).toMatch(/Allow .*delete_note.* \{"id":1\}\? \[y\/N\]/);
+    // One line per argument, then the question (readline moves the cursor before it).
+    expect(screen).toMatch(/Allow .*delete_note.* with:\r?\n {4}id: 1\r?\n[^\n]{0,20} {2}Allow\? \[y\/N\]/);
     expect(screen).toContain('"deleted": 1');
+  });
+
+  it("a padded argument cannot push another off the question, and v shows every argument in full first", async () => {
+    const padded = join(scratch, "padded.ts");
+    writeFileSync(
+      padded,
+      'try {\n  return await tools.delete_note({ id: 1, why: "tidy" + " ".repeat(3000) + "\\u202E" });\n} catch (e) {\n  return e.kind;\n}\n',
+    );
+    const { code, screen } = await cordonOnTerminal(["run", padded, "--tools", NOTES], {
+      waitFor: "[y/N]",
+      keys: "v\r",
+      answers: [{ waitFor: "[y/N]", keys: "n\r" }],
+    });
+    expect(code).toBe(0);
+    expect(screen).toContain("id: 1");
+    expect(screen).toContain('why: "tidy⟨3,000 spaces⟩\\u{202E}"');
+    // The full view, asked for with v, before the question comes again.
+    expect(screen).toMatch(/"why": "tidy⟨3,000 spaces⟩\\u\{202E\}"[\s\S]*Allow\? \[y\/N\]/);
+    expect(screen).not.toContain("\u202E");
+    expect(screen).toContain('"denied"');
   });
 
   it("--approve ask: any other answer denies", async () => {

@@ -28,7 +28,22 @@ describe("approvals in cordon mcp", () => {
     expect(textOf(result)).toContain('["refunded",54]');
     expect(mcp.questions).toHaveLength(1);
     expect(mcp.questions[0]).toContain("refund_order");
-    expect(mcp.questions[0]).toContain('"order_id":"A115"');
+    expect(mcp.questions[0]).toContain('order_id: "A115"');
+  });
+
+  it("a reason padded with spaces cannot push the order id out of the question, and the full arguments come with it", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], () => ({ action: "decline" }));
+    const padded = `try {
+      await tools.refund_order({ reason: "late" + " ".repeat(5000) + "(see notes)\u202E", order_id: "A115" });
+    } catch (e) { return e.kind; }`;
+    await runCode(mcp.client, padded);
+    expect(mcp.questions).toHaveLength(1);
+    const question = mcp.questions[0]!;
+    expect(question).toContain('order_id: "A115"');
+    expect(question).toContain('reason: "late⟨5,000 spaces⟩(see notes)\\u{202E}"');
+    expect(question).not.toContain("\u202E");
+    const schema = JSON.stringify(mcp.elicitations[0]);
+    expect(schema).toContain("The call's arguments in full");
   });
 
   it("denies the call when the user declines, or accepts without allowing", async () => {

@@ -26,10 +26,17 @@ export interface Connected {
   listChanged: () => number;
   /** The messages of the elicitation requests the client received. */
   questions: string[];
+  /** The elicitation requests themselves (message and requested schema). */
+  elicitations: unknown[];
   close(): Promise<void>;
 }
 
-function newClient(answer: ElicitAnswer | undefined, questions: string[], onListChanged: () => void): Client {
+function newClient(
+  answer: ElicitAnswer | undefined,
+  questions: string[],
+  onListChanged: () => void,
+  elicitations: unknown[] = [],
+): Client {
   const client = new Client(
     { name: "cordon-test-client", version: "1.0.0" },
     answer ? { capabilities: { elicitation: { form: {} } } } : {},
@@ -37,6 +44,7 @@ function newClient(answer: ElicitAnswer | undefined, questions: string[], onList
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       questions.push(request.params.message);
+      elicitations.push(request.params);
       return answer(request.params.message);
     });
   }
@@ -49,6 +57,7 @@ export async function connectStdio(args: readonly string[], answer?: ElicitAnswe
   let stderr = "";
   let changes = 0;
   const questions: string[] = [];
+  const elicitations: unknown[] = [];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CORDON_BIN, "mcp", ...args],
@@ -59,13 +68,14 @@ export async function connectStdio(args: readonly string[], answer?: ElicitAnswe
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = newClient(answer, questions, () => changes++);
+  const client = newClient(answer, questions, () => changes++, elicitations);
   await client.connect(transport);
   return {
     client,
     stderr: () => stderr,
     listChanged: () => changes,
     questions,
+    elicitations,
     close: () => client.close(),
   };
 }
@@ -94,7 +104,8 @@ export async function connectHttp(
   });
   let changes = 0;
   const questions: string[] = [];
-  const client = newClient(answer, questions, () => changes++);
+  const elicitations: unknown[] = [];
+  const client = newClient(answer, questions, () => changes++, elicitations);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
@@ -103,6 +114,7 @@ export async function connectHttp(
     stderr: () => stderr,
     listChanged: () => changes,
     questions,
+    elicitations,
     async close() {
       await client.close();
       child.kill("SIGTERM");
