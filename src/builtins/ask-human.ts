@@ -29,7 +29,11 @@ export interface AskHumanArgs {
   multi_select: boolean;
 }
 
-const singleLine = (value: string) => !/[\r\n]/.test(value);
+/**
+ * One line of visible text: no line breaks of any kind (\r, \n, U+0085, U+2028, U+2029), no other
+ * control characters, and no bidirectional controls, which could make a label read as another.
+ */
+const singleLine = (value: string) => !/[\p{Cc}\p{Zl}\p{Zp}\p{Bidi_Control}]/u.test(value);
 
 const optionSchema = z.object({
   label: z
@@ -37,12 +41,18 @@ const optionSchema = z.object({
     .trim()
     .min(1)
     .max(200)
-    .refine(singleLine, "must be a single line")
+    .refine(
+      singleLine,
+      "must be a single line of visible text (no line breaks, control or bidirectional characters)",
+    )
     .describe("The answer choice, short and on one line"),
   description: z
     .string()
     .max(300)
-    .refine(singleLine, "must be a single line")
+    .refine(
+      singleLine,
+      "must be a single line of visible text (no line breaks, control or bidirectional characters)",
+    )
     .optional()
     .describe("One line saying what this choice means"),
 });

@@ -65,6 +65,23 @@ describe("ask_human: the tool", () => {
       { question: "Pick", options: [{ label: "a", description: "x\ny" }, { label: "b" }] },
       "options[0].description: must be a single line",
     ],
+    // One-line labels smuggling a line break or reordered text past the check (red-team finding).
+    [
+      { question: "Pick", options: [{ label: "keep\u2028delete all" }, { label: "b" }] },
+      "options[0].label: must be a single line of visible text",
+    ],
+    [
+      { question: "Pick", options: [{ label: "keep\u0085delete all" }, { label: "b" }] },
+      "options[0].label: must be a single line of visible text",
+    ],
+    [
+      { question: "Pick", options: [{ label: "a" }, { label: "b", description: "p\u2029q" }] },
+      "options[1].description: must be a single line of visible text",
+    ],
+    [
+      { question: "Pick", options: [{ label: "yes \u202Eon\u202C" }, { label: "b" }] },
+      "options[0].label: must be a single line of visible text",
+    ],
     [{ question: "Pick", multi_select: true }, "multi_select: needs options to choose from"],
     [{ question: "  " }, "question: must be at least 1 character"],
   ])("refuses %j", async (args, message) => {
