@@ -38,6 +38,34 @@ export interface CodeRunResult {
   logsDropped?: number;
 }
 
+/**
+ * How deeply a run's result may nest. The host parses the result and later encodes it again (to render
+ * it, to print it): a value nested thousands of levels deep would make that encoding overflow the stack
+ * and lose the whole report, so a deeper result ends the run at the limit instead.
+ */
+export const MAX_RESULT_DEPTH = 256;
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, found in one pass without parsing (brackets
+ * inside strings do not count).
+ */
+export function jsonDepth(json: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const char = json.charCodeAt(i);
+    if (inString) {
+      if (char === 92)
+        i++; // a backslash escapes the next character
+      else if (char === 34) inString = false;
+    } else if (char === 34) inString = true;
+    else if (char === 91 || char === 123) deepest = Math.max(deepest, ++depth);
+    else if (char === 93 || char === 125) depth--;
+  }
+  return deepest;
+}
+
 /** A JSON text that fits a size, and whether the value had to be shortened to get there. */
 export interface CompactJson {
   json: string;

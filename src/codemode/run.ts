@@ -20,7 +20,7 @@ import { messageOf } from "../errors.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { CodeModeLimits } from "./limits.js";
-import type { CodeRunResult } from "./result.js";
+import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
 
@@ -228,6 +228,14 @@ function toResult(
     calls: bridge.calls,
     durationMs: elapsed(started),
   };
+  if (outcome.valueJson !== undefined && jsonDepth(outcome.valueJson) > MAX_RESULT_DEPTH) {
+    result.status = "limit";
+    result.error = runFailure(
+      "ResultTooLarge",
+      `The result nests ${jsonDepth(outcome.valueJson).toLocaleString("en-US")} levels deep, over the limit of ${MAX_RESULT_DEPTH}. Return flatter data.`,
+    );
+    return result;
+  }
   if (outcome.valueJson !== undefined) {
     try {
       result.value = JSON.parse(outcome.valueJson);

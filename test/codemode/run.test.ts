@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { resolveLimits, sandboxLimitsOf } from "../../src/codemode/limits.js";
+import { jsonDepth } from "../../src/codemode/result.js";
 import { type RunSetup, runCode, runInSandbox } from "../../src/codemode/run.js";
 import { prepareCode } from "../../src/codemode/transpile.js";
 import { Dispatcher } from "../../src/dispatch/dispatcher.js";
@@ -78,6 +79,31 @@ describe("one run, on its own", () => {
     });
     expect(result.status).toBe("cancelled");
     expect(calls).toBe(0);
+  });
+
+  it("a result nested 18,500 levels deep ends at a limit, and the report keeps its console and calls", async () => {
+    const setup = setupWith(new Toolset([double]));
+    const result = await runCode(
+      setup,
+      `await tools.double({ n: 1 });
+       console.log("built it");
+       let deep = [];
+       for (let i = 0; i < 18500; i++) deep = [deep];
+       return deep;`,
+    );
+    expect(result.status).toBe("limit");
+    expect(result.error).toMatchObject({ name: "ResultTooLarge" });
+    expect(result.error?.message).toMatch(/^The result nests 18,501 levels deep, over the limit of 256/);
+    expect(result.logs).toEqual([{ level: "log", text: "built it" }]);
+    expect(result.calls).toHaveLength(1);
+    // The whole report encodes, so nothing downstream (rendering, printing) loses it.
+    expect(() => JSON.stringify(result)).not.toThrow();
+  });
+
+  it("counts nesting outside strings only", () => {
+    expect(jsonDepth('{"a":[1,{"b":"[[[{{{"}]}')).toBe(3);
+    expect(jsonDepth('"\\"')).toBe(0);
+    expect(jsonDepth("[[],[[]]]")).toBe(3);
   });
 
   it("leaves the sandbox it was given open: its caller owns it", async () => {

@@ -1,6 +1,7 @@
 /** `cordon run <file.ts | -> --tools <module>`: one run of the code, as run_code would do it, printed. */
 
 import { createCodeMode } from "../../codemode/code-mode.js";
+import type { CodeRunResult } from "../../codemode/result.js";
 import { Dispatcher } from "../../dispatch/dispatcher.js";
 import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
@@ -63,7 +64,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     progress.show(`running ${source === "-" ? "the code from standard input" : source}`);
     const result = await cm.run(code, { signal: interrupt.signal });
     progress.clear();
-    if (json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (json) process.stdout.write(`${resultJson(result)}\n`);
     else process.stdout.write(formatRun(result, styleFor(process.stdout)));
     if (interrupt.signal.aborted) return EXIT.interrupted;
     return result.status === "ok" ? EXIT.ok : EXIT.codeFailed;
@@ -72,5 +73,18 @@ export async function run(input: ParsedCommand): Promise<number> {
     process.off("SIGINT", onInterrupt);
     approval.close();
     await cm.close();
+  }
+}
+
+/**
+ * The run as JSON. Should its value not encode (code mode bounds what comes out of the sandbox, but a
+ * report must never be lost to its value), the value is replaced by a note and the rest is printed.
+ */
+function resultJson(result: CodeRunResult): string {
+  try {
+    return JSON.stringify(result, null, 2);
+  } catch (error) {
+    const note = `(the value could not be encoded as JSON: ${error instanceof Error ? error.message : String(error)})`;
+    return JSON.stringify({ ...result, value: note }, null, 2);
   }
 }
