@@ -48,6 +48,15 @@ export function maxRunMessages(limits: SandboxLimits): number {
   return limits.maxLogChars + (limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) + MESSAGE_SLACK;
 }
 
+/**
+ * The longest error name and message an outcome carries, in characters: a sandbox cuts what it reports
+ * to them, and the host holds to them whatever a sandbox sends.
+ */
+export const MAX_ERROR_NAME_CHARS = 200;
+export const MAX_ERROR_MESSAGE_CHARS = 20_000;
+/** Stack frames of the model's code kept in a reported stack. */
+export const MAX_STACK_FRAMES = 50;
+
 /** What the model's code did on the way: one console line. */
 export interface LogEntry {
   level: "log" | "info" | "warn" | "error" | "debug";

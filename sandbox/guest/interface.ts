@@ -118,9 +118,3 @@ export const PERSIST_PARAMETER = "__cordon_persist__";
  * left for one of its top-level `var`s (an own data property of the global object, never a getter).
  */
 export const RESTORE_PARAMETER = "__cordon_restore__";
-
-/** The longest error name, message and stack the guest reports, in characters. */
-export const MAX_ERROR_NAME_CHARS = 200;
-export const MAX_ERROR_MESSAGE_CHARS = 20_000;
-/** Stack frames of the model's code kept in a reported stack. */
-export const MAX_STACK_FRAMES = 50;

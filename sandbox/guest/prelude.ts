@@ -151,7 +151,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   const cut = (text: string, max: number): string =>
     text.length <= max ? text : `${slice(text, 0, max)}… [${text.length - max} more characters]`;
 
-  // The same values as USER_CODE_FILENAME and the caps in interface.ts: this function cannot refer to
+  // The same values as USER_CODE_FILENAME (interface.ts) and the error caps (the contract): this function cannot refer to
   // anything outside itself.
   const USER_FILE = "run_code.js";
   const TAMPERED: RunFailureName = "SandboxTampered";

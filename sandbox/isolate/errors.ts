@@ -3,13 +3,13 @@
  * an error in the model's code.
  */
 
-import type { SandboxError } from "../contract/index.js";
 import {
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
   MAX_STACK_FRAMES,
-  USER_CODE_FILENAME,
-} from "../guest/interface.js";
+  type SandboxError,
+} from "../contract/index.js";
+import { USER_CODE_FILENAME } from "../guest/interface.js";
 
 /** The message for `import` statements, which have no meaning inside `run_code`. */
 const IMPORT_MESSAGE =

@@ -10,6 +10,8 @@ import { setMaxListeners } from "node:events";
 import {
   type Environment,
   type ExecutionOutcome,
+  MAX_ERROR_MESSAGE_CHARS,
+  MAX_ERROR_NAME_CHARS,
   type RunFailureName,
   runFailure,
   type Sandbox,
@@ -198,7 +200,7 @@ export async function runInSandbox(
   }
   // Calls aborted just now still report, so `calls` says what happened to every one of them.
   await bridge.settled();
-  const result = toResult(outcome, prepared, bridge, started);
+  const result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
   dispatchRun.end(result);
   return result;
 }
@@ -215,11 +217,16 @@ export function failedRun(name: string, message: string, started: number): CodeR
   };
 }
 
+/**
+ * The run's result from the sandbox's outcome. Every cap is checked again here, whatever the sandbox
+ * did: an outcome comes from another process or another host, which may not keep to them.
+ */
 function toResult(
   outcome: ExecutionOutcome,
   prepared: PreparedCode,
   bridge: RunBridge,
   started: number,
+  limits: SandboxLimits,
 ): CodeRunResult {
   const result: CodeRunResult = {
     status: outcome.status,
@@ -228,6 +235,15 @@ function toResult(
     calls: bridge.calls,
     durationMs: elapsed(started),
   };
+  const size = outcome.valueJson?.length ?? 0;
+  if (size > limits.maxResultChars) {
+    result.status = "limit";
+    result.error = runFailure(
+      "ResultTooLarge",
+      `The result is ${size.toLocaleString("en-US")} characters of JSON, over the limit of ${limits.maxResultChars.toLocaleString("en-US")} (maxResultChars). Return something smaller: pick the fields you need, summarize, or slice long arrays.`,
+    );
+    return result;
+  }
   if (outcome.valueJson !== undefined && jsonDepth(outcome.valueJson) > MAX_RESULT_DEPTH) {
     result.status = "limit";
     result.error = runFailure(
@@ -249,14 +265,20 @@ function toResult(
     const position =
       line === undefined || column === undefined ? undefined : prepared.mapPosition(line, column);
     result.error = {
-      name,
-      message,
+      name: cut(name, MAX_ERROR_NAME_CHARS),
+      message: cut(message, MAX_ERROR_MESSAGE_CHARS),
       ...(position ?? {}),
-      ...(toolName === undefined ? {} : { tool: toolName }),
-      ...(kind === undefined ? {} : { kind }),
+      ...(toolName === undefined ? {} : { tool: cut(toolName, MAX_ERROR_NAME_CHARS) }),
+      ...(kind === undefined ? {} : { kind: cut(kind, MAX_ERROR_NAME_CHARS) }),
     };
   }
   return result;
+}
+
+function cut(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… [${(text.length - max).toLocaleString("en-US")} more characters]`;
 }
 
 function elapsed(started: number): number {

@@ -5,8 +5,8 @@ import {
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
   MAX_STACK_FRAMES,
-  USER_CODE_FILENAME,
-} from "../../sandbox/guest/interface.js";
+} from "../../sandbox/contract/index.js";
+import { USER_CODE_FILENAME } from "../../sandbox/guest/interface.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
 
 /** The value the prelude's source gives `const NAME = ...;`, read as a JSON literal. */

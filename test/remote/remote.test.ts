@@ -287,6 +287,31 @@ describe("remote environment and cordon serve", () => {
     expect((await cm.run("6 * 7")).value).toBe(42);
   });
 
+  it("a server that sends a 12 MB value or an 8 MB error cannot put them into the run's result (fake server that lies about sizes)", async () => {
+    const fake = await lyingServer();
+    const cm = codeMode({
+      tools: shop().tools,
+      environment: remoteEnvironment({ url: fake.url, token: TOKEN }),
+    });
+    try {
+      const big = await cm.run("'value'");
+      expect(big.status).toBe("limit");
+      expect(big.value).toBeUndefined();
+      expect(big.error?.name).toBe("ResultTooLarge");
+      expect(big.error?.message).toMatch(
+        /^The result is 12,000,002 characters of JSON, over the limit of 1,000,000/,
+      );
+      const loud = await cm.run("'error'");
+      expect(loud.status).toBe("error");
+      expect(loud.error!.name.length).toBeLessThan(300);
+      expect(loud.error!.message.length).toBeLessThan(20_100);
+      expect(loud.error!.message).toMatch(/… \[7,980,000 more characters\]$/);
+    } finally {
+      await cm.close();
+      await fake.close();
+    }
+  });
+
   it("refuses a short token when the server is started", async () => {
     await expect(serveSandboxes({ environment: sandboxHostEnvironment(), token: "short" })).rejects.toThrow(
       UserError,
@@ -325,6 +350,39 @@ async function stallingServer() {
     url: `ws://127.0.0.1:${port}/sandbox`,
     disposed,
     connections: () => connections,
+    async close() {
+      for (const ws of server.clients) ws.terminate();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A sandbox server that answers every run at once, with a value or an error far over the caps. */
+async function lyingServer() {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  const { port } = server.address() as { port: number };
+  server.on("connection", (ws) => {
+    const send = (report: Parameters<typeof encodeMessage>[0]) => ws.send(encodeMessage(report));
+    send({ type: "hello", protocol: PROTOCOL_VERSION, node: process.version });
+    ws.on("message", (data: Buffer) => {
+      for (const line of data.toString().split("\n").filter(Boolean)) {
+        const command: Command = parseCommand(line);
+        if (command.type === "ping") send({ type: "pong", id: command.id, health: processHealth() });
+        else if (command.type === "exec") {
+          const done = { type: "done", run: command.run, alive: true, tainted: false } as const;
+          if (command.request.code.includes("value")) {
+            send({ ...done, outcome: { status: "ok", valueJson: JSON.stringify("x".repeat(12_000_000)) } });
+          } else {
+            const error = { name: "E".repeat(5_000), message: "m".repeat(8_000_000) };
+            send({ ...done, outcome: { status: "error", error } });
+          }
+        }
+      }
+    });
+  });
+  return {
+    url: `ws://127.0.0.1:${port}/sandbox`,
     async close() {
       for (const ws of server.clients) ws.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
