@@ -105,6 +105,14 @@ export const COMMANDS: readonly CommandSpec[] = [
         description:
           "The address --http listens on (default 127.0.0.1). There is no authentication: keep it on loopback.",
       },
+      {
+        name: "allow-host",
+        type: "string",
+        multiple: true,
+        placeholder: "<name>",
+        description:
+          "Another name clients address --http by (repeatable). Requests naming any other host are refused (DNS rebinding); loopback names and the --host address are always allowed.",
+      },
       ENV,
       approve("the MCP client's user"),
       TIMEOUT,

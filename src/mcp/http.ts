@@ -1,8 +1,9 @@
 /**
  * cordon's MCP server over Streamable HTTP (`POST/GET/DELETE /mcp`), one SDK transport and one server per
  * session; a session nobody uses for {@link DEFAULT_SESSION_IDLE_MS} is closed, and at most
- * {@link DEFAULT_MAX_SESSIONS} are kept. Bound to a loopback address, it refuses requests whose Host or Origin names another host, so a
- * web page cannot reach it through DNS rebinding.
+ * {@link DEFAULT_MAX_SESSIONS} are kept. On whatever address it listens, it answers only requests whose Host
+ * (and Origin, when a web page sends one) names a loopback host, the address it listens on, or a name
+ * in `allowedHosts`, so that a web page cannot reach it through DNS rebinding.
  */
 
 import { randomUUID } from "node:crypto";
@@ -31,6 +32,11 @@ export interface HttpOptions extends McpServerOptions {
   port: number;
   /** The address to listen on. Default 127.0.0.1. */
   hostname?: string;
+  /**
+   * Other names the server may be addressed by (in Host and Origin), for a server reached by a name of
+   * its own; loopback names and the address it listens on are always allowed.
+   */
+  allowedHosts?: readonly string[];
   log: (line: string) => void;
   /**
    * A session with no request open and none for this long is closed (a client may vanish without its
@@ -60,7 +66,9 @@ interface Session {
 /** Serves MCP over Streamable HTTP until closed. */
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const hostname = options.hostname ?? "127.0.0.1";
-  const loopbackOnly = isLoopbackName(hostname);
+  const names = new Set((options.allowedHosts ?? []).map(bareHost));
+  if (!isWildcardAddress(hostname)) names.add(bareHost(hostname));
+  const allowedName = (name: string) => isLoopbackName(name) || names.has(bareHost(name));
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
@@ -90,8 +98,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (loopbackOnly && !fromLoopbackPage(req)) {
-      return reply(res, 403, "This MCP server only answers requests addressed to a loopback host.");
+    if (!addressedToUs(req, allowedName)) {
+      return reply(
+        res,
+        403,
+        "This MCP server only answers requests addressed to a loopback host, the address it listens on, or a name given with --allow-host.",
+      );
     }
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
@@ -170,17 +182,28 @@ export function isLoopbackName(hostname: string): boolean {
   return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
 }
 
-/** The request names a loopback host, and comes from no web page or from one served by a loopback host. */
-function fromLoopbackPage(req: IncomingMessage): boolean {
+/** Whether an address means every interface (0.0.0.0, ::): no name a client would use. */
+export function isWildcardAddress(hostname: string): boolean {
+  const bare = bareHost(hostname);
+  return bare === "0.0.0.0" || bare === "::" || bare === "";
+}
+
+/** The request names an allowed host, and comes from no web page or from one served by an allowed host. */
+function addressedToUs(req: IncomingMessage, allowed: (name: string) => boolean): boolean {
   const host = req.headers.host;
-  if (!host || !isLoopbackName(hostOf(host))) return false;
+  if (!host || !allowed(hostOf(host))) return false;
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {
-    return isLoopbackName(new URL(origin).hostname);
+    return allowed(new URL(origin).hostname);
   } catch {
     return false;
   }
+}
+
+/** A host name as compared: lower case, without IPv6 brackets. */
+function bareHost(name: string): string {
+  return name.replace(/^\[|\]$/g, "").toLowerCase();
 }
 
 /** The host part of a Host header (`127.0.0.1:3000`, `[::1]:3000`, `localhost`). */

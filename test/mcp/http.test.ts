@@ -3,9 +3,10 @@
  * server and elicitation on the request's own stream; requests naming another host are refused.
  */
 
+import { spawn } from "node:child_process";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
+import { CORDON_BIN, ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectHttp, runCode, textOf, UPSTREAM_COMMAND } from "./helpers.js";
 
 let mcp: Connected & { url: string };
@@ -22,8 +23,8 @@ afterAll(async () => {
   await mcp?.close();
 });
 
-/** POSTs an initialize request to the server with the given Host header; resolves with the status. */
-function postWithHost(url: string, host: string): Promise<number> {
+/** POSTs an initialize request to the server with the given Host (and Origin) header; resolves with the status. */
+function postWithHost(url: string, host: string, origin?: string): Promise<number> {
   const target = new URL(url);
   const body = JSON.stringify({
     jsonrpc: "2.0",
@@ -40,6 +41,7 @@ function postWithHost(url: string, host: string): Promise<number> {
         method: "POST",
         headers: {
           host,
+          ...(origin === undefined ? {} : { origin }),
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
         },
@@ -92,5 +94,50 @@ describe("cordon mcp over Streamable HTTP (official MCP client, 127.0.0.1)", () 
   it("refuses a request whose Host header names another host (DNS rebinding)", async () => {
     expect(await postWithHost(mcp.url, "attacker.example")).toBe(403);
     expect(await postWithHost(mcp.url, new URL(mcp.url).host)).toBe(200);
+  });
+});
+
+describe("cordon mcp --http beyond loopback", () => {
+  it("--host 0.0.0.0 keeps refusing requests that name another host (DNS rebinding), warns, and takes --allow-host names", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        CORDON_BIN,
+        "mcp",
+        "--tools",
+        SHOP_TOOLS,
+        "--http",
+        "0",
+        "--host",
+        "0.0.0.0",
+        "--allow-host",
+        "cordon.box",
+      ],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    try {
+      const port = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no URL: ${stderr}`)), 30_000);
+        child.stderr!.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString("utf8");
+          const match = /serving on http:\/\/0\.0\.0\.0:(\d+)\/mcp/.exec(stderr);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]!);
+          }
+        });
+      });
+      // Traffic goes to 127.0.0.1 only; the Host header is what a rebinding page would send.
+      const url = `http://127.0.0.1:${port}/mcp`;
+      expect(await postWithHost(url, "attacker.example")).toBe(403);
+      expect(await postWithHost(url, `attacker.example:${port}`)).toBe(403);
+      expect(await postWithHost(url, `127.0.0.1:${port}`, "http://attacker.example")).toBe(403);
+      expect(await postWithHost(url, `127.0.0.1:${port}`)).toBe(200);
+      expect(await postWithHost(url, `cordon.box:${port}`, "http://cordon.box")).toBe(200);
+      expect(stderr).toContain("has no authentication");
+    } finally {
+      child.kill("SIGTERM");
+    }
   });
 });

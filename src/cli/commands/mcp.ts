@@ -8,7 +8,7 @@ import { messageOf } from "../../errors.js";
 import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
-import { serveHttp } from "../../mcp/http.js";
+import { isLoopbackName, serveHttp } from "../../mcp/http.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream.js";
 import {
@@ -57,8 +57,9 @@ export async function run(input: ParsedCommand): Promise<number> {
     DEFAULT_UPSTREAM_START_TIMEOUT_MS;
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
-  if (hostname !== undefined && port === undefined)
-    throw new CliUsageError("--host only applies with --http <port>.");
+  const allowedHosts = stringsOption(input, "allow-host");
+  if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
+    throw new CliUsageError("--host and --allow-host only apply with --http <port>.");
   const log = (line: string) => process.stderr.write(`cordon mcp: ${line}\n`);
   const version = cordonVersion();
 
@@ -102,9 +103,15 @@ export async function run(input: ParsedCommand): Promise<number> {
         version,
         port,
         log,
+        allowedHosts,
         ...(hostname ? { hostname } : {}),
       });
       close = () => serving.close();
+      if (hostname !== undefined && !isLoopbackName(hostname)) {
+        log(
+          `warning: listening on ${hostname}, beyond this machine, and cordon mcp has no authentication: anyone who can reach it can run code against your tools. Keep it on loopback, or put an authenticating proxy in front of it.`,
+        );
+      }
       log(`serving on ${serving.url}: ${local.length} local tools, ${upstreams.length} upstream servers`);
     }
   } catch (error) {
