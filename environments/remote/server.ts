@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import {
+  clampLimits,
   type Environment,
   encodeMessage,
   LineSplitter,
@@ -23,13 +24,18 @@ import {
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import { processHealth } from "../../sandbox/sandbox-host/health.js";
-import { SandboxHost } from "../../sandbox/sandbox-host/host.js";
+import { SandboxHost, type SandboxSource } from "../../sandbox/sandbox-host/host.js";
 import { UserError } from "../../src/errors.js";
-import { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
+import {
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_SERVE_CEILINGS,
+  defaultSandboxesPerClient,
+  MIN_TOKEN_CHARS,
+} from "./defaults.js";
 
 /** The path clients connect to. */
 export const SANDBOX_PATH = "/sandbox";
-export { DEFAULT_MAX_SANDBOXES, MIN_TOKEN_CHARS } from "./defaults.js";
+export { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_CEILINGS, MIN_TOKEN_CHARS } from "./defaults.js";
 
 /** Commands one WebSocket message may carry: a client sends one per message; a flood is refused. */
 export const MAX_COMMANDS_PER_MESSAGE = 64;
@@ -49,6 +55,17 @@ export interface SandboxServerOptions {
   host?: string;
   /** Sandboxes open at once over all clients; beyond it a run ends with a "busy" error. Default 16. */
   maxSandboxes?: number;
+  /**
+   * Sandboxes one client (one connection) may hold at once, so that one token holder cannot take them
+   * all; beyond it its run ends with a "busy" error. Default: half of `maxSandboxes`.
+   */
+  maxSandboxesPerClient?: number;
+  /**
+   * The most a client may ask of a sandbox (its wall clock, CPU, memory, output, calls): what a client
+   * asks above them is lowered to them, and clients learn them when they connect. Default
+   * {@link DEFAULT_SERVE_CEILINGS}; a limit given here replaces that one only.
+   */
+  ceilings?: Partial<SandboxLimits>;
 }
 
 /** A running sandbox server. */
@@ -75,39 +92,73 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
     );
   }
   const maxSandboxes = options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES;
+  const perClient = options.maxSandboxesPerClient ?? defaultSandboxesPerClient(maxSandboxes);
+  for (const [name, value] of [
+    ["maxSandboxes", maxSandboxes],
+    ["maxSandboxesPerClient", perClient],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1) {
+      throw new UserError(`serveSandboxes: ${name} must be a whole number >= 1, got ${String(value)}.`);
+    }
+  }
+  const ceilings: Partial<SandboxLimits> = { ...DEFAULT_SERVE_CEILINGS, ...options.ceilings };
+  for (const [name, value] of Object.entries(ceilings)) {
+    if (!(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+      throw new UserError(`serveSandboxes: ceilings.${name} must be a number > 0, got ${String(value)}.`);
+    }
+  }
   const expected = digest(options.token);
   const { environment } = options;
   let open = 0;
-  /** The server's environment, with its capacity counted over every client. */
-  const limited = {
-    async open(limits: SandboxLimits): Promise<Sandbox> {
-      if (open >= maxSandboxes) {
-        throw new SandboxBusy(
-          `The sandbox server is busy: it runs ${maxSandboxes} sandboxes, its limit. Try again shortly.`,
-        );
-      }
-      open++;
-      let released = false;
-      try {
-        const sandbox = await environment.open(limits);
-        return {
-          execute: (request, bridge, signal) => sandbox.execute(request, bridge, signal),
-          get alive() {
-            return sandbox.alive;
-          },
-          async dispose() {
-            if (!released) {
-              released = true;
-              open--;
-            }
-            await sandbox.dispose();
-          },
+  /**
+   * The server's environment as one client sees it: capacity counted over every client and for this
+   * one, and every limit held under the ceilings.
+   */
+  const sourceFor = (): SandboxSource => {
+    let mine = 0;
+    return {
+      async open(limits: SandboxLimits): Promise<Sandbox> {
+        if (open >= maxSandboxes) {
+          throw new SandboxBusy(
+            `The sandbox server is busy: it runs ${maxSandboxes} sandboxes, its limit. Try again shortly.`,
+          );
+        }
+        if (mine >= perClient) {
+          throw new SandboxBusy(
+            `This client already holds ${mine} of the sandbox server's ${maxSandboxes} sandboxes, its share. Try again when one of its runs has ended.`,
+          );
+        }
+        open++;
+        mine++;
+        let released = false;
+        const release = () => {
+          if (released) return;
+          released = true;
+          open--;
+          mine--;
         };
-      } catch (error) {
-        open--;
-        throw error;
-      }
-    },
+        try {
+          const sandbox = await environment.open(clampLimits(limits, ceilings));
+          return {
+            execute: (request, bridge, signal) =>
+              sandbox.execute({ ...request, limits: clampLimits(request.limits, ceilings) }, bridge, signal),
+            get alive() {
+              return sandbox.alive;
+            },
+            get tainted() {
+              return sandbox.tainted;
+            },
+            async dispose() {
+              release();
+              await sandbox.dispose();
+            },
+          };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      },
+    };
   };
 
   const sockets = new Set<WebSocket>();
@@ -146,9 +197,9 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
       ws.send(line);
       return true;
     };
-    const host = new SandboxHost(limited, send, processHealth);
+    const host = new SandboxHost(sourceFor(), send, processHealth);
     const splitter = new LineSplitter();
-    send(SandboxHost.hello());
+    send(SandboxHost.hello(ceilings));
     ws.on("message", (data: Buffer) => {
       try {
         const lines = splitter.push(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer));

@@ -8,6 +8,7 @@
 
 import {
   type Command,
+  clampLimits,
   encodeMessage,
   type HostHealth,
   LineSplitter,
@@ -61,6 +62,8 @@ export class WireConnection {
   readonly #sandboxes = new Set<WireSandbox>();
   #nextId = 0;
   #hello = false;
+  /** The most the peer lets a sandbox have, from its hello (a sandbox server's ceilings). */
+  #ceilings: Partial<SandboxLimits> = {};
   #ended: Ending | undefined;
   #settleReady: { resolve(): void; reject(error: Error): void } = { resolve() {}, reject() {} };
   #heartbeat: NodeJS.Timeout | undefined;
@@ -96,7 +99,8 @@ export class WireConnection {
   /** Opens a sandbox on the peer. The command is sent at once; a failure to open shows in its first run. */
   open(limits: SandboxLimits): WireSandbox {
     if (this.#ended) throw new Error(this.#ended.error.message);
-    const sandbox = new WireSandbox(this.#nextId++, limits, {
+    // The peer holds the sandbox under its ceilings; this side keeps to the same effective limits.
+    const sandbox = new WireSandbox(this.#nextId++, clampLimits(limits, this.#ceilings), {
       send: (command) => this.#send(command),
       newRunId: () => this.#nextId++,
       track: (run) => {
@@ -197,6 +201,7 @@ export class WireConnection {
         return `it speaks protocol version ${report.protocol}, this cordon speaks ${PROTOCOL_VERSION}; install matching versions`;
       }
       this.#hello = true;
+      this.#ceilings = report.ceilings ?? {};
       this.#settleReady.resolve();
       return undefined;
     }

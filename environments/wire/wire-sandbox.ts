@@ -11,8 +11,10 @@ import {
   type Command,
   callFailure,
   callThroughBridge,
+  clampLimits,
   type ExecutionOutcome,
   type ExecutionRequest,
+  loweredLimits,
   maxRunMessages,
   type PausableClock,
   PausableDeadline,
@@ -92,6 +94,19 @@ export class WireSandbox implements Sandbox {
         status: "cancelled",
         error: runFailure("Cancelled", "The run was cancelled before it started."),
       };
+    }
+    // A run is held to the limits its sandbox was opened with (a server's ceilings among them), and
+    // the code is told when those are lower than it asked for.
+    const limits = clampLimits(request.limits, this.#limits);
+    const lowered = loweredLimits(request.limits, limits);
+    if (lowered.length > 0) {
+      request = { ...request, limits };
+      callSafely(() =>
+        bridge.log({
+          level: "warn",
+          text: `The sandbox server holds this run to lower limits than it asked for: ${lowered.join(", ")}.`,
+        }),
+      );
     }
     const link = this.#link;
     const run = new WireRun(link.newRunId(), request, bridge, link);

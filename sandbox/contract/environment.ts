@@ -36,6 +36,38 @@ export const DEFAULT_MAX_ARGS_CHARS = 1_000_000;
 /** Tool calls one run may start when the limits do not say otherwise. */
 export const DEFAULT_MAX_TOOL_CALLS = 10_000;
 
+/**
+ * `limits` held under `ceilings`: each limit is the lower of the two (a limit left out counts as its
+ * default). What a sandbox server does to the limits its clients ask for.
+ */
+export function clampLimits(limits: SandboxLimits, ceilings: Partial<SandboxLimits>): SandboxLimits {
+  const clamped: SandboxLimits = { ...limits };
+  const defaults: Partial<SandboxLimits> = {
+    maxToolCalls: DEFAULT_MAX_TOOL_CALLS,
+    maxArgsChars: DEFAULT_MAX_ARGS_CHARS,
+  };
+  for (const key of Object.keys(ceilings) as (keyof SandboxLimits)[]) {
+    const ceiling = ceilings[key];
+    const asked = limits[key] ?? defaults[key];
+    if (ceiling !== undefined && (asked === undefined || asked > ceiling)) clamped[key] = ceiling;
+  }
+  return clamped;
+}
+
+/** The limits that `clampLimits` lowered, as `name asked → allowed` for a person or a model to read. */
+export function loweredLimits(asked: SandboxLimits, allowed: SandboxLimits): string[] {
+  const lowered: string[] = [];
+  for (const key of Object.keys(allowed) as (keyof SandboxLimits)[]) {
+    const before = asked[key];
+    const after = allowed[key];
+    if (after !== undefined && before !== after) {
+      const was = before === undefined ? "the default" : before.toLocaleString("en-US");
+      lowered.push(`${key} ${after.toLocaleString("en-US")} (asked for ${was})`);
+    }
+  }
+  return lowered;
+}
+
 /** Messages a run may send beyond one per console line and one per tool call (the end report, notices). */
 const MESSAGE_SLACK = 16;
 

@@ -12,12 +12,14 @@ export { type CallingRun, callFailure, callThroughBridge, type PausableClock } f
 export { PausableDeadline } from "./deadline.js";
 export {
   type BridgeCallOutcome,
+  clampLimits,
   DEFAULT_MAX_ARGS_CHARS,
   DEFAULT_MAX_TOOL_CALLS,
   type Environment,
   type ExecutionOutcome,
   type ExecutionRequest,
   type LogEntry,
+  loweredLimits,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
   MAX_STACK_FRAMES,

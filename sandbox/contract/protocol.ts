@@ -57,8 +57,11 @@ export interface HostHealth {
 
 /** What a sandbox host tells cordon. */
 export type Report =
-  /** The first line: the protocol it speaks. */
-  | { type: "hello"; protocol: number; node: string }
+  /**
+   * The first line: the protocol it speaks, and the most it lets a sandbox have (a sandbox server's
+   * ceilings): it holds every `open` and `exec` under them, so the client knows the effective limits.
+   */
+  | { type: "hello"; protocol: number; node: string; ceilings?: Partial<SandboxLimits> }
   /** Code called `tools.<tool>(args)` (as `tools.<requested>` when it used another name); answer with `result`. */
   | { type: "call"; run: number; call: number; tool: string; args: string; requested?: string }
   /** A console line of a run. */
@@ -168,7 +171,9 @@ export function parseReport(line: string): Report {
   const message = parseObject(line);
   switch (message.type) {
     case "hello":
-      if (isId(message.protocol) && isString(message.node)) return message as Report;
+      if (isId(message.protocol) && isString(message.node)) {
+        if (message.ceilings === undefined || isCeilings(message.ceilings)) return message as Report;
+      }
       break;
     case "call":
       if (isId(message.run) && isId(message.call) && isString(message.tool) && isString(message.args)) {
@@ -216,6 +221,20 @@ function isLimits(value: unknown): value is SandboxLimits {
   const required = ["timeoutMs", "cpuTimeMs", "memoryMb", "maxLogChars", "maxResultChars"];
   if (!required.every((key) => isPositive(value[key]))) return false;
   return ["maxToolCalls", "maxArgsChars"].every((key) => value[key] === undefined || isPositive(value[key]));
+}
+
+function isCeilings(value: unknown): value is Partial<SandboxLimits> {
+  if (!isObject(value)) return false;
+  const known = [
+    "timeoutMs",
+    "cpuTimeMs",
+    "memoryMb",
+    "maxLogChars",
+    "maxResultChars",
+    "maxToolCalls",
+    "maxArgsChars",
+  ];
+  return Object.entries(value).every(([key, limit]) => known.includes(key) && isPositive(limit));
 }
 
 function isRequest(value: unknown): value is ExecutionRequest {

@@ -20,6 +20,7 @@ import {
   runFailure,
   type Sandbox,
   type SandboxBridge,
+  type SandboxLimits,
 } from "../contract/index.js";
 
 /**
@@ -58,9 +59,10 @@ export class SandboxHost {
     this.#health = health;
   }
 
-  /** The `hello` report that starts a connection. */
-  static hello(): Report {
-    return { type: "hello", protocol: PROTOCOL_VERSION, node: process.version };
+  /** The `hello` report that starts a connection, with the ceilings its sandboxes are held under. */
+  static hello(ceilings?: Partial<SandboxLimits>): Report {
+    const hello: Report = { type: "hello", protocol: PROTOCOL_VERSION, node: process.version };
+    return ceilings === undefined ? hello : { ...hello, ceilings };
   }
 
   /** Runs currently executing. */

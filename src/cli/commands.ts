@@ -146,7 +146,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "serve",
     summary: "Run sandboxes for remote agents (their remoteEnvironment connects here).",
-    usage: ["serve [--port <port>] [--host <address>] [--env default|docker] [--max-sandboxes <n>]"],
+    usage: [
+      "serve [--port <port>] [--host <address>] [--env default|docker] [--max-sandboxes <n>] [--max-sandboxes-per-client <n>]",
+    ],
     details: [
       "Serves sandboxes over an authenticated WebSocket at /sandbox: agents elsewhere use remoteEnvironment({ url, token }) or `--env remote`, and their tools stay on their side (calls from code travel back over the connection, so approval and policies happen where the tools live). The token is read from CORDON_TOKEN (at least " +
         `${MIN_TOKEN_CHARS} characters), never from the command line, where other users could read it.`,
@@ -176,6 +178,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "string",
         placeholder: "<n>",
         description: `Sandboxes open at once over every client; beyond it a run ends with a busy error. Default ${DEFAULT_MAX_SANDBOXES}.`,
+      },
+      {
+        name: "max-sandboxes-per-client",
+        type: "string",
+        placeholder: "<n>",
+        description:
+          "Sandboxes one client may hold at once, so that no token holder takes them all. Default: half of --max-sandboxes.",
       },
     ],
     positionals: { min: 0, max: 0 },

@@ -150,6 +150,85 @@ describe("remote environment and cordon serve", () => {
     await expect.poll(async () => (await other.run("1 + 1")).value, { timeout: 10_000 }).toBe(2);
   });
 
+  it("a client that asks for a 10^12 ms CPU budget gets the server's ceiling, and the code is told so", async () => {
+    const server = await serveSandboxes({
+      environment: sandboxHostEnvironment({ processes: 1 }),
+      token: TOKEN,
+      ceilings: { cpuTimeMs: 300, timeoutMs: 5_000 },
+    });
+    servers.push(server);
+    const cm = client(server, shop().tools, { limits: { cpuTimeMs: 1e12, timeoutMs: 600_000 } });
+    const looped = await cm.run("while (true) {}");
+    expect(looped.status).toBe("limit");
+    expect(looped.error?.name).toBe("CpuTimeLimit");
+    expect(looped.error?.message).toContain("more than 300 ms of CPU time");
+    expect(looped.logs[0]).toEqual({
+      level: "warn",
+      text: "The sandbox server holds this run to lower limits than it asked for: timeoutMs 5,000 (asked for 600,000), cpuTimeMs 300 (asked for 1,000,000,000,000).",
+    });
+  });
+
+  it("a raw client that ignores the ceilings it was told and asks for 10^12 ms anyway is held to them", async () => {
+    const server = await serveSandboxes({
+      environment: sandboxHostEnvironment({ processes: 1 }),
+      token: TOKEN,
+      ceilings: { cpuTimeMs: 300 },
+    });
+    servers.push(server);
+    const ws = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const reports: {
+      type: string;
+      ceilings?: unknown;
+      outcome?: { status: string; error?: { name: string } };
+    }[] = [];
+    ws.on("message", (data) => {
+      for (const line of String(data).split("\n").filter(Boolean)) reports.push(JSON.parse(line));
+    });
+    await new Promise((resolve) => ws.on("open", resolve));
+    const limits = {
+      timeoutMs: 600_000,
+      cpuTimeMs: 1e12,
+      memoryMb: 64,
+      maxLogChars: 1_000,
+      maxResultChars: 1_000,
+    };
+    const send = (command: Command) => ws.send(encodeMessage(command));
+    send({ type: "open", sandbox: 1, limits });
+    send({ type: "exec", sandbox: 1, run: 2, request: { code: "while (true) {}", toolNames: {}, limits } });
+    await expect
+      .poll(() => reports.find((report) => report.type === "done"), { timeout: 15_000 })
+      .toBeDefined();
+    expect(reports[0]).toMatchObject({ type: "hello", ceilings: { cpuTimeMs: 300, timeoutMs: 300_000 } });
+    const done = reports.find((report) => report.type === "done")!;
+    expect(done.outcome).toMatchObject({ status: "limit", error: { name: "CpuTimeLimit" } });
+    ws.close();
+  });
+
+  it("one client cannot take every sandbox: past its share its run is busy, and another client still gets one", async () => {
+    const server = await serve(4);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const wait = tool({
+      name: "wait",
+      description: "Waits.",
+      input: z.object({}),
+      run: () => gate.then(() => "done"),
+    });
+    const greedy = client(server, new Toolset([wait]));
+    const held = [greedy.run("await tools.wait({})"), greedy.run("await tools.wait({})")];
+    await expect.poll(() => server.clients, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const third = await greedy.run("1 + 1");
+    expect(third.error?.name).toBe("SandboxBusy");
+    expect(third.error?.message).toMatch(/already holds 2 of the sandbox server's 4 sandboxes, its share/);
+    const other = client(server, shop().tools);
+    expect((await other.run("6 * 7")).value).toBe(42);
+    open();
+    expect((await Promise.all(held)).map((run) => run.status)).toEqual(["ok", "ok"]);
+  });
+
   it("a dropped connection ends its runs with a clear error and frees their sandboxes on the server", async () => {
     const server = await serve(1);
     const { tools } = shop();

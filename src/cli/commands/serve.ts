@@ -27,6 +27,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const port = integerOption(input, "port", { min: 0, max: 65_535 }) ?? DEFAULT_SERVE_PORT;
   const maxSandboxes =
     integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? DEFAULT_MAX_SANDBOXES;
+  const perClient = integerOption(input, "max-sandboxes-per-client", { min: 1, max: maxSandboxes });
   const envName = choiceOption(input, "env", ["default", "docker"]);
   const environment = createEnvironment(envName, { oneShot: false, env: process.env });
   const server = await serveSandboxes({
@@ -35,6 +36,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     port,
     host: stringOption(input, "host") ?? "127.0.0.1",
     maxSandboxes,
+    ...(perClient === undefined ? {} : { maxSandboxesPerClient: perClient }),
   });
   process.stderr.write(
     `cordon serve: sandboxes (${envName}) at ${server.url}, at most ${maxSandboxes} at once\n`,
