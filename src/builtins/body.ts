@@ -34,7 +34,9 @@ function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
     case "br":
       return createBrotliDecompress();
     default:
-      throw new ToolError(`The server sent the body in an encoding web_fetch cannot read (${encoding}).`);
+      throw new ToolError(
+        `The server sent the body in an encoding web_fetch cannot read (${encoding.slice(0, 100)}).`,
+      );
   }
 }
 

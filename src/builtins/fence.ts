@@ -4,6 +4,8 @@
  * makes injected instructions easier for the model to recognise as material, not a security boundary.
  */
 
+import { BudgetExceeded, RunCancelled, ToolError } from "../errors.js";
+
 /** The line that opens fenced external content. */
 export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---";
 /** The line that closes fenced external content. */
@@ -31,27 +33,33 @@ export function fence(text: string): string {
   return `${FENCE_BEGIN}\n${neutralize(text)}\n${FENCE_END}`;
 }
 
-// Invisible characters: C0/C1 controls (not tab and newline), soft hyphen, combining grapheme joiner,
-// Hangul fillers, Mongolian vowel separator, zero-width space, word joiner and invisible operators,
-// deprecated format characters, BOM, interlinear annotations, bidirectional controls and marks, Unicode
-// tag characters and the supplementary variation selectors (both used to smuggle hidden text).
-const INVISIBLE = new RegExp(
-  "[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u061C\\u115F\\u1160" +
-    "\\u180E\\u200B\\u200E\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB" +
-    "\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
-  "gu",
-);
-// Zero-width (non-)joiners matter inside Persian, Indic and emoji sequences; next to ASCII they only
-// hide things, such as a marker split in two.
-const JOINER_NEXT_TO_ASCII = /(?<=[ -~\t\n])[\u200C\u200D]+|[\u200C\u200D]+(?=[ -~\t\n])/g;
+// Invisible characters, by Unicode property rather than a list: controls (not tab and newline), format
+// characters (bidirectional controls, zero-width characters, tag characters, Arabic number signs...) and
+// every default-ignorable code point (variation selectors, Mongolian and Khmer fillers, Hangul fillers).
+// A marker split by any of them is still a marker.
+const INVISIBLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+// Zero-width (non-)joiners and variation selectors matter inside Persian, Indic and emoji sequences: a
+// joiner is kept between two characters that are not ASCII, a variation selector after one that is not;
+// wherever they touch ASCII they only hide things, such as a marker split in two.
+const JOINERS = /[\u200C\u200D]/u;
+const SELECTORS = /[\uFE00-\uFE0F]/u;
 const LINE_BREAKS = /\r\n?|[\u2028\u2029\u0085]/g;
 
-// Look-alikes of the ASCII characters the patterns below look for, mapped one UTF-16 unit to one, so
-// that a match in the folded text has the same indices in the original.
+/** Removes the invisible characters of `text` (see {@link INVISIBLE}), but joiners and selectors in place. */
+function withoutInvisible(text: string): string {
+  const nonAscii = (char: string | undefined) => char !== undefined && char.charCodeAt(0) > 0x7f;
+  return text.replace(INVISIBLE, (char, offset: number, whole: string) => {
+    const before = whole[offset - 1];
+    const after = whole[offset + char.length];
+    if (JOINERS.test(char)) return nonAscii(before) && nonAscii(after) ? char : "";
+    if (SELECTORS.test(char)) return nonAscii(before) ? char : "";
+    return "";
+  });
+}
+
+// Look-alikes that compatibility normalisation (NFKC) leaves alone: Cyrillic and Greek letters drawn
+// like Latin ones.
 const LOOKALIKES: Record<string, string> = {
-  "\u3000": " ",
-  "\uFE64": "<",
-  "\uFE65": ">",
   "\u0410": "A",
   "\u0412": "B",
   "\u0415": "E",
@@ -84,21 +92,144 @@ const LOOKALIKES: Record<string, string> = {
   "\u03A4": "T",
   "\u03A7": "X",
   "\u03BF": "o",
+  "\uFE64": "<",
+  "\uFE65": ">",
 };
 
-const FOLDABLE = /[\uFF01-\uFF5E\u3000\uFE64\uFE65\u0391-\u03BF\u0406-\u0456]/g;
+/**
+ * The text as the patterns read it: every code point in its compatibility form (NFKC: full-width,
+ * mathematical-alphabet, Roman-numeral and other look-alike forms become plain letters), Cyrillic and
+ * Greek look-alikes folded to Latin. `original(i, side)` turns an index of `folded` back into one of
+ * `text`; an index inside the form of one code point that grew or shrank goes to that code point's
+ * start or end.
+ */
+interface Matchable {
+  folded: string;
+  original(index: number, side: "start" | "end"): number;
+}
 
-function fold(text: string): string {
-  return text.replace(FOLDABLE, (c) => {
-    const unit = c.charCodeAt(0);
-    return unit >= 0xff01 && unit <= 0xff5e ? String.fromCharCode(unit - 0xfee0) : (LOOKALIKES[c] ?? c);
+/** Where the folded form of one code point took a length other than its own. */
+interface Resize {
+  foldedStart: number;
+  foldedEnd: number;
+  start: number;
+  end: number;
+}
+
+// No u flag: both halves of a surrogate pair are outside ASCII, so a run never splits one.
+const NON_ASCII_RUN = /[^\x00-\x7F]+/g;
+const LOOKALIKE = /[\u0391-\u03BF\u0406-\u0456\uFE64\uFE65]/g;
+
+function matchable(text: string): Matchable {
+  const resizes: Resize[] = [];
+  let shift = 0; // length of `text` so far minus length of the folded text so far
+  const folded = text.replace(NON_ASCII_RUN, (run: string, offset: number) => {
+    // Most text is already in its compatibility form: then only the look-alikes change, one for one.
+    if (run.normalize("NFKC") === run) return run.replace(LOOKALIKE, (c) => LOOKALIKES[c] ?? c);
+    // Most characters fold to themselves: the spans between those that do not are copied whole.
+    const parts: string[] = [];
+    let length = 0;
+    let copied = 0;
+    for (let i = 0; i < run.length; ) {
+      const code = run.codePointAt(i)!;
+      const size = code > 0xffff ? 2 : 1;
+      const form = foldCode(code);
+      if (form !== null) {
+        parts.push(run.slice(copied, i), form);
+        length += i - copied;
+        if (form.length !== size) {
+          const foldedStart = offset - shift + length;
+          resizes.push({
+            foldedStart,
+            foldedEnd: foldedStart + form.length,
+            start: offset + i,
+            end: offset + i + size,
+          });
+        }
+        length += form.length;
+        copied = i + size;
+      }
+      i += size;
+    }
+    parts.push(run.slice(copied));
+    length += run.length - copied;
+    shift += run.length - length;
+    return parts.join("");
   });
+  if (resizes.length === 0) return { folded, original: (index) => index };
+  return {
+    folded,
+    original(index, side) {
+      // The last resize that begins before the index, by binary search.
+      let low = 0;
+      let high = resizes.length - 1;
+      let found = -1;
+      while (low <= high) {
+        const middle = (low + high) >> 1;
+        if (resizes[middle]!.foldedStart < index) {
+          found = middle;
+          low = middle + 1;
+        } else high = middle - 1;
+      }
+      if (found === -1) return index;
+      const resize = resizes[found]!;
+      if (index < resize.foldedEnd) return side === "start" ? resize.start : resize.end;
+      return resize.end + (index - resize.foldedEnd);
+    },
+  };
+}
+
+/** One code point as the patterns read it. */
+function foldChar(char: string): string {
+  const code = char.codePointAt(0)!;
+  return foldCode(code) ?? char;
+}
+
+/**
+ * The folded form of each code point of the Basic Multilingual Plane met so far (`null`: itself), since
+ * text repeats its characters.
+ */
+const bmpFolds: (string | null | undefined)[] = new Array(0x10000).fill(undefined);
+/** The same for the other planes (mathematical alphabets among them), bounded. */
+const astralFolds = new Map<number, string | null>();
+const MAX_ASTRAL_FOLDS = 4_096;
+
+/** The folded form of a code point, or `null` when it folds to itself. */
+function foldCode(code: number): string | null {
+  if (code < 0x80) return null;
+  if (code <= 0xffff) {
+    let form = bmpFolds[code];
+    if (form === undefined) {
+      const char = String.fromCharCode(code);
+      const folded = computeFold(char);
+      form = folded === char ? null : folded;
+      bmpFolds[code] = form;
+    }
+    return form;
+  }
+  let form = astralFolds.get(code);
+  if (form === undefined) {
+    const char = String.fromCodePoint(code);
+    const folded = computeFold(char);
+    form = folded === char ? null : folded;
+    if (astralFolds.size >= MAX_ASTRAL_FOLDS) astralFolds.clear();
+    astralFolds.set(code, form);
+  }
+  return form;
+}
+
+function computeFold(char: string): string {
+  let form = "";
+  for (const c of char.normalize("NFKC")) form += LOOKALIKES[c] ?? c;
+  return form;
 }
 
 const DASH = "-=_*#~\\u2010-\\u2015\\u2212";
 // Our own markers, or anything claiming to be one. The phrase is matched first (every quantifier bounded,
 // so no input makes the search slow); its decoration and parenthesis are then taken on both sides.
-const MARKER = /\b(?:BEGIN|END)[\s_-]{0,20}EXTERNAL[\s_-]{0,20}CONTENT\b/gi;
+// No word boundaries: a marker glued to letters or underscores (`---_END EXTERNAL CONTENT_---`) is
+// still a marker.
+const MARKER = /(?:BEGIN|END)[\s_-]{0,20}EXTERNAL[\s_-]{0,20}CONTENT/gi;
 const MARKER_TAIL = new RegExp(`(?:[ \\t]{0,10}\\([^)\\n]{0,80}\\))?(?:[ \\t]{0,10}[${DASH}]{1,40})?`, "y");
 const MARKER_LEAD = new RegExp(`[${DASH}]{1,40}[ \\t]{0,10}$`);
 // Special tokens of chat templates: <|im_start|>, <|eot_id|>, DeepSeek's <｜User｜> (folded), Llama 2's
@@ -110,15 +241,15 @@ const TAG =
   /<\s{0,10}\/?\s{0,10}(?:system(?:[-_][\w-]*)?|assistant|user|human|developer|instructions?|im_start|im_end|thinking|tool(?:_call|_calls|_use|_result|_response)|function(?:_call|_calls|_results?)|function_calls|invoke|parameter|antml:[\w-]+)(?=[\s/>])[^<>\n]{0,200}>/gi;
 
 /** The neutralised form of a token or tag: its angle brackets become ‹ › and square ones ( ). */
-function defang(original: string, folded: string): string {
+function defang(original: string): string {
   let out = "";
-  for (let i = 0; i < original.length; i++) {
-    const c = folded[i];
-    if (c === "<") out += "\u2039";
-    else if (c === ">") out += "\u203A";
-    else if (c === "[") out += "(";
-    else if (c === "]") out += ")";
-    else out += original[i];
+  for (const char of original) {
+    const form = foldChar(char);
+    if (form === "<") out += "\u2039";
+    else if (form === ">") out += "\u203A";
+    else if (form === "[") out += "(";
+    else if (form === "]") out += ")";
+    else out += char;
   }
   return out;
 }
@@ -128,21 +259,42 @@ function defang(original: string, folded: string): string {
  * characters, bidirectional overrides and marks, Unicode tag characters; and it defuses forged fence
  * markers (replaced by {@link FORGED_MARKER_TEXT}), chat-template tokens (`<|im_start|>`, `[INST]`,
  * `<<SYS>>`...) and control tags (`<system-reminder>`, `<tool_result>`...), whose brackets become
- * `‹ ›`. Full-width and Cyrillic or Greek look-alikes do not get past it. Idempotent.
+ * `‹ ›`. Patterns are matched on the text's compatibility form (NFKC) with Cyrillic and Greek
+ * look-alikes folded, so full-width, mathematical-alphabet and Roman-numeral spellings do not get past
+ * it; the text itself keeps its own characters. Idempotent.
  */
 export function neutralize(text: string): string {
-  const clean = text.replace(LINE_BREAKS, "\n").replace(INVISIBLE, "").replace(JOINER_NEXT_TO_ASCII, "");
+  const clean = withoutInvisible(text.replace(LINE_BREAKS, "\n"));
   // Markers first, on their own: a token or tag around a forged marker must not shield it.
-  const unmarked = applyEdits(clean, markerEdits(fold(clean)));
-  const folded = fold(unmarked);
+  const unmarked = applyEdits(clean, markerEdits(matchable(clean)));
+  const { folded, original } = matchable(unmarked);
   const edits: Edit[] = [];
   for (const pattern of [TOKEN, TAG]) {
     for (const m of folded.matchAll(pattern)) {
-      const end = m.index + m[0].length;
-      edits.push({ start: m.index, end, text: defang(unmarked.slice(m.index, end), m[0]) });
+      const start = original(m.index, "start");
+      const end = original(m.index + m[0].length, "end");
+      edits.push({ start, end, text: defang(unmarked.slice(start, end)) });
     }
   }
   return applyEdits(unmarked, edits);
+}
+
+/**
+ * A failure of a reader or a search backend, with everything it quotes of the server's own text (a
+ * redirect's Location, a header, an error body) neutralised: it reaches the model outside any fence.
+ */
+export function neutralizedFailure(error: unknown): unknown {
+  // Cancellation and an exhausted budget are the dispatcher's own; they pass as they are.
+  if (error instanceof RunCancelled || error instanceof BudgetExceeded) return error;
+  if (error instanceof ToolError) {
+    return new ToolError(neutralize(error.message), { hint: error.hint, cause: error });
+  }
+  if (error instanceof Error) {
+    const plain = new Error(neutralize(error.message), { cause: error });
+    plain.name = error.name;
+    return plain;
+  }
+  return new Error(neutralize(String(error)));
 }
 
 interface Edit {
@@ -151,15 +303,15 @@ interface Edit {
   text: string;
 }
 
-function markerEdits(folded: string): Edit[] {
+function markerEdits({ folded, original }: Matchable): Edit[] {
   const edits: Edit[] = [];
   for (const m of folded.matchAll(MARKER)) {
     const lead = MARKER_LEAD.exec(folded.slice(Math.max(0, m.index - 50), m.index))?.[0] ?? "";
     MARKER_TAIL.lastIndex = m.index + m[0].length;
     const tail = MARKER_TAIL.exec(folded)?.[0] ?? "";
     edits.push({
-      start: m.index - lead.length,
-      end: m.index + m[0].length + tail.length,
+      start: original(m.index - lead.length, "start"),
+      end: original(m.index + m[0].length + tail.length, "end"),
       text: FORGED_MARKER_TEXT,
     });
   }

@@ -292,7 +292,9 @@ function redirectTarget(location: string, from: URL): URL {
   try {
     next = new URL(location, from);
   } catch {
-    throw new ToolError(`${from.href} redirects to an invalid URL (${JSON.stringify(location)}).`);
+    throw new ToolError(
+      `${from.href} redirects to an invalid URL (${JSON.stringify(location.slice(0, 200))}).`,
+    );
   }
   if (next.protocol !== "http:" && next.protocol !== "https:") {
     throw new ToolError(`${from.href} redirects to a ${next.protocol} URL, which web_fetch does not follow.`);

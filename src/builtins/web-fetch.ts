@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import type { Tool } from "../tools/types.js";
-import { FENCE_NOTE, fence, neutralize } from "./fence.js";
+import { FENCE_NOTE, fence, neutralize, neutralizedFailure } from "./fence.js";
 import { HttpReader, parseTarget } from "./http-reader.js";
 import type { Page, PageImage, PageReader } from "./page.js";
 import { formatBytes } from "./util.js";
@@ -157,7 +157,13 @@ export function webFetch(
     maxOutputChars: maxChars + 2_000 + MAX_LISTED_IMAGES * (MAX_IMAGE_URL_CHARS + MAX_ALT_CHARS + 10),
     render: (value) => renderWebFetch(value as WebFetchResult),
     run: async ({ url, images, offset }, ctx) => {
-      const page = await reader.read(url, { images, signal: ctx.signal });
+      let page: Page;
+      try {
+        page = await reader.read(url, { images, signal: ctx.signal });
+      } catch (error) {
+        // A failure quotes the server (a redirect's Location, a header) outside the fence.
+        throw ctx.signal.aborted ? error : neutralizedFailure(error);
+      }
       checkPage(page);
       return pageResult(page, { requested: url, offset, images, maxChars });
     },

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import type { Tool } from "../tools/types.js";
-import { FENCE_NOTE, fence, neutralize } from "./fence.js";
+import { FENCE_NOTE, fence, neutralize, neutralizedFailure } from "./fence.js";
 
 /** One search hit. */
 export interface SearchResult {
@@ -128,11 +128,17 @@ export function webSearch(
     readOnly: true,
     render: (value) => renderSearch(value as WebSearchResult),
     run: async ({ query, max_results, time_range }, ctx) => {
-      const found = await backend.search(query, {
-        maxResults: max_results,
-        ...(time_range ? { timeRange: time_range } : {}),
-        signal: ctx.signal,
-      });
+      let found: SearchResult[];
+      try {
+        found = await backend.search(query, {
+          maxResults: max_results,
+          ...(time_range ? { timeRange: time_range } : {}),
+          signal: ctx.signal,
+        });
+      } catch (error) {
+        // A failure may quote the search service's own answer, outside the fence.
+        throw ctx.signal.aborted ? error : neutralizedFailure(error);
+      }
       if (!Array.isArray(found))
         throw new Error("the search backend returned something that is not a list of results");
       const results = found.slice(0, max_results).map((r) => ({
