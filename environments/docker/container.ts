@@ -20,6 +20,18 @@ import {
 } from "../wire/endings.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
 
+/** The resource limits a sandbox container's process runs under (hard and soft alike). */
+export interface DockerUlimits {
+  /** Open files. */
+  nofile: number;
+  /** Processes and threads of the sandbox's user. */
+  nproc: number;
+  /** Core dump size, in bytes: 0, none. */
+  core: number;
+  /** The largest file the process may write, in bytes. */
+  fsize: number;
+}
+
 /** How every sandbox container is made; all of it comes from the environment's options. */
 export interface ContainerSettings {
   image: string;
@@ -28,6 +40,7 @@ export interface ContainerSettings {
   cpus: number;
   pidsLimit: number;
   tmpfsMb: number;
+  ulimits: DockerUlimits;
   networkMode: string;
   readOnlyRootfs: boolean;
   capDrop: string[];
@@ -191,6 +204,7 @@ export class SandboxContainer {
         CapDrop: s.capDrop,
         SecurityOpt: securityOpt,
         PidsLimit: s.pidsLimit,
+        Ulimits: Object.entries(s.ulimits).map(([Name, limit]) => ({ Name, Soft: limit, Hard: limit })),
         Memory: s.memoryMb * 2 ** 20,
         MemorySwap: s.memoryMb * 2 ** 20,
         NanoCpus: Math.round(s.cpus * 1e9),

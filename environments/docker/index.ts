@@ -12,12 +12,13 @@ import { hostname } from "node:os";
 import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
-import type { ContainerSettings } from "./container.js";
+import type { ContainerSettings, DockerUlimits } from "./container.js";
 import { loadDockerode } from "./dockerode.js";
 import { DockerEngine, OWNER_ENV_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, SANDBOX_LABEL } from "./engine.js";
 import { SANDBOX_IMAGE, SANDBOX_USER } from "./image.js";
 
 export type { DockerConnection } from "./connection.js";
+export type { DockerUlimits } from "./container.js";
 export { buildSandboxImage, IMAGE_BUILD_COMMAND, type ImageBuildOptions, SANDBOX_IMAGE } from "./image.js";
 
 /** One engine of a Docker environment: how to reach it, and optionally its own capacity. */
@@ -46,6 +47,13 @@ export interface DockerEnvironmentOptions {
   pidsLimit?: number;
   /** Size of the tmpfs at /tmp, in MB (the root file system is read-only). Default 16. */
   tmpfsMb?: number;
+  /**
+   * Resource limits of the program's process (setrlimit): open files, processes of the sandbox user,
+   * core dump size and written file size (bytes). Default {@link DOCKER_DEFAULTS}`.ulimits`: 256 files,
+   * 1,024 processes (the pids limit is the per-container cap; this one holds across containers of the
+   * same user), no core dumps, files no larger than the tmpfs.
+   */
+  ulimits?: Partial<DockerUlimits>;
   /** uid:gid the program runs as. Default 10001:10001 (not root). */
   user?: string;
   /** Docker network mode. Default "none": no network at all. */
@@ -73,6 +81,7 @@ export const DOCKER_DEFAULTS = Object.freeze({
   cpus: 1,
   pidsLimit: 64,
   tmpfsMb: 16,
+  ulimits: Object.freeze({ nofile: 256, nproc: 1_024, core: 0, fsize: 16 * 2 ** 20 }) as DockerUlimits,
   user: SANDBOX_USER,
   networkMode: "none",
   readOnlyRootfs: true,
@@ -137,6 +146,19 @@ export function dockerEnvironment(options: DockerEnvironmentOptions = {}): Docke
     }
   }
   if (!(o.cpus > 0)) throw new UserError(`dockerEnvironment: cpus must be > 0, got ${String(o.cpus)}.`);
+  // Files may by default be as large as the tmpfs they are written to, whatever its size.
+  const ulimits: DockerUlimits = {
+    ...DOCKER_DEFAULTS.ulimits,
+    fsize: o.tmpfsMb * 2 ** 20,
+    ...definedOnly(options.ulimits ?? {}),
+  };
+  for (const [name, value] of Object.entries(ulimits)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new UserError(
+        `dockerEnvironment: ulimits.${name} must be a whole number >= 0, got ${String(value)}.`,
+      );
+    }
+  }
   const id = randomUUID();
   const container: ContainerSettings = {
     image: o.image ?? SANDBOX_IMAGE,
@@ -145,6 +167,7 @@ export function dockerEnvironment(options: DockerEnvironmentOptions = {}): Docke
     cpus: o.cpus,
     pidsLimit: o.pidsLimit,
     tmpfsMb: o.tmpfsMb,
+    ulimits,
     networkMode: o.networkMode,
     readOnlyRootfs: o.readOnlyRootfs,
     capDrop: [...o.capDrop],

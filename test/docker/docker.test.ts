@@ -66,7 +66,7 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     expect(result.calls).toEqual([expect.objectContaining({ tool: "add", status: "ok" })]);
   });
 
-  it("every container is locked down: no network, read-only root, no capabilities, no new privileges, limits, non-root", async () => {
+  it("every container is locked down: no network, read-only root, no capabilities, no new privileges, limits, ulimits, non-root", async () => {
     const { cm, env } = make({ memoryMb: 384, cpus: 0.5, pidsLimit: 48, tmpfsMb: 8 }, { state: "session" });
     await cm.run("var kept = 1;", { session: "inspect" });
     const [id] = await containersOf(docker, env.id);
@@ -84,6 +84,13 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
       NanoCpus: 0.5e9,
       Tmpfs: { "/tmp": "rw,noexec,nosuid,nodev,size=8m" },
     });
+    // No core dumps, a cap on open files and processes, and no file larger than the tmpfs.
+    expect(info.HostConfig.Ulimits).toEqual([
+      { Name: "nofile", Soft: 256, Hard: 256 },
+      { Name: "nproc", Soft: 1024, Hard: 1024 },
+      { Name: "core", Soft: 0, Hard: 0 },
+      { Name: "fsize", Soft: 8 * 2 ** 20, Hard: 8 * 2 ** 20 },
+    ]);
     expect(info.Config.Labels).toMatchObject({ [SANDBOX_LABEL]: "1", [OWNER_ENV_LABEL]: env.id });
   });
 
