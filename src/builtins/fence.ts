@@ -117,7 +117,7 @@ interface Resize {
 }
 
 // No u flag: both halves of a surrogate pair are outside ASCII, so a run never splits one.
-const NON_ASCII_RUN = /[^\x00-\x7F]+/g;
+const NON_ASCII_RUN = /[\u0080-\uFFFF]+/g;
 const LOOKALIKE = /[\u0391-\u03BF\u0406-\u0456\uFE64\uFE65]/g;
 
 function matchable(text: string): Matchable {
