@@ -9,6 +9,7 @@ import WebSocket from "ws";
 import {
   type Environment,
   MAX_MESSAGE_BYTES,
+  type OpenOptions,
   runFailure,
   type Sandbox,
   type SandboxLimits,
@@ -155,9 +156,9 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
   return {
     name: "remote",
     isolation: REMOTE_ISOLATION,
-    async open(limits: SandboxLimits): Promise<Sandbox> {
+    async open(limits: SandboxLimits, options?: OpenOptions): Promise<Sandbox> {
       if (closed) throw new Error("This remote environment was closed; create a new one.");
-      return (await connection()).open(limits);
+      return (await connection()).open(limits, options?.tenant);
     },
     async close() {
       closed = true;

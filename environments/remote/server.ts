@@ -17,6 +17,7 @@ import {
   encodeMessage,
   LineSplitter,
   MAX_MESSAGE_BYTES,
+  type OpenOptions,
   parseCommand,
   type Report,
   type RunFailureName,
@@ -110,14 +111,17 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
   const expected = digest(options.token);
   const { environment } = options;
   let open = 0;
+  let clients = 0;
   /**
    * The server's environment as one client sees it: capacity counted over every client and for this
-   * one, and every limit held under the ceilings.
+   * one, every limit held under the ceilings, and the client a tenant of its own, so that its sandboxes
+   * share no process with another client's.
    */
   const sourceFor = (): SandboxSource => {
     let mine = 0;
+    const client = `client-${++clients}`;
     return {
-      async open(limits: SandboxLimits): Promise<Sandbox> {
+      async open(limits: SandboxLimits, options?: OpenOptions): Promise<Sandbox> {
         if (open >= maxSandboxes) {
           throw new SandboxBusy(
             `The sandbox server is busy: it runs ${maxSandboxes} sandboxes, its limit. Try again shortly.`,
@@ -138,7 +142,8 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
           mine--;
         };
         try {
-          const sandbox = await environment.open(clampLimits(limits, ceilings));
+          const tenant = `${client}/${options?.tenant ?? ""}`;
+          const sandbox = await environment.open(clampLimits(limits, ceilings), { tenant });
           return {
             execute: (request, bridge, signal) =>
               sandbox.execute({ ...request, limits: clampLimits(request.limits, ceilings) }, bridge, signal),

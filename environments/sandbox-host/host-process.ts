@@ -13,6 +13,7 @@ import {
   type Ending,
   fatalEnding,
   memoryEnding,
+  sharedEnding,
   threadsEnding,
   unresponsiveEnding,
   violationEnding,
@@ -172,12 +173,22 @@ export class SandboxHostProcess {
     this.#ending ??= ending;
     this.#state = "dead";
     this.#child.kill("SIGKILL");
-    this.connection.end(this.#ending);
+    this.connection.end(this.#forRuns(this.#ending));
     this.#onChange(this);
   }
 
+  /**
+   * How the runs still open end when the process stops for `ending`: with it, when there is one; when
+   * several shared the process and it failed, with an ending that blames none of them.
+   */
+  #forRuns(ending: Ending): Ending {
+    const runs = this.connection.activeRuns;
+    if (runs < 2 || ending.status === "cancelled") return ending;
+    return sharedEnding(ending, runs);
+  }
+
   #closed(code: number | null, signal: NodeJS.Signals | null): void {
-    this.connection.end(this.#ending ?? crashEnding({ code, signal, stderr: this.#stderr }));
+    this.connection.end(this.#forRuns(this.#ending ?? crashEnding({ code, signal, stderr: this.#stderr })));
     if (this.#state !== "dead") {
       this.#state = "dead";
       this.#onChange(this);

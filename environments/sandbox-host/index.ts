@@ -4,13 +4,26 @@
  * (a huge `split`), ignore termination inside native code (a sparse `sort`) or keep memory outside its
  * heap limit; here the worst that can do is end a sandbox-host process, which the supervisor notices,
  * reports to the runs it hosted, and replaces.
+ *
+ * Neighbours are kept apart (see `pool.ts`): sandboxes of different tenants do not share a process
+ * unless `shareProcesses` allows it, the heap limits placed on a process stay within its memory
+ * budget, and a run that lost its process to a neighbour before it made any tool call runs again, alone.
  */
 
 import { createRequire } from "node:module";
-import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
+import type {
+  Environment,
+  ExecutionOutcome,
+  ExecutionRequest,
+  OpenOptions,
+  Sandbox,
+  SandboxBridge,
+  SandboxLimits,
+} from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
+import type { WireSandbox } from "../wire/wire-sandbox.js";
 import type { HostProcessSettings } from "./host-process.js";
-import { ProcessPool } from "./pool.js";
+import { type Placement, ProcessPool } from "./pool.js";
 import { sandboxHostCommand } from "./program.js";
 
 /** Options of {@link sandboxHostEnvironment}. */
@@ -31,6 +44,18 @@ export interface SandboxHostEnvironmentOptions {
   hangTimeoutMs?: number;
   /** How long a process may take to start, in ms. Default 15,000. */
   startTimeoutMs?: number;
+  /**
+   * Processes at most, counting those started because a tenant could not share one. Default 8 (and at
+   * least `processes`).
+   */
+  maxProcesses?: number;
+  /**
+   * Let sandboxes of different tenants (sessions) share a process. Default false: a run that crashes its
+   * process can end only runs of its own tenant.
+   */
+  shareProcesses?: boolean;
+  /** How long opening a sandbox may wait for a process to have room, in ms. Default 30,000. */
+  placementTimeoutMs?: number;
 }
 
 /** Defaults of {@link SandboxHostEnvironmentOptions}. */
@@ -41,7 +66,19 @@ export const SANDBOX_HOST_DEFAULTS = Object.freeze({
   heartbeatMs: 1_000,
   hangTimeoutMs: 5_000,
   startTimeoutMs: 15_000,
+  maxProcesses: 8,
+  shareProcesses: false as boolean,
+  placementTimeoutMs: 30_000,
 });
+
+/**
+ * What a sandbox-host process uses besides its sandboxes' heaps (Node, isolated-vm, the prelude's code),
+ * in MB: the heap limits placed on a process add up to at most `maxRssMb` minus this.
+ */
+export const PROCESS_BASE_MB = 256;
+
+/** How long a process beyond `processes` may host nothing before it is retired, in ms. */
+export const EXTRA_PROCESS_IDLE_MS = 30_000;
 
 /** The sentence the model's instructions use to describe this environment's isolation. */
 export const SANDBOX_HOST_ISOLATION =
@@ -55,7 +92,10 @@ export const SANDBOX_HOST_ISOLATION =
  * at once when isolated-vm is not installed, rather than on the first run.
  */
 export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = {}): Environment {
-  const settings = { ...SANDBOX_HOST_DEFAULTS };
+  const settings: { -readonly [K in keyof typeof SANDBOX_HOST_DEFAULTS]: (typeof SANDBOX_HOST_DEFAULTS)[K] } =
+    {
+      ...SANDBOX_HOST_DEFAULTS,
+    };
   for (const [key, value] of Object.entries(options)) {
     if (!(key in SANDBOX_HOST_DEFAULTS)) {
       throw new UserError(
@@ -63,10 +103,19 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
       );
     }
     if (value === undefined) continue;
-    if (!Number.isInteger(value) || value <= 0) {
+    if (key === "shareProcesses") {
+      if (typeof value !== "boolean") {
+        throw new UserError(
+          `sandboxHostEnvironment: shareProcesses must be true or false, got ${String(value)}.`,
+        );
+      }
+      settings.shareProcesses = value;
+      continue;
+    }
+    if (!Number.isInteger(value) || (value as number) <= 0) {
       throw new UserError(`sandboxHostEnvironment: ${key} must be a whole number > 0, got ${String(value)}.`);
     }
-    (settings as Record<string, number>)[key] = value;
+    (settings as Record<string, unknown>)[key] = value;
   }
   checkIsolatedVmInstalled();
   const settingsOfProcesses: HostProcessSettings = {
@@ -77,18 +126,98 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     hangTimeoutMs: settings.hangTimeoutMs,
     startTimeoutMs: settings.startTimeoutMs,
   };
-  const pool = new ProcessPool(settingsOfProcesses, settings.processes);
+  const pool = new ProcessPool(settingsOfProcesses, {
+    size: settings.processes,
+    max: Math.max(settings.processes, settings.maxProcesses),
+    share: settings.shareProcesses,
+    budgetMb: Math.max(1, settings.maxRssMb - PROCESS_BASE_MB),
+    waitMs: settings.placementTimeoutMs,
+    idleMs: EXTRA_PROCESS_IDLE_MS,
+  });
+  const placeSandbox = async (limits: SandboxLimits, placement: Placement) => {
+    const seat = await pool.place(placement);
+    try {
+      return { sandbox: seat.process.open(limits), release: seat.release };
+    } catch (error) {
+      seat.release();
+      throw error;
+    }
+  };
   return {
     name: "sandbox-host",
     isolation: SANDBOX_HOST_ISOLATION,
-    async open(limits: SandboxLimits): Promise<Sandbox> {
+    async open(limits: SandboxLimits, openOptions?: OpenOptions): Promise<Sandbox> {
       // Processes started from now on prepare an isolate for these limits before they are ready.
       settingsOfProcesses.warmLimits = { ...limits };
-      const process = await pool.acquire();
-      return process.open(limits);
+      const placement: Placement = { tenant: openOptions?.tenant, memoryMb: limits.memoryMb };
+      const first = await placeSandbox(limits, placement);
+      return new PlacedSandbox(first, () => placeSandbox(limits, { ...placement, alone: true }));
     },
     close: () => pool.close(),
   };
+}
+
+/** A sandbox in a process of the pool, and its seat there. */
+interface Placed {
+  sandbox: WireSandbox;
+  release(): void;
+}
+
+/**
+ * A sandbox of this environment: a sandbox in one of the pool's processes, whose seat it gives back
+ * when it is disposed or dies. A final run (one that no later run of the sandbox follows) that lost its
+ * process to a neighbour before it made any tool call is run once more, alone in a process: nothing it
+ * did could be repeated, and a run that crashes its process again alone is told so about itself.
+ */
+class PlacedSandbox implements Sandbox {
+  #placed: Placed;
+  readonly #again: () => Promise<Placed>;
+  #triedAgain = false;
+
+  constructor(placed: Placed, again: () => Promise<Placed>) {
+    this.#placed = placed;
+    this.#again = again;
+  }
+
+  get alive(): boolean {
+    return this.#placed.sandbox.alive;
+  }
+
+  async execute(
+    request: ExecutionRequest,
+    bridge: SandboxBridge,
+    signal: AbortSignal,
+  ): Promise<ExecutionOutcome> {
+    const outcome = await this.#placed.sandbox.execute(request, bridge, signal);
+    if (!this.alive) this.#placed.release();
+    const lost = outcome.error?.name === "SandboxLost";
+    if (!lost || request.final !== true || this.#triedAgain || signal.aborted) return outcome;
+    if (this.#placed.sandbox.lastRunMadeCalls) return outcome;
+    this.#triedAgain = true;
+    const lostOne = this.#placed;
+    try {
+      this.#placed = await this.#again();
+    } catch {
+      return outcome;
+    }
+    await lostOne.sandbox.dispose();
+    try {
+      bridge.log({
+        level: "warn",
+        text: "The sandbox process stopped while it ran this code beside other runs; this code had made no tool call yet, so it ran again from the start, alone in a fresh process.",
+      });
+    } catch {
+      // A failing log sink must not end the run.
+    }
+    const again = await this.#placed.sandbox.execute(request, bridge, signal);
+    if (!this.alive) this.#placed.release();
+    return again;
+  }
+
+  async dispose(): Promise<void> {
+    this.#placed.release();
+    await this.#placed.sandbox.dispose();
+  }
 }
 
 function checkIsolatedVmInstalled(): void {

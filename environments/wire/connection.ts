@@ -96,8 +96,11 @@ export class WireConnection {
     return this.#ended !== undefined;
   }
 
-  /** Opens a sandbox on the peer. The command is sent at once; a failure to open shows in its first run. */
-  open(limits: SandboxLimits): WireSandbox {
+  /**
+   * Opens a sandbox on the peer, for `tenant` when given (a sandbox server keeps tenants apart). The
+   * command is sent at once; a failure to open shows in its first run.
+   */
+  open(limits: SandboxLimits, tenant?: string): WireSandbox {
     if (this.#ended) throw new Error(this.#ended.error.message);
     // The peer holds the sandbox under its ceilings; this side keeps to the same effective limits.
     const sandbox = new WireSandbox(this.#nextId++, clampLimits(limits, this.#ceilings), {
@@ -113,7 +116,7 @@ export class WireConnection {
       ended: () => this.#ended,
     });
     this.#sandboxes.add(sandbox);
-    this.#send({ type: "open", sandbox: sandbox.id, limits });
+    this.#send({ type: "open", sandbox: sandbox.id, limits, ...(tenant === undefined ? {} : { tenant }) });
     return sandbox;
   }
 

@@ -152,6 +152,30 @@ export function fatalEnding(reason: string): Ending {
   };
 }
 
+/**
+ * How each of `runs` runs ends when the process they shared stopped for `ending`'s reason: no run is
+ * blamed, since which one caused it is not known.
+ */
+export function sharedEnding(ending: Ending, runs: number): Ending {
+  const what = SHARED_REASONS[ending.error.name] ?? "it stopped";
+  const others = `${runs - 1} other run${runs === 2 ? "" : "s"}`;
+  return {
+    status: "error",
+    error: runFailure(
+      "SandboxLost",
+      `The sandbox process stopped while it ran this code and ${others} (${what}), so this run was stopped with them; which run caused it is not known, and it need not be this code. ${CONTAINED}`,
+    ),
+  };
+}
+
+/** What happened to a process, in words that blame none of the runs it hosted. */
+const SHARED_REASONS: Record<string, string> = {
+  MemoryLimit: "it ran out of memory",
+  SandboxOverloaded: "it ran more threads than its budget",
+  SandboxUnresponsive: "it stopped responding",
+  SandboxCrashed: "it stopped unexpectedly",
+};
+
 /** The environment was closed while the run was going on. */
 export function closedEnding(): Ending {
   return {

@@ -66,6 +66,7 @@ export class WireSandbox implements Sandbox {
   #current: WireRun | undefined;
   #dead = false;
   #disposed = false;
+  #lastRunCalls = 0;
 
   constructor(id: number, limits: SandboxLimits, link: SandboxLink) {
     this.id = id;
@@ -143,6 +144,7 @@ export class WireSandbox implements Sandbox {
       }
       const outcome = await run.outcome;
       if (!run.sandboxAlive) this.#dead = true;
+      this.#lastRunCalls = run.calls;
       return outcome;
     } finally {
       backstop.clear();
@@ -186,6 +188,11 @@ export class WireSandbox implements Sandbox {
     this.#dead = true;
   }
 
+  /** Whether the last run asked for any tool call: one that did not may be run again without repeating an effect. */
+  get lastRunMadeCalls(): boolean {
+    return this.#lastRunCalls > 0;
+  }
+
   /** The limits the sandbox was opened with. */
   get limits(): SandboxLimits {
     return this.#limits;
@@ -197,6 +204,8 @@ class WireRun implements RunLink, CallingRun {
   readonly id: number;
   readonly outcome: Promise<ExecutionOutcome>;
   finished = false;
+  /** Tool calls the sandbox host reported for this run, whatever became of them. */
+  calls = 0;
   /** False when the peer reported the run's sandbox killed (or the connection ended). */
   sandboxAlive = true;
   /** The host's deadline for the run, paused while a call waits for approval. */
@@ -252,6 +261,7 @@ class WireRun implements RunLink, CallingRun {
   }
 
   #call(call: number, tool: string, args: string, requested: string | undefined): void {
+    this.calls++;
     const answer = (outcome: BridgeCallOutcome) => {
       if (this.finished) return;
       if (this.#link.send({ type: "result", run: this.id, call, outcome })) return;

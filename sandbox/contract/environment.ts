@@ -189,6 +189,20 @@ export interface Sandbox {
   readonly tainted?: boolean;
 }
 
+/** Whom a sandbox is for, when it is opened. */
+export interface OpenOptions {
+  /**
+   * The tenant the sandbox serves: a session, a user, a client of a sandbox server. An environment that
+   * hosts several sandboxes in one process keeps sandboxes of different tenants in different processes
+   * (unless it was told they may share), so that one tenant's run cannot end another's by crashing the
+   * process. Sandboxes opened without a tenant are all one tenant's.
+   */
+  tenant?: string;
+}
+
+/** The longest tenant name a sandbox is opened with (over the wire protocol too). */
+export const MAX_TENANT_CHARS = 256;
+
 /** A kind of sandbox. */
 export interface Environment {
   /** A short name, like `sandbox-host` or `isolate`. */
@@ -198,8 +212,8 @@ export interface Environment {
    * what it does not.
    */
   readonly isolation: string;
-  /** Opens a new sandbox. */
-  open(limits: SandboxLimits): Promise<Sandbox>;
+  /** Opens a new sandbox, for `options.tenant` when given. */
+  open(limits: SandboxLimits, options?: OpenOptions): Promise<Sandbox>;
   /** Frees what the environment holds (pools, processes, connections). */
   close(): Promise<void>;
 }

@@ -29,6 +29,11 @@ export type RunFailureName =
   | "SandboxTampered"
   /** The sandbox, or the process hosting it, stopped unexpectedly or broke the protocol. */
   | "SandboxCrashed"
+  /**
+   * The process hosting the sandbox stopped while it ran other runs too: which run caused it is not
+   * known, so this one is not blamed (a run that had made no tool call is tried again alone first).
+   */
+  | "SandboxLost"
   /** The process hosting the sandbox stopped answering, or did not stop a run it was told to stop. */
   | "SandboxUnresponsive"
   /** The process hosting the sandbox ran more threads than its budget. */
@@ -50,6 +55,7 @@ const NAMES: ReadonlySet<string> = new Set<RunFailureName>([
   "Disposed",
   "SandboxTampered",
   "SandboxCrashed",
+  "SandboxLost",
   "SandboxUnresponsive",
   "SandboxOverloaded",
   "SandboxUnavailable",

@@ -19,6 +19,7 @@ import type {
   SandboxError,
   SandboxLimits,
 } from "./environment.js";
+import { MAX_TENANT_CHARS } from "./environment.js";
 
 /** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
 export const PROTOCOL_VERSION = 1;
@@ -31,7 +32,7 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** What cordon tells a sandbox host. Sandbox and run ids are chosen by cordon, unique per connection. */
 export type Command =
   /** Create a sandbox (an isolate with the prelude) with these limits. */
-  | { type: "open"; sandbox: number; limits: SandboxLimits }
+  | { type: "open"; sandbox: number; limits: SandboxLimits; tenant?: string }
   /** Run code in a sandbox opened before. */
   | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
   /** The outcome of a tool call the sandbox host reported with `call`. */
@@ -140,7 +141,9 @@ export function parseCommand(line: string): Command {
   const message = parseObject(line);
   switch (message.type) {
     case "open":
-      if (isId(message.sandbox) && isLimits(message.limits)) return message as Command;
+      if (isId(message.sandbox) && isLimits(message.limits) && isTenant(message.tenant)) {
+        return message as Command;
+      }
       break;
     case "exec":
       if (isId(message.sandbox) && isId(message.run) && isRequest(message.request)) return message as Command;
@@ -221,6 +224,10 @@ function isLimits(value: unknown): value is SandboxLimits {
   const required = ["timeoutMs", "cpuTimeMs", "memoryMb", "maxLogChars", "maxResultChars"];
   if (!required.every((key) => isPositive(value[key]))) return false;
   return ["maxToolCalls", "maxArgsChars"].every((key) => value[key] === undefined || isPositive(value[key]));
+}
+
+function isTenant(value: unknown): boolean {
+  return value === undefined || (isString(value) && value.length <= MAX_TENANT_CHARS);
 }
 
 function isCeilings(value: unknown): value is Partial<SandboxLimits> {

@@ -106,7 +106,7 @@ export class SandboxHost {
   #open(id: number, command: Extract<Command, { type: "open" }>): void {
     if (this.#sandboxes.has(id)) return;
     const opening = this.#environment
-      .open(command.limits)
+      .open(command.limits, command.tenant === undefined ? {} : { tenant: command.tenant })
       .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     this.#sandboxes.set(id, opening);
   }

@@ -118,7 +118,9 @@ export async function runCode(
   }
   let sandbox: Sandbox;
   try {
-    sandbox = await setup.environment.open(setup.sandboxLimits);
+    // The run's session, when it has one, is its tenant: its sandbox shares a process with no other's.
+    const tenant = sessionIdOf(options.session ?? options.parent?.session);
+    sandbox = await setup.environment.open(setup.sandboxLimits, tenant === undefined ? {} : { tenant });
   } catch (error) {
     return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
   }
@@ -279,6 +281,10 @@ function cut(text: string, max: number): string {
   return text.length <= max
     ? text
     : `${text.slice(0, max)}… [${(text.length - max).toLocaleString("en-US")} more characters]`;
+}
+
+function sessionIdOf(session: string | Session | undefined): string | undefined {
+  return typeof session === "string" ? session : session?.id;
 }
 
 function elapsed(started: number): number {

@@ -73,14 +73,14 @@ export class SessionPool {
     this.#entries.delete(id);
     this.#entries.set(id, entry);
     entry.pending++;
-    const run = entry.queue.then(() => this.#runIn(entry, restart, task));
+    const run = entry.queue.then(() => this.#runIn(id, entry, restart, task));
     entry.queue = run.catch(() => {});
     this.#evictOverCap();
     this.#scheduleSweep();
     return run;
   }
 
-  async #runIn<T>(entry: Entry, restart: boolean, task: SessionTask<T>): Promise<T> {
+  async #runIn<T>(sessionId: string, entry: Entry, restart: boolean, task: SessionTask<T>): Promise<T> {
     try {
       if (entry.sandbox && (restart || !entry.sandbox.alive)) {
         entry.lost ||= !entry.sandbox.alive;
@@ -89,12 +89,13 @@ export class SessionPool {
       }
       const replaced = entry.lost && !restart;
       entry.lost = false;
-      entry.sandbox ??= await this.#environment.open(this.#limits);
+      // A session is a tenant: its sandbox shares a process with no other session's.
+      entry.sandbox ??= await this.#environment.open(this.#limits, { tenant: sessionId });
       const reopen = async () => {
         const old = entry.sandbox;
         entry.sandbox = undefined;
         await old?.dispose();
-        entry.sandbox = await this.#environment.open(this.#limits);
+        entry.sandbox = await this.#environment.open(this.#limits, { tenant: sessionId });
         return entry.sandbox;
       };
       return await task(entry.sandbox, replaced, reopen);

@@ -229,6 +229,27 @@ describe("remote environment and cordon serve", () => {
     expect((await Promise.all(held)).map((run) => run.status)).toEqual(["ok", "ok"]);
   });
 
+  it("one client's V8 fatal error on the server ends none of another client's runs (each client a tenant of its own)", async () => {
+    const server = await serve(8);
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const wait = tool({
+      name: "wait",
+      description: "Waits.",
+      input: z.object({}),
+      run: () => gate.then(() => "ok"),
+    });
+    const calm = client(server, new Toolset([wait]));
+    const running = calm.run("await tools.wait({}); 'finished'");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const crashed = await client(server, shop().tools).run('"x".repeat(2 ** 27).split("").length');
+    expect(crashed.error?.name).toBe("MemoryLimit");
+    open();
+    expect((await running).value).toBe("finished");
+  });
+
   it("a dropped connection ends its runs with a clear error and frees their sandboxes on the server", async () => {
     const server = await serve(1);
     const { tools } = shop();
