@@ -19,18 +19,7 @@ import {
   violationEnding,
 } from "../wire/endings.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
-
-/** The resource limits a sandbox container's process runs under (hard and soft alike). */
-export interface DockerUlimits {
-  /** Open files. */
-  nofile: number;
-  /** Processes and threads of the sandbox's user. */
-  nproc: number;
-  /** Core dump size, in bytes: 0, none. */
-  core: number;
-  /** The largest file the process may write, in bytes. */
-  fsize: number;
-}
+import type { DockerUlimits } from "./ulimits.js";
 
 /** How every sandbox container is made; all of it comes from the environment's options. */
 export interface ContainerSettings {

@@ -12,14 +12,15 @@ import { hostname } from "node:os";
 import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
-import type { ContainerSettings, DockerUlimits } from "./container.js";
+import type { ContainerSettings } from "./container.js";
 import { loadDockerode } from "./dockerode.js";
 import { DockerEngine, OWNER_ENV_LABEL, OWNER_HOST_LABEL, OWNER_PID_LABEL, SANDBOX_LABEL } from "./engine.js";
 import { SANDBOX_IMAGE, SANDBOX_USER } from "./image.js";
+import type { DockerUlimits } from "./ulimits.js";
 
 export type { DockerConnection } from "./connection.js";
-export type { DockerUlimits } from "./container.js";
 export { buildSandboxImage, IMAGE_BUILD_COMMAND, type ImageBuildOptions, SANDBOX_IMAGE } from "./image.js";
+export type { DockerUlimits } from "./ulimits.js";
 
 /** One engine of a Docker environment: how to reach it, and optionally its own capacity. */
 export interface DockerEngineOptions extends DockerConnection {

@@ -24,7 +24,7 @@ describe("cordon mcp: usage errors exit 2", () => {
   it("--host without --http, and a port out of range", async () => {
     const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--host", "127.0.0.1"]);
     expect(r1.code).toBe(2);
-    expect(r1.stderr).toContain("--host only applies with --http <port>");
+    expect(r1.stderr).toContain("--host and --allow-host only apply with --http <port>");
     const r2 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--http", "70000"]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("--http 70000: expected a whole number from 0 to 65535");
