@@ -1,0 +1,202 @@
+/**
+ * Checkpoints: a paused run, sealed so that only a host holding the same key can resume it, only before
+ * it expires, and only with the code, tool set and limits it was made with. The text is
+ * `cordon-ckpt.<version>.<key id>.<body>.<mac>`: the body is base64url JSON, the MAC is HMAC-SHA-256 over
+ * everything before it, and the key id (a digest of the key, not the key) lets a refusal say "another
+ * key" rather than "altered".
+ */
+
+import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { UserError } from "../errors.js";
+
+/** The format version this cordon writes and reads. */
+export const CHECKPOINT_VERSION = 1;
+
+/** How long a checkpoint can be resumed by default: 24 hours. */
+export const DEFAULT_CHECKPOINT_TTL_MS = 24 * 60 * 60_000;
+
+/** The longest checkpoint text, in characters; a run whose checkpoint would be longer cannot pause. */
+export const MAX_CHECKPOINT_CHARS = 4_000_000;
+
+/** The shortest key a host may seal checkpoints with, in bytes. */
+export const MIN_CHECKPOINT_KEY_BYTES = 16;
+
+const PREFIX = "cordon-ckpt";
+
+/** What a checkpoint is bound to: digests of the code, the tool set and the limits it was made with. */
+export interface CheckpointBinding {
+  code: string;
+  tools: string;
+  limits: string;
+}
+
+/** The sealed content of a checkpoint. `state` is code mode's own (the journal and the pending calls). */
+export interface CheckpointBody<State = unknown> extends CheckpointBinding {
+  /** Unique per checkpoint: a host that wants each checkpoint resumed once records the ids it used. */
+  id: string;
+  /** When it was made and when it expires, in ms since the epoch. */
+  created: number;
+  expires: number;
+  state: State;
+}
+
+/** Why a checkpoint was refused; nothing of it was used. */
+export type CheckpointProblem =
+  | "malformed"
+  | "version"
+  | "another-key"
+  | "altered"
+  | "expired"
+  | "code"
+  | "tools"
+  | "limits";
+
+/** A checkpoint that cannot be resumed, and why (see {@link CheckpointProblem}). */
+export class CheckpointRefused extends Error {
+  override name = "CheckpointRefused";
+  readonly problem: CheckpointProblem;
+
+  constructor(problem: CheckpointProblem, message: string) {
+    super(message);
+    this.problem = problem;
+  }
+}
+
+/** A key as the host gives it: bytes, or a string (its UTF-8 bytes). */
+export type CheckpointKey = string | Uint8Array;
+
+/** The key's bytes; a `UserError` when it is missing or too short to be a secret. */
+export function checkpointKeyBytes(key: unknown): Buffer {
+  const bytes =
+    typeof key === "string"
+      ? Buffer.from(key, "utf8")
+      : key instanceof Uint8Array
+        ? Buffer.from(key)
+        : undefined;
+  if (bytes === undefined || bytes.length < MIN_CHECKPOINT_KEY_BYTES) {
+    throw new UserError(
+      `checkpointKey must be a secret of at least ${MIN_CHECKPOINT_KEY_BYTES} bytes (a string or a Uint8Array), for example 32 random bytes; the same key resumes what it paused.`,
+    );
+  }
+  return bytes;
+}
+
+/** A stable digest of a value: SHA-256 of its JSON with object keys sorted, as base64url. */
+export function digestOf(value: unknown): string {
+  return createHash("sha256").update(stableJson(value)).digest("base64url");
+}
+
+/** Seals a checkpoint body under `key`; throws a RangeError when the text would be over the cap. */
+export function sealCheckpoint<State>(
+  content: CheckpointBinding & { state: State },
+  key: Buffer,
+  options: { now?: number; ttlMs?: number } = {},
+): { text: string; body: CheckpointBody<State> } {
+  const created = options.now ?? Date.now();
+  const body: CheckpointBody<State> = {
+    ...content,
+    id: randomUUID(),
+    created,
+    expires: created + (options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS),
+  };
+  const head = `${PREFIX}.${CHECKPOINT_VERSION}.${keyId(key)}.${Buffer.from(JSON.stringify(body)).toString("base64url")}`;
+  const text = `${head}.${mac(head, key)}`;
+  if (text.length > MAX_CHECKPOINT_CHARS) {
+    throw new RangeError(
+      `The checkpoint would be ${text.length.toLocaleString("en-US")} characters, over the cap of ${MAX_CHECKPOINT_CHARS.toLocaleString("en-US")}: the run recorded too much before it paused.`,
+    );
+  }
+  return { text, body };
+}
+
+/**
+ * Opens a checkpoint made with `key` for `expected`: throws {@link CheckpointRefused} saying what is
+ * wrong (not a checkpoint, another version, another key, altered, expired, other code, tools or limits).
+ */
+export function openCheckpoint<State>(
+  text: unknown,
+  key: Buffer,
+  expected: CheckpointBinding,
+  now = Date.now(),
+): CheckpointBody<State> {
+  if (typeof text !== "string" || text.length > MAX_CHECKPOINT_CHARS) {
+    throw new CheckpointRefused(
+      "malformed",
+      "This is not a cordon checkpoint (not a string of the right size).",
+    );
+  }
+  const parts = text.split(".");
+  if (parts.length !== 5 || parts[0] !== PREFIX) {
+    throw new CheckpointRefused(
+      "malformed",
+      "This is not a cordon checkpoint: its format is not recognised.",
+    );
+  }
+  const [, version, id, encoded, given] = parts as [string, string, string, string, string];
+  if (version !== String(CHECKPOINT_VERSION)) {
+    throw new CheckpointRefused(
+      "version",
+      `This checkpoint has format version ${version.slice(0, 10)}; this cordon reads version ${CHECKPOINT_VERSION}.`,
+    );
+  }
+  if (id !== keyId(key)) {
+    throw new CheckpointRefused(
+      "another-key",
+      "This checkpoint was made with another checkpointKey: resume it where the key it was made with is set.",
+    );
+  }
+  const wanted = Buffer.from(mac(text.slice(0, text.length - given.length - 1), key));
+  const got = Buffer.from(given);
+  if (wanted.length !== got.length || !timingSafeEqual(wanted, got)) {
+    throw new CheckpointRefused(
+      "altered",
+      "This checkpoint was altered since it was made: it cannot be trusted.",
+    );
+  }
+  let body: CheckpointBody<State>;
+  try {
+    body = JSON.parse(Buffer.from(encoded, "base64url").toString("utf8")) as CheckpointBody<State>;
+  } catch {
+    throw new CheckpointRefused("malformed", "This checkpoint's content cannot be read.");
+  }
+  if (!(now < body.expires)) {
+    throw new CheckpointRefused(
+      "expired",
+      `This checkpoint expired at ${new Date(body.expires).toISOString()}; start the run again.`,
+    );
+  }
+  for (const what of ["code", "tools", "limits"] as const) {
+    if (body[what] !== expected[what]) {
+      throw new CheckpointRefused(
+        what,
+        `This checkpoint was made for other ${DIFFERENT[what]}; it cannot resume here.`,
+      );
+    }
+  }
+  return body;
+}
+
+const DIFFERENT: Record<keyof CheckpointBinding, string> = {
+  code: "code than the code given to resume it",
+  tools: "tools (their names or schemas changed since it was made)",
+  limits: "limits (a limit changed since it was made)",
+};
+
+function keyId(key: Buffer): string {
+  return createHmac("sha256", key).update("cordon checkpoint key id").digest("base64url").slice(0, 16);
+}
+
+function mac(text: string, key: Buffer): string {
+  return createHmac("sha256", key).update(text).digest("base64url");
+}
+
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) return item;
+    return Object.fromEntries(
+      Object.keys(item)
+        .sort()
+        .map((name) => [name, (item as Record<string, unknown>)[name]]),
+    );
+  });
+}
