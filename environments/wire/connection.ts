@@ -220,6 +220,7 @@ export class WireConnection {
         return undefined;
       case "call":
       case "log":
+      case "values":
       case "done": {
         const run = this.#runs.get(report.run);
         if (!run && this.#givenUp.has(report.run)) {

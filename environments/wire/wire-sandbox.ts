@@ -223,7 +223,8 @@ class WireRun implements RunLink, CallingRun {
     this.#bridge = bridge;
     this.#link = link;
     this.#tools = new Set(Object.values(request.toolNames));
-    this.#maxMessages = maxRunMessages(request.limits);
+    // A run that records may precede each call and console line with the values it recorded.
+    this.#maxMessages = maxRunMessages(request.limits) * (request.record === true ? 2 : 1);
     this.outcome = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -248,6 +249,10 @@ class WireRun implements RunLink, CallingRun {
     }
     if (report.type === "log") {
       if (!this.#resolved) callSafely(() => this.#bridge.log(report.entry));
+      return undefined;
+    }
+    if (report.type === "values") {
+      if (!this.#resolved) callSafely(() => this.#bridge.record?.(report.values));
       return undefined;
     }
     if (report.type === "call") this.#call(report.call, report.tool, report.args, report.requested);

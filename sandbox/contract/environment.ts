@@ -112,6 +112,17 @@ export interface SandboxError {
   kind?: string;
 }
 
+/**
+ * The values a run's sources of nondeterminism handed out, in order, per source: the clock (`Date.now()`,
+ * `new Date()`, formatting the current time) and `Math.random()`. `overflow`: the run handed out more than
+ * the sandbox records, so it cannot be replayed exactly.
+ */
+export interface RecordedValues {
+  now?: number[];
+  random?: number[];
+  overflow?: boolean;
+}
+
 /** The outcome of one tool call, as the sandbox receives it. */
 export type BridgeCallOutcome =
   | { ok: true; valueJson: string }
@@ -146,6 +157,14 @@ export interface ExecutionRequest {
    * would hold one of isolated-vm's threads. Default: none.
    */
   waitingTools?: readonly string[];
+  /**
+   * Record what the run's sources of nondeterminism hand out, and pass it to `SandboxBridge.record`
+   * before the call, console line or end that follows it: a run that may pause keeps it, so that its
+   * resumption sees the same time and random numbers. Default false.
+   */
+  record?: boolean;
+  /** Hand these values out first, in order, before live ones: a run resumed by replay. */
+  replay?: RecordedValues;
 }
 
 /**
@@ -169,6 +188,11 @@ export interface SandboxBridge {
   ): BridgeCallOutcome | Promise<BridgeCallOutcome>;
   /** A console line. */
   log(entry: LogEntry): void;
+  /**
+   * For a run that records (`ExecutionRequest.record`): the values its sources of nondeterminism handed
+   * out since the last call, console line or record, before whichever of those comes next.
+   */
+  record?(values: RecordedValues): void;
 }
 
 /**

@@ -26,6 +26,7 @@ export {
   MAX_TENANT_CHARS,
   maxRunMessages,
   type OpenOptions,
+  type RecordedValues,
   type Sandbox,
   type SandboxBridge,
   type SandboxError,

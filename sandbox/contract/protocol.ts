@@ -16,13 +16,14 @@ import type {
   ExecutionOutcome,
   ExecutionRequest,
   LogEntry,
+  RecordedValues,
   SandboxError,
   SandboxLimits,
 } from "./environment.js";
 import { MAX_TENANT_CHARS } from "./environment.js";
 
 /** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** The longest line either side sends or accepts, in bytes of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -67,6 +68,8 @@ export type Report =
   | { type: "call"; run: number; call: number; tool: string; args: string; requested?: string }
   /** A console line of a run. */
   | { type: "log"; run: number; entry: LogEntry }
+  /** What a recording run's clock and Math.random handed out since its last report (see `record`). */
+  | { type: "values"; run: number; values: RecordedValues }
   /**
    * A run ended. `alive` is false when its sandbox was killed on the way (a limit, a cancellation);
    * `tainted` when it was killed while running code or out of memory, which may leave work behind in
@@ -188,6 +191,9 @@ export function parseReport(line: string): Report {
         if (isString(message.entry.text)) return message as Report;
       }
       break;
+    case "values":
+      if (isId(message.run) && isRecorded(message.values)) return message as Report;
+      break;
     case "done":
       if (isId(message.run) && isOutcome(message.outcome) && typeof message.alive === "boolean") {
         if (typeof message.tainted === "boolean") return message as Report;
@@ -226,6 +232,16 @@ function isLimits(value: unknown): value is SandboxLimits {
   return ["maxToolCalls", "maxArgsChars"].every((key) => value[key] === undefined || isPositive(value[key]));
 }
 
+function isRecorded(value: unknown): value is RecordedValues {
+  if (!isObject(value)) return false;
+  const numbers = (list: unknown) =>
+    list === undefined ||
+    (Array.isArray(list) && list.every((item) => typeof item === "number" && Number.isFinite(item)));
+  return (
+    numbers(value.now) && numbers(value.random) && (value.overflow === undefined || value.overflow === true)
+  );
+}
+
 function isTenant(value: unknown): boolean {
   return value === undefined || (isString(value) && value.length <= MAX_TENANT_CHARS);
 }
@@ -247,6 +263,8 @@ function isCeilings(value: unknown): value is Partial<SandboxLimits> {
 function isRequest(value: unknown): value is ExecutionRequest {
   if (!isObject(value) || !isString(value.code) || !isLimits(value.limits)) return false;
   if (value.final !== undefined && typeof value.final !== "boolean") return false;
+  if (value.record !== undefined && typeof value.record !== "boolean") return false;
+  if (value.replay !== undefined && !isRecorded(value.replay)) return false;
   const waiting = value.waitingTools;
   if (waiting !== undefined && !(Array.isArray(waiting) && waiting.every(isString))) return false;
   const names = value.toolNames;

@@ -6,6 +6,8 @@
  * The host side (the isolate engine) imports this file; the prelude imports only its types.
  */
 
+import type { RecordedValues } from "../contract/index.js";
+
 /** One message from the guest to the host. All arguments are strings or numbers. */
 export type GuestSend = (
   type: GuestMessageType,
@@ -33,8 +35,10 @@ export interface GuestSyncCall {
  *   tool (`tools.getOrder` for `get_order`, resolved by the dispatcher's rule), else `""`.
  * - `log`: a console line; `a` is the level, `b` the text.
  * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
+ * - `values`: for a run that records, the values its sources of nondeterminism handed out since the
+ *   last message (`b`: {@link RecordedValues} as JSON text), sent before the message that follows them.
  */
-export type GuestMessageType = "call" | "log" | "done";
+export type GuestMessageType = "call" | "log" | "done" | "values";
 
 /**
  * The guest's entry point, called by the host.
@@ -85,6 +89,10 @@ export interface GuestRunConfig {
   final?: boolean;
   /** Real names of tools whose calls may wait for a person: the guest never waits inside those calls. */
   waitingTools?: string[];
+  /** Record the values the clock and Math.random hand out (a run that may pause). */
+  record?: boolean;
+  /** Values to hand out first, per source, before live ones (a run resumed by replay). */
+  replay?: RecordedValues;
 }
 
 /** How a run ended, as the guest reports it (JSON text in the `done` message). */

@@ -246,6 +246,172 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     );
   }
 
+  // ---- Time and randomness: recorded for runs that may pause, replayed for runs that resume ----
+
+  // A run resumed after a pause runs its code again from the start, and must see what it saw before:
+  // every value the sandbox's sources of nondeterminism (the clock, Math.random) handed out is recorded
+  // when the run asks for it, and the values of a replayed run come back in the same order, then live
+  // ones again. The wrappers are installed for every run; without a tape they only pass values through.
+  const DateCtor = Date;
+  const MathObject = Math;
+  const dateNowOriginal = Date.now;
+  const mathRandomOriginal = Math.random;
+  const dateToStringOriginal = Date.prototype.toString;
+  /** The values a run replays and the ones it records, per source; `at` is how far the replay got. */
+  interface Tape {
+    replay: { now: number[]; random: number[] };
+    at: { now: number; random: number };
+    recording: boolean;
+    /** Recorded values not yet sent to the host. */
+    unsent: { now: number[]; random: number[] };
+    recorded: number;
+    overflow: boolean;
+  }
+  /** The most values one run records; past it the run is marked as one that cannot be paused. */
+  const MAX_RECORDED = 100_000;
+  let tape: Tape | undefined;
+  const nextValue = (source: "now" | "random"): number => {
+    const current = tape;
+    if (current !== undefined) {
+      const replay = current.replay[source];
+      const at = current.at[source];
+      if (at < replay.length) {
+        current.at[source] = at + 1;
+        return replay[at]!;
+      }
+    }
+    const live = (
+      source === "now" ? apply(dateNowOriginal, DateCtor, []) : apply(mathRandomOriginal, MathObject, [])
+    ) as number;
+    if (current?.recording === true) {
+      if (current.recorded >= MAX_RECORDED) current.overflow = true;
+      else {
+        current.recorded++;
+        push(current.unsent[source], live);
+      }
+    }
+    return live;
+  };
+  const nowValue = () => nextValue("now");
+  const SafeDate: DateConstructor = new ProxyCtor(DateCtor, {
+    construct(target, args, newTarget): object {
+      // `new Date()` reads the clock: through the tape. With arguments it reads nothing.
+      return construct(
+        target,
+        args.length === 0 ? [nowValue()] : args,
+        newTarget === SafeDate ? target : newTarget,
+      );
+    },
+    apply(): string {
+      // `Date()` called as a function is the current time as text.
+      return apply(dateToStringOriginal, construct(DateCtor, [nowValue()]), []) as string;
+    },
+  });
+  defineProperty(
+    DateCtor,
+    "now",
+    // Method syntax: the function's name is "now" whichever compiler built this file.
+    bare({
+      value: freeze({
+        now() {
+          return nowValue();
+        },
+      }).now,
+      writable: true,
+      configurable: true,
+    }),
+  );
+  defineProperty(global, "Date", bare({ value: SafeDate, writable: true, configurable: true }));
+  defineProperty(
+    DateCtor.prototype,
+    "constructor",
+    bare({ value: SafeDate, writable: true, configurable: true }),
+  );
+  defineProperty(
+    MathObject,
+    "random",
+    bare({
+      value: freeze({
+        random() {
+          return nextValue("random");
+        },
+      }).random,
+      writable: true,
+      configurable: true,
+    }),
+  );
+  // Formatting "now" reads the clock inside the engine: the current time is passed in instead.
+  const dateTimeFormat = (global.Intl as { DateTimeFormat?: { prototype: object } } | undefined)
+    ?.DateTimeFormat;
+  if (dateTimeFormat !== undefined) {
+    const proto = dateTimeFormat.prototype;
+    const formatGetter = getOwnPropertyDescriptor(proto, "format")?.get;
+    const formatToParts = getOwnPropertyDescriptor(proto, "formatToParts")?.value as
+      | ((date?: unknown) => unknown)
+      | undefined;
+    if (formatGetter !== undefined) {
+      defineProperty(
+        proto,
+        "format",
+        bare({
+          get(this: object) {
+            const format = apply(formatGetter, this, []) as (date?: unknown) => string;
+            return (date?: unknown) => format(date === undefined ? nowValue() : date);
+          },
+          configurable: true,
+        }),
+      );
+    }
+    if (formatToParts !== undefined) {
+      defineProperty(
+        proto,
+        "formatToParts",
+        bare({
+          value: freeze({
+            formatToParts(this: object, date?: unknown) {
+              return apply(formatToParts, this, [date === undefined ? nowValue() : date]);
+            },
+          }).formatToParts,
+          writable: true,
+          configurable: true,
+        }),
+      );
+    }
+  }
+  /** The tape of a run that records or replays; undefined for one that does neither. */
+  const tapeFor = (config: GuestRunConfig): Tape | undefined => {
+    const replay = config.replay;
+    if (config.record !== true && replay === undefined) return undefined;
+    const numbers = (list: unknown): number[] => {
+      const out: number[] = [];
+      if (!isArray(list)) return out;
+      for (let i = 0; i < list.length; i++) if (typeof list[i] === "number") push(out, list[i]);
+      return out;
+    };
+    return {
+      replay: { now: numbers(replay?.now), random: numbers(replay?.random) },
+      at: { now: 0, random: 0 },
+      recording: config.record === true,
+      unsent: { now: [], random: [] },
+      recorded: 0,
+      overflow: false,
+    };
+  };
+
+  /** Sends the values recorded since the last message, before the message that follows them. */
+  const flushTape = (runId: number) => {
+    const current = tape;
+    if (current === undefined || !current.recording) return;
+    const { unsent } = current;
+    if (unsent.now.length === 0 && unsent.random.length === 0 && !current.overflow) return;
+    current.unsent = { now: [], random: [] };
+    const values: { now?: number[]; random?: number[]; overflow?: boolean } = bare({});
+    if (unsent.now.length > 0) values.now = unsent.now;
+    if (unsent.random.length > 0) values.random = unsent.random;
+    if (current.overflow) values.overflow = true;
+    send("values", runId, 0, "", stringify(values));
+  };
+
   // ---- Errors ----
 
   /** A failed `tools.*` call: the real tool name, a kind (`denied`, `invalid_arguments`, ...) and a message. */
@@ -836,6 +1002,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       current.droppedLogCalls++;
     }
     current.logChars += text.length + 1;
+    flushTape(current.id);
     send("log", current.id, 0, level, text);
   };
 
@@ -943,6 +1110,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       if (step.done) break;
       const pending = step.value[1];
       apply(mapSet, current.pending, [pending.callId, pending]);
+      flushTape(current.id);
       if (pending.requested === "") send("call", current.id, pending.callId, pending.tool, pending.argsJson);
       else send("call", current.id, pending.callId, pending.tool, pending.argsJson, pending.requested);
     }
@@ -956,6 +1124,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
    */
   const startAlone = (current: Run, pending: Pending) => {
     apply(mapDelete, current.queued, [pending.promise]);
+    flushTape(current.id);
     let answer: unknown;
     try {
       answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
@@ -1207,6 +1376,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     }
     current.pending = new MapCtor();
     current.queued = new MapCtor();
+    flushTape(current.id);
+    tape = undefined;
     const out: GuestDoneReport = bare({ status: report.status });
     if (task === "start") out.inStart = true;
     if (report.valueJson !== undefined) out.valueJson = report.valueJson;
@@ -1261,6 +1432,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       snapshot: undefined,
     };
     run = current;
+    tape = tapeFor(config);
     const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
     // Most runs have none: then no call looks its tool up.
     if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();

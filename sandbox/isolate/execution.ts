@@ -21,6 +21,7 @@ import {
   type LogEntry,
   maxRunMessages,
   PausableDeadline,
+  type RecordedValues,
   runFailure,
   type SandboxBridge,
   type SandboxError,
@@ -84,7 +85,8 @@ export class Execution {
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    this.#maxMessages = maxRunMessages(request.limits);
+    // A run that records may precede each call and console line with the values it recorded.
+    this.#maxMessages = maxRunMessages(request.limits) * (request.record === true ? 2 : 1);
     const execution = this;
     this.#calling = {
       get clock() {
@@ -132,6 +134,8 @@ export class Execution {
         this.#log({ level: a as LogEntry["level"], text: b });
       } else if (type === "done" && typeof b === "string") {
         this.#done(b);
+      } else if (type === "values" && typeof b === "string" && this.#request.record === true) {
+        this.#record(b);
       }
     } catch {
       // A malformed message is ignored; the limits still end the run.
@@ -161,6 +165,8 @@ export class Execution {
       final: this.#request.final === true,
     };
     if (this.#request.waitingTools !== undefined) config.waitingTools = [...this.#request.waitingTools];
+    if (this.#request.record === true) config.record = true;
+    if (this.#request.replay !== undefined) config.replay = recordedValues(this.#request.replay);
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {
@@ -258,6 +264,21 @@ export class Execution {
       entry.applyIgnored(undefined, args);
     } catch (error) {
       this.#noticeDeath(error);
+    }
+  }
+
+  /** Values the guest recorded, handed to the bridge as plain, checked data. */
+  #record(json: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(json);
+    } catch {
+      return;
+    }
+    try {
+      this.#bridge.record?.(recordedValues(raw));
+    } catch {
+      // A failing record sink must not end the run; the host that needs the values notices their lack.
     }
   }
 
@@ -418,6 +439,19 @@ function isCompileError(error: unknown): boolean {
 function answerText(outcome: BridgeCallOutcome): string {
   if (outcome.ok) return `o${typeof outcome.valueJson === "string" ? outcome.valueJson : ""}`;
   return `f${JSON.stringify(outcome.error)}`;
+}
+
+/** Recorded values from anywhere, kept only as lists of finite numbers (and the overflow flag). */
+function recordedValues(raw: unknown): RecordedValues {
+  const values: RecordedValues = {};
+  if (typeof raw !== "object" || raw === null) return values;
+  const record = raw as Record<string, unknown>;
+  for (const source of ["now", "random"] as const) {
+    const list = record[source];
+    if (Array.isArray(list)) values[source] = list.filter((item): item is number => Number.isFinite(item));
+  }
+  if (record.overflow === true) values.overflow = true;
+  return values;
 }
 
 /** Reads the guest's `done` report, keeping only well-formed string fields. */

@@ -16,6 +16,7 @@ import {
   isRunFailureName,
   type LogEntry,
   PROTOCOL_VERSION,
+  type RecordedValues,
   type Report,
   runFailure,
   type Sandbox,
@@ -176,6 +177,9 @@ export class SandboxHost {
         }),
       log: (entry: LogEntry) => {
         this.#send({ type: "log", run: runId, entry });
+      },
+      record: (values: RecordedValues) => {
+        this.#send({ type: "values", run: runId, values });
       },
     };
   }

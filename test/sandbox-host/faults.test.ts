@@ -4,7 +4,7 @@ import {
   type HostProcessSettings,
   SandboxHostProcess,
 } from "../../environments/sandbox-host/host-process.js";
-import type { ExecutionOutcome, SandboxLimits } from "../../sandbox/contract/index.js";
+import { type ExecutionOutcome, PROTOCOL_VERSION, type SandboxLimits } from "../../sandbox/contract/index.js";
 import { makeBridge } from "../isolate/helpers.js";
 
 const FAKE = fileURLToPath(new URL("./fixtures/fake-host.mjs", import.meta.url));
@@ -26,7 +26,7 @@ afterEach(async () => {
 function fakeHost(mode: string, settings: Partial<HostProcessSettings> = {}): SandboxHostProcess {
   const process = new SandboxHostProcess(
     {
-      program: { command: globalThis.process.execPath, args: [FAKE, mode] },
+      program: { command: globalThis.process.execPath, args: [FAKE, mode, String(PROTOCOL_VERSION)] },
       maxRssMb: 1_000,
       maxThreads: 100,
       heartbeatMs: 50,
@@ -141,7 +141,7 @@ describe("sandbox host faults: a misbehaving sandbox process ends its runs with 
 
   it("a peer speaking another protocol version is refused at start, saying which versions", async () => {
     await expect(fakeHost("wrong-version").started).rejects.toThrow(
-      /speaks protocol version 999, this cordon speaks 1/,
+      new RegExp(`speaks protocol version 999, this cordon speaks ${PROTOCOL_VERSION}`),
     );
   });
 
