@@ -1,5 +1,5 @@
 import { BudgetExceeded, messageOf, RunCancelled } from "../errors.js";
-import { execute, fail } from "./execute.js";
+import { answered, execute, fail } from "./execute.js";
 import { type Preflight, type PreparedCall, preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";
 import { Semaphore } from "./semaphore.js";
@@ -66,7 +66,22 @@ function runPrepared(
   started: number,
 ): ToolResult | Promise<ToolResult> {
   if (!isPrepared(prepared)) return prepared;
-  return stopped(scope) ? notRun(call, scope, started) : execute(prepared, scope);
+  if (stopped(scope)) return notRun(call, scope, started);
+  // A tool that waits for a person, in a run that pauses rather than wait: not run; or, resuming, the
+  // answer the person gave is its value.
+  const person = scope.person;
+  if (person !== undefined && prepared.tool.options.waitsForHuman === true) {
+    if (person.answer !== undefined) return answered(prepared, scope, person.answer, started);
+    if (person.pause === true) {
+      scope.paused = { kind: "question", args: prepared.args };
+      const failure: CallFailure = {
+        kind: "paused",
+        message: `${prepared.tool.name} waits for a person's answer: the run pauses here.`,
+      };
+      return fail(prepared, scope, failure, 0, started);
+    }
+  }
+  return execute(prepared, scope);
 }
 
 /**

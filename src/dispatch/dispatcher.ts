@@ -20,6 +20,7 @@ import type {
   DispatchOutcome,
   DispatchRun,
   OpenRunOptions,
+  PersonPolicy,
   RunCallOptions,
   RunCallOutcome,
   ToolCall,
@@ -226,7 +227,7 @@ export class Dispatcher<Deps = unknown> {
       );
     }
     const observers = options.onEvent ? [options.onEvent] : [];
-    const scope = this.#childScope(turn, parent, parent.signal, observers, true);
+    const scope = this.#childScope(turn, parent, parent.signal, observers, true, options.person);
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
     return outcomeOf(result, scope);
@@ -270,6 +271,7 @@ export class Dispatcher<Deps = unknown> {
     signal: AbortSignal,
     observers: ((event: DispatchEvent) => void)[],
     keepsValue = false,
+    person?: PersonPolicy,
   ): CallScope {
     if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
@@ -280,6 +282,7 @@ export class Dispatcher<Deps = unknown> {
       signal,
       observers,
       keepsValue,
+      ...(person ? { person } : {}),
     });
   }
 
@@ -323,6 +326,7 @@ function outcomeOf(result: ToolResult, scope: CallScope): RunCallOutcome {
     if (scope.valueJson !== undefined) outcome.valueJson = scope.valueJson;
   }
   if (scope.running.size > 0) outcome.runningOn = scope.settled();
+  if (scope.paused) outcome.paused = scope.paused;
   return outcome;
 }
 

@@ -322,6 +322,17 @@ function succeed(
   return result;
 }
 
+/** The result of a call whose value a person gave (a resumed question): the tool is not run. */
+export function answered(
+  prepared: PreparedCall,
+  scope: CallScope,
+  value: unknown,
+  started: number,
+): ToolResult {
+  const ctx = scope.context(prepared.call.id, prepared.tool.name, 1, scope.signal);
+  return succeed(prepared, scope, value, ctx, 0, started);
+}
+
 /** The result (and `failed` event) of a call that did not succeed. */
 export function fail(
   prepared: { call: { id: string }; tool: { name: string; options: { maxOutputChars?: number } } },

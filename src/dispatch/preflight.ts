@@ -1,6 +1,6 @@
 import { BudgetExceeded, InvalidToolArguments, messageOf } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
-import type { AnyTool } from "../tools/types.js";
+import type { AnyTool, RunContext } from "../tools/types.js";
 import { untilAborted } from "./abort.js";
 import type { Decision, Ticket } from "./approvals.js";
 import { formatDuration } from "./failures.js";
@@ -86,6 +86,14 @@ function approveAndCharge(
   const needs = tool.options.needsApproval;
   if (needs === undefined || needs === false) return ready();
   return approve(call, name, tool, validated.value, scope).then((decision) => {
+    if (decision === PAUSED) {
+      scope.paused = { kind: "approval", args: validated.value };
+      return {
+        ok: false,
+        name,
+        failure: { kind: "paused", message: `${name} waits for a person's approval: the run pauses here.` },
+      };
+    }
     if (decision && !decision.approved) {
       const reason = decision.reason ? `: ${decision.reason}` : ".";
       return {
@@ -128,13 +136,16 @@ function unknownTool(requested: string, names: string[]): CallFailure {
  * then the approval handler (the dispatcher's, else the root dispatcher's for calls made from code),
  * then nobody: denied. Anything that throws denies; cancelling the turn ends every wait.
  */
+/** What {@link approve} gives for a call of a run that pauses rather than wait for a person. */
+const PAUSED = Symbol("paused");
+
 async function approve(
   call: ToolCall,
   name: string,
   tool: AnyTool,
   args: unknown,
   scope: CallScope,
-): Promise<Decision | undefined> {
+): Promise<Decision | typeof PAUSED | undefined> {
   const needs = tool.options.needsApproval;
   if (needs === undefined || needs === false) return undefined;
   const ctx = scope.context(call.id, name, 0, scope.signal);
@@ -150,6 +161,18 @@ async function approve(
       });
     }
   }
+
+  const person = scope.person;
+  if (person?.decision !== undefined) {
+    // A person decided earlier (the run that paused for it is resuming): nobody is asked again.
+    const { approved, reason } = person.decision;
+    return decided(scope, call.id, name, {
+      approved,
+      by: "consumer",
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+  if (person?.pause === true) return decideOrPause(call, name, args, ctx, scope);
 
   const { turn } = scope;
   const ticket = turn.board.open(call.id);
@@ -196,6 +219,37 @@ async function approve(
   } finally {
     clearTimeout(deadline);
   }
+}
+
+/**
+ * For a run that pauses rather than wait: the approval handler may decide at once (allow or deny); when
+ * it asks, or there is none, nobody is asked and the call pauses. A handler that throws denies.
+ */
+async function decideOrPause(
+  call: ToolCall,
+  name: string,
+  args: unknown,
+  ctx: RunContext,
+  scope: CallScope,
+): Promise<Decision | typeof PAUSED> {
+  const handler = scope.settings.approvalHandler ?? scope.turn.approvalHandler;
+  if (!handler) return PAUSED;
+  let answer: ApprovalAnswer;
+  try {
+    answer = await untilAborted(Promise.resolve(handler({ call, toolName: name, args, ctx })), scope.signal);
+  } catch (error) {
+    if (scope.signal.aborted) throw error;
+    return decided(scope, call.id, name, {
+      approved: false,
+      by: "handler",
+      reason: `the approval handler failed (${messageOf(error)})`,
+    });
+  }
+  if (answer === true || answer === "allow")
+    return decided(scope, call.id, name, { approved: true, by: "handler" });
+  if (answer === false || answer === "deny")
+    return decided(scope, call.id, name, { approved: false, by: "handler" });
+  return PAUSED;
 }
 
 /**

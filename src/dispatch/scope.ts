@@ -1,7 +1,7 @@
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import { type Turn, TurnContext } from "./turn.js";
-import type { ApprovalHandler, DispatchEvent } from "./types.js";
+import type { ApprovalHandler, DispatchEvent, PersonPolicy } from "./types.js";
 
 /** The dispatcher's options with their defaults applied. */
 export interface Settings {
@@ -52,6 +52,10 @@ export class CallScope {
   value: unknown;
   /** That value as JSON text, when rendering it already made exactly that (see `RunCallOutcome`). */
   valueJson: string | undefined;
+  /** How a call of this scope that needs a person is met without waiting (runCall's `person`). */
+  readonly person: PersonPolicy | undefined;
+  /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
+  paused: { kind: "approval" | "question"; args: unknown } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
@@ -64,6 +68,8 @@ export class CallScope {
     observers?: ((event: DispatchEvent) => void)[];
     /** See {@link CallScope.keepsValue}. */
     keepsValue?: boolean;
+    /** See {@link CallScope.person}. */
+    person?: PersonPolicy;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -73,6 +79,7 @@ export class CallScope {
     this.signal = init.signal;
     this.#observers = init.observers ?? [];
     this.keepsValue = init.keepsValue === true;
+    this.person = init.person;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 

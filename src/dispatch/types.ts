@@ -19,7 +19,9 @@ export type FailureKind =
   | "error"
   | "cancelled"
   | "budget"
-  | "limit";
+  | "limit"
+  /** The call needs a person, and its run pauses instead of waiting (see `RunCallOptions.person`). */
+  | "paused";
 
 /** The failure part of a result. */
 export interface CallFailure {
@@ -207,6 +209,25 @@ export interface RunCallOptions {
   parent: RunContext;
   /** Sees every event of this call as it happens; an exception it throws is ignored. */
   onEvent?: (event: DispatchEvent) => void;
+  /**
+   * For a run that pauses instead of waiting for a person (code mode's `approval: "pause"`), and for the
+   * run that resumes it. See {@link PersonPolicy}.
+   */
+  person?: PersonPolicy;
+}
+
+/**
+ * How a call that needs a person is met without waiting for one. With `pause`, a call whose approval no
+ * handler or policy decides at once (the handler answers "ask", or there is none), or whose tool waits
+ * for a person (`waitsForHuman`), is neither asked about nor run: its result is a failure of kind
+ * `paused`, and `RunCallOutcome.paused` says why, with the validated arguments. A `decision` a person
+ * made earlier is applied without asking; an `answer` a person gave earlier is the call's value, and the
+ * tool is not run.
+ */
+export interface PersonPolicy {
+  pause?: boolean;
+  decision?: { approved: boolean; reason?: string };
+  answer?: string;
 }
 
 /** What `Dispatcher.runCall()` resolves with. */
@@ -229,6 +250,11 @@ export interface RunCallOutcome {
    * on): resolves once it has.
    */
   runningOn?: Promise<void>;
+  /**
+   * Set when the call paused (see {@link PersonPolicy}): whether it waits for an approval or for the
+   * answer to a question, and its arguments as validated, as the person should see them.
+   */
+  paused?: { kind: "approval" | "question"; args: unknown };
 }
 
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */
