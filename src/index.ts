@@ -62,10 +62,26 @@ export {
   webSearch,
 } from "./builtins/web-search.js";
 export {
+  CHECKPOINT_VERSION,
+  type CheckpointKey,
+  type CheckpointProblem,
+  CheckpointRefused,
+  DEFAULT_CHECKPOINT_TTL_MS,
+  MAX_CHECKPOINT_CHARS,
+  MIN_CHECKPOINT_KEY_BYTES,
+} from "./codemode/checkpoint.js";
+export {
+  type CheckpointStore,
+  fileCheckpointStore,
+  MIN_STORED_VALUE_CHARS,
+  memoryCheckpointStore,
+} from "./codemode/checkpoint-store.js";
+export {
   type CodeMode,
   type CodeModeOptions,
   CodeRunFailed,
   type CodeRunOptions,
+  type ResumeOptions,
   type RunCodeArgs,
   SESSION_REPLACED,
   SESSION_TAMPERED,
@@ -77,7 +93,14 @@ export {
   toolDeclarations,
 } from "./codemode/declarations.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
-export { type CallRecord, type CodeRunResult, renderCodeRunResult } from "./codemode/result.js";
+export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
+export {
+  type CallRecord,
+  type CodeRunResult,
+  type PendingCall,
+  renderCodeRunResult,
+} from "./codemode/result.js";
+export { REPLAY_DIVERGED, SESSIONS_DO_NOT_PAUSE } from "./codemode/run.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export {

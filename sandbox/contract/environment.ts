@@ -123,6 +123,12 @@ export interface RecordedValues {
   overflow?: boolean;
 }
 
+/**
+ * The most values a sandbox records in one run; past it the run is marked `overflow` (it cannot pause).
+ * The guest prelude repeats this number (as `MAX_RECORDED`).
+ */
+export const MAX_RECORDED_VALUES = 100_000;
+
 /** The outcome of one tool call, as the sandbox receives it. */
 export type BridgeCallOutcome =
   | { ok: true; valueJson: string }

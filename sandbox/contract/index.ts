@@ -22,6 +22,7 @@ export {
   loweredLimits,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
+  MAX_RECORDED_VALUES,
   MAX_STACK_FRAMES,
   MAX_TENANT_CHARS,
   maxRunMessages,

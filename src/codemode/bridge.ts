@@ -1,9 +1,21 @@
-import type { BridgeCallOutcome, LogEntry, SandboxBridge } from "../../sandbox/contract/index.js";
+import type {
+  BridgeCallOutcome,
+  LogEntry,
+  RecordedValues,
+  SandboxBridge,
+} from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { DispatchEvent, FailureKind, RunCallOutcome } from "../dispatch/types.js";
+import type {
+  DispatchEvent,
+  FailureKind,
+  PersonPolicy,
+  RunCallOptions,
+  RunCallOutcome,
+} from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
+import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
 
@@ -19,6 +31,12 @@ export const SETTLE_WAIT_MS = 1_000;
  * running). A call beyond it is refused: a run cannot pile up memory in the host by queueing calls.
  */
 export const MAX_PENDING_ARGS_CHARS = 16_000_000;
+
+/**
+ * How long a pausing run with no call in flight waits for more calls from the sandbox before it stops:
+ * calls the code made at the same moment as the one that paused reach the host a little after it.
+ */
+export const PAUSE_QUIET_MS = 25;
 
 /** The longest name the code may have called a tool by that a call record keeps. */
 export const MAX_REQUESTED_NAME_CHARS = 256;
@@ -36,6 +54,17 @@ export interface RunBridgeInit {
   signal: AbortSignal;
   /** The prefix of the ids of the calls the code makes. */
   callIdPrefix: string;
+  /**
+   * For a run that may pause (`approval: "pause"`): its calls, values and console lines go into this
+   * journal, and a call that needs a person pauses the run instead of waiting (see {@link RunBridge.stop}).
+   */
+  journal?: JournalRecorder;
+  /** For a run that resumes a paused one: the journal's calls are answered from it, not run again. */
+  replay?: Replay;
+  /** For a resumed run: how the call at `index` that waited for a person is met (its decision, its answer). */
+  personFor?: (index: number, entry: JournalEntry) => PersonPolicy | undefined;
+  /** Called once, when the run must stop: it paused, or its replay diverged (see {@link RunBridge.stop}). */
+  onStop?: () => void;
 }
 
 /** A call's id, the tool it goes to, and the name the code used when that was another one. */
@@ -43,36 +72,65 @@ interface CallName {
   callId: string;
   name: string;
   requested: string | undefined;
+  /** Its place among the run's calls, from 0. */
+  index: number;
 }
+
+/** Why a run that may pause was stopped by its bridge. */
+export type BridgeStop = { reason: "paused" } | { reason: "diverged"; divergence: Divergence };
+
+/** An outcome the sandbox never receives: a call that waits for a person, or that was not started. */
+const NEVER: Promise<BridgeCallOutcome> = new Promise(() => {});
 
 /**
  * The host side of one run: every `tools.*` call becomes a full dispatcher call (validation, approval,
  * policies, retries, timeouts, events), bounded in number and concurrency, and refused once the run
- * has ended. Console lines are collected.
+ * has ended. Console lines are collected. A run that may pause also keeps a journal, and a resumed run
+ * answers the calls its journal has from it.
  */
 export class RunBridge implements SandboxBridge {
   readonly calls: CallRecord[] = [];
   readonly logs: LogEntry[] = [];
+  /** Set when the bridge stopped the run: it paused, or its replay diverged. */
+  stop: BridgeStop | undefined;
   readonly #init: RunBridgeInit;
   readonly #slots: Semaphore;
   #count = 0;
   #pendingArgsChars = 0;
   #logChars = 0;
+  /** Console lines of the replayed part still to come: the sandbox writes them again, nobody sees them. */
+  #replayedLogs: number;
   /** Ids of the calls whose tool invocations have not all finished. */
   readonly #unsettled = new Set<string>();
   /** What {@link settled} waits on: called once no call is unsettled. */
   readonly #drained: (() => void)[] = [];
+  /** Calls given to the dispatcher whose outcome has not come back. */
+  #inFlight = 0;
+  /** A call waits for a person: no call starts any more, and the run stops once none is in flight. */
+  #pausing = false;
+  /** The timer of {@link #stopIfIdle}, while it runs. */
+  #quiet: NodeJS.Timeout | undefined;
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
     this.#slots = new Semaphore(init.limits.maxConcurrentCalls);
+    this.#replayedLogs = init.replay ? (init.journal?.state.logCount ?? 0) : 0;
   }
 
   log(entry: LogEntry): void {
     if (this.#init.signal.aborted) return;
+    if (this.#replayedLogs > 0) {
+      this.#replayedLogs--;
+      return;
+    }
+    this.#init.journal?.logged();
     // The sandbox caps its console output; the host holds to the same cap whatever the sandbox does.
     this.#logChars += entry.text.length + 1;
     if (this.#logChars <= this.#init.limits.maxLogChars + 1_000) this.logs.push(entry);
+  }
+
+  record(values: RecordedValues): void {
+    if (!this.#init.signal.aborted) this.#init.journal?.values(values);
   }
 
   callTool(
@@ -81,29 +139,27 @@ export class RunBridge implements SandboxBridge {
     waiting?: (waiting: boolean) => void,
     requested?: string,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
-    const { limits, signal } = this.#init;
+    const { limits, signal, journal, replay } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
-    this.#count++;
+    const index = this.#count++;
+    // The sandbox repairs only names this short; anything longer is not recorded as the name used.
+    if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
+    const call: CallName = { callId: `${this.#init.callIdPrefix}.${index + 1}`, name, requested, index };
+    if (replay && index < replay.length) return this.#replayed(call, argsJson, waiting, replay);
+    journal?.made(index, name, argsJson, requested);
     if (this.#count > limits.maxToolCalls) {
-      return refused(
-        name,
+      return this.#refuse(
+        call,
         `run_code allows at most ${limits.maxToolCalls} tool calls per run; this was call ${this.#count}.`,
       );
     }
     if (this.#pendingArgsChars + argsJson.length > MAX_PENDING_ARGS_CHARS) {
-      return refused(
-        name,
+      return this.#refuse(
+        call,
         `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
       );
     }
-    const callId = `${this.#init.callIdPrefix}.${this.#count}`;
-    // The sandbox repairs only names this short; anything longer is not recorded as the name used.
-    if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
-    this.#pendingArgsChars += argsJson.length;
-    const call: CallName = { callId, name, requested };
-    const free = this.#slots.tryAcquire();
-    if (free) return this.#dispatch(call, argsJson, waiting, free);
-    return this.#slots.acquire().then((release) => this.#dispatch(call, argsJson, waiting, release));
+    return this.#start(call, argsJson, waiting, undefined);
   }
 
   /**
@@ -125,6 +181,61 @@ export class RunBridge implements SandboxBridge {
     }
   }
 
+  /** A call refused before it started (a limit): the journal keeps its refusal like any outcome. */
+  #refuse(call: CallName, message: string): BridgeCallOutcome {
+    const outcome = refused(call.name, message);
+    this.#init.journal?.ended(call.index, outcome, undefined, this.#count);
+    return outcome;
+  }
+
+  /** Takes a slot (now, or once one is free) and dispatches the call. */
+  #start(
+    call: CallName,
+    argsJson: string,
+    waiting: ((waiting: boolean) => void) | undefined,
+    person: PersonPolicy | undefined,
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
+    this.#pendingArgsChars += argsJson.length;
+    const free = this.#slots.tryAcquire();
+    if (free) return this.#dispatch(call, argsJson, waiting, free, person);
+    return this.#slots.acquire().then((release) => this.#dispatch(call, argsJson, waiting, release, person));
+  }
+
+  /**
+   * A call of a resumed run that its journal has: its recorded outcome, in the recorded order; or, for
+   * one that had not ended, a live dispatch once the code has made every call of the journal again; or,
+   * when the code asked for something else, the end of the run.
+   */
+  #replayed(
+    call: CallName,
+    argsJson: string,
+    waiting: ((waiting: boolean) => void) | undefined,
+    replay: Replay,
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
+    const answer = replay.match(call.index, call.name, argsJson);
+    if ("diverged" in answer) {
+      this.#stop({ reason: "diverged", divergence: answer.diverged });
+      return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
+    }
+    if ("outcome" in answer) {
+      const { outcome, record } = answer;
+      const delivered = (result: BridgeCallOutcome) => {
+        if (record !== undefined) this.calls.push({ ...record });
+        return result;
+      };
+      return outcome instanceof Promise ? outcome.then(delivered) : delivered(outcome);
+    }
+    const { entry } = answer;
+    return answer.live.then(() =>
+      this.#start(
+        call,
+        argsJson,
+        waiting,
+        entry.pending ? this.#init.personFor?.(call.index, entry) : undefined,
+      ),
+    );
+  }
+
   /**
    * Runs a call that holds a slot through the dispatcher; the slot and the call's share of pending
    * arguments are given back when its result is in. The outcome comes at once when the dispatcher's
@@ -136,9 +247,10 @@ export class RunBridge implements SandboxBridge {
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
     release: () => void,
+    person: PersonPolicy | undefined,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
-    const { callId, name } = call;
-    const { dispatcher, context, signal } = this.#init;
+    const { callId, name, index } = call;
+    const { dispatcher, context, signal, journal } = this.#init;
     const started = performance.now();
     const finish = () => {
       release();
@@ -149,6 +261,12 @@ export class RunBridge implements SandboxBridge {
       this.#record(call, name, "cancelled", started);
       return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
     }
+    // In a run that may pause, a call that needs a person pauses it, unless a person already answered.
+    // Once it is pausing, a call that would run is held (the journal has it as made; a resume starts
+    // it), and one that needs a person waits too.
+    const policy: PersonPolicy | undefined = this.#pausing
+      ? { pause: true, hold: true }
+      : (person ?? (journal ? { pause: true } : undefined));
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
     // person are watched (most calls never wait for anyone, and then no event is even made).
@@ -162,44 +280,95 @@ export class RunBridge implements SandboxBridge {
             }
           }
         : undefined;
-    const done = ({ result, value, valueJson, runningOn }: RunCallOutcome): BridgeCallOutcome => {
+    const done = ({ result, value, valueJson, runningOn, paused }: RunCallOutcome) => {
       finish();
+      this.#inFlight--;
       if (runningOn) {
         const settle = () => this.#settle(callId);
         runningOn.then(settle, settle);
       } else this.#settle(callId);
       human?.end();
-      if (result.ok) {
-        this.#record(call, result.name, "ok", started);
-        return { ok: true, valueJson: valueJson ?? renderJson(value) };
+      if (paused?.kind === "held") {
+        this.#stopIfIdle();
+        return NEVER;
       }
-      const kind = sandboxKind(result.error?.kind ?? "error");
-      this.#record(call, result.name, kind, started);
-      const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
-      return {
-        ok: false,
-        error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
-      };
+      if (paused && journal) {
+        journal.paused(index, paused.kind, paused.args);
+        this.#record(call, result.name, "paused", started);
+        this.#pausing = true;
+        this.#stopIfIdle();
+        return NEVER;
+      }
+      let outcome: BridgeCallOutcome;
+      let record: CallRecord;
+      if (result.ok) {
+        record = this.#record(call, result.name, "ok", started);
+        outcome = { ok: true, valueJson: valueJson ?? renderJson(value) };
+      } else {
+        const kind = sandboxKind(result.error?.kind ?? "error");
+        record = this.#record(call, result.name, kind, started);
+        const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
+        outcome = {
+          ok: false,
+          error: { tool: result.name, kind, message: `${result.error?.message ?? result.output}${hint}` },
+        };
+      }
+      journal?.ended(index, outcome, record, this.#count);
+      this.#stopIfIdle();
+      return outcome;
     };
     const failed = (error: unknown): BridgeCallOutcome => {
       finish();
+      this.#inFlight--;
       this.#settle(callId);
       human?.end();
-      this.#record(call, name, "cancelled", started);
-      return refused(name, error instanceof Error ? error.message : "The run was cancelled.", "cancelled");
+      const record = this.#record(call, name, "cancelled", started);
+      const outcome = refused(
+        name,
+        error instanceof Error ? error.message : "The run was cancelled.",
+        "cancelled",
+      );
+      journal?.ended(index, outcome, record, this.#count);
+      this.#stopIfIdle();
+      return outcome;
     };
     // Until the tool's own work has settled (it may run on past a timeout or the run's end).
     this.#unsettled.add(callId);
+    this.#inFlight++;
+    const options: RunCallOptions = { parent: context };
+    if (onEvent) options.onEvent = onEvent;
+    if (policy) options.person = policy;
     let outcome: RunCallOutcome | Promise<RunCallOutcome>;
     try {
-      outcome = dispatcher.runCallNow(
-        { id: callId, name, arguments: argsJson },
-        onEvent ? { parent: context, onEvent } : { parent: context },
-      );
+      outcome = dispatcher.runCallNow({ id: callId, name, arguments: argsJson }, options);
     } catch (error) {
       return failed(error);
     }
     return outcome instanceof Promise ? outcome.then(done, failed) : done(outcome);
+  }
+
+  /**
+   * A pausing run stops once no call is in flight and the code has made no new call for
+   * {@link PAUSE_QUIET_MS}: everything it started has ended and is journaled, and the calls the sandbox
+   * made at the same moment (a `Promise.all` asking for several approvals), or its result, have arrived.
+   */
+  #stopIfIdle(): void {
+    if (!this.#pausing || this.#inFlight > 0 || this.#quiet !== undefined) return;
+    const calls = this.#count;
+    this.#quiet = setTimeout(() => {
+      this.#quiet = undefined;
+      if (this.#init.signal.aborted || this.#inFlight > 0) return;
+      if (this.#count !== calls) this.#stopIfIdle();
+      else this.#stop({ reason: "paused" });
+    }, PAUSE_QUIET_MS);
+  }
+
+  #stop(stop: BridgeStop): void {
+    if (this.stop !== undefined) return;
+    this.stop = stop;
+    // Outside the call being answered (a divergence is found inside one): the run ends after it returns.
+    const onStop = this.#init.onStop;
+    if (onStop) queueMicrotask(onStop);
   }
 
   /** A call's tool has really finished: it no longer holds up {@link settled}. */
@@ -209,7 +378,7 @@ export class RunBridge implements SandboxBridge {
     for (const resolve of this.#drained.splice(0)) resolve();
   }
 
-  #record(call: CallName, tool: string, status: CallRecord["status"], started: number): void {
+  #record(call: CallName, tool: string, status: CallRecord["status"], started: number): CallRecord {
     const record: CallRecord = {
       callId: call.callId,
       tool,
@@ -218,6 +387,7 @@ export class RunBridge implements SandboxBridge {
     };
     if (call.requested !== undefined && call.requested !== tool) record.requested = call.requested;
     this.calls.push(record);
+    return record;
   }
 }
 

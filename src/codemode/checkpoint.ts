@@ -49,7 +49,11 @@ export type CheckpointProblem =
   | "expired"
   | "code"
   | "tools"
-  | "limits";
+  | "limits"
+  /** The host's `onCheckpointUsed` refused it (for example, it was resumed already). */
+  | "reused"
+  /** A value it keeps in a checkpoint store is missing or not the one recorded, or there is no store. */
+  | "store";
 
 /** A checkpoint that cannot be resumed, and why (see {@link CheckpointProblem}). */
 export class CheckpointRefused extends Error {
@@ -111,12 +115,13 @@ export function sealCheckpoint<State>(
 
 /**
  * Opens a checkpoint made with `key` for `expected`: throws {@link CheckpointRefused} saying what is
- * wrong (not a checkpoint, another version, another key, altered, expired, other code, tools or limits).
+ * wrong (not a checkpoint, another version, another key, altered, expired, other code, tools or limits;
+ * a part of `expected` left out is not checked).
  */
 export function openCheckpoint<State>(
   text: unknown,
   key: Buffer,
-  expected: CheckpointBinding,
+  expected: Partial<CheckpointBinding>,
   now = Date.now(),
 ): CheckpointBody<State> {
   if (typeof text !== "string" || text.length > MAX_CHECKPOINT_CHARS) {
@@ -166,7 +171,7 @@ export function openCheckpoint<State>(
     );
   }
   for (const what of ["code", "tools", "limits"] as const) {
-    if (body[what] !== expected[what]) {
+    if (expected[what] !== undefined && body[what] !== expected[what]) {
       throw new CheckpointRefused(
         what,
         `This checkpoint was made for other ${DIFFERENT[what]}; it cannot resume here.`,

@@ -5,11 +5,21 @@ import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
+import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
+import type { CheckpointStore } from "./checkpoint-store.js";
 import { toolDeclarations, toolIdentifiers } from "./declarations.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
+import {
+  type CheckpointInfo,
+  confirmUse,
+  openPausedRun,
+  type PauseSettings,
+  peopleFor,
+  type ResumeDecisions,
+} from "./pause.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
-import { type CodeRunOptions, failedRun, type RunSetup, runCode } from "./run.js";
+import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
 
 export {
@@ -62,6 +72,39 @@ export interface CodeModeOptions {
    * them). Never both: they are the largest part of what the model reads about code mode.
    */
   declarationsIn?: "tool" | "instructions";
+  /**
+   * How a call from code that needs a person (an approval that no handler or policy decides on the spot,
+   * a question of a `waitsForHuman` tool such as `ask_human`) is met. `"wait"` (the default): the run waits
+   * for the answer, up to the dispatcher's approvalTimeoutMs. `"pause"`: the run lets the calls in flight
+   * finish, ends `paused` with a `checkpoint` and the `pending` calls, and {@link CodeMode.resume} goes on
+   * with the person's decisions, in this process or another. Needs `checkpointKey`; not with sessions.
+   */
+  approval?: "wait" | "pause";
+  /**
+   * The secret checkpoints are sealed with (HMAC-SHA-256), at least 16 bytes: a checkpoint resumes only
+   * where the same key is set. Needed to pause.
+   */
+  checkpointKey?: CheckpointKey;
+  /** How long a checkpoint can be resumed, in ms. Default 24 hours. */
+  checkpointTtlMs?: number;
+  /**
+   * Where large recorded values go instead of into the checkpoint (see `memoryCheckpointStore`,
+   * `fileCheckpointStore`); the checkpoint keeps their digests. Resuming needs the same store.
+   */
+  checkpointStore?: CheckpointStore;
+  /**
+   * Told of every checkpoint about to be resumed, after it was checked and before anything runs. Return
+   * `false` (or throw) to refuse it: for example when its id was used already (exactly-once resumes).
+   */
+  onCheckpointUsed?: (checkpoint: CheckpointInfo) => unknown;
+}
+
+/** What {@link CodeMode.resume} is given besides the checkpoint. */
+export interface ResumeOptions extends ResumeDecisions {
+  /** Cancels the resumed run. */
+  signal?: AbortSignal;
+  /** The context of the run_code call that resumes it, when dispatched. */
+  parent?: CodeRunOptions["parent"];
 }
 
 /** The input of the run_code tool. */
@@ -85,6 +128,16 @@ export interface CodeMode {
   readonly limits: Readonly<CodeModeLimits>;
   /** Runs code without a model. */
   run(code: string, options?: CodeRunOptions): Promise<CodeRunResult>;
+  /**
+   * Goes on with a paused run: its code runs again from the start in a fresh sandbox, every call its
+   * checkpoint recorded gets its recorded outcome (the tool does not run again), the clock and
+   * Math.random give what they gave, and then the calls that waited proceed with `decisions` (by pending
+   * id: approved, or denied) and `answers` (for questions). A pending call with neither waits again, and
+   * the run pauses again. Rejects with `CheckpointRefused` (nothing ran) when the checkpoint was altered,
+   * made with another key, expired, made for other tools or limits, or refused by `onCheckpointUsed`, and
+   * with a `UserError` when a decision names a call that does not wait.
+   */
+  resume(checkpoint: string, options?: ResumeOptions): Promise<CodeRunResult>;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -113,6 +166,17 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     );
   }
   const limits = resolveLimits(options.limits);
+  const approval = options.approval ?? "wait";
+  if (approval !== "wait" && approval !== "pause") {
+    throw new UserError(`codeMode: approval must be "wait" or "pause", got ${JSON.stringify(approval)}.`);
+  }
+  if (approval === "pause" && state === "session") throw new UserError(`codeMode: ${SESSIONS_DO_NOT_PAUSE}`);
+  if (approval === "pause" && options.checkpointKey === undefined) {
+    throw new UserError(
+      'codeMode: approval "pause" needs a checkpointKey: a secret of at least 16 bytes that seals checkpoints, the same wherever they are resumed.',
+    );
+  }
+  const pause = pauseSettings(options, toolset, limits);
   const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
   const identifiers = toolIdentifiers(toolset.names());
   const declarations = toolDeclarations(
@@ -163,6 +227,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     toolNames: identifiers,
     waitingTools,
     sessions: state === "session" ? sessions : undefined,
+    approval,
+    pause,
   };
   let closed = false;
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
@@ -202,6 +268,22 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     instructions: codeModeInstructions(facts),
     limits,
     run,
+    async resume(checkpoint, resumeOptions = {}) {
+      if (closed) return failedRun("Error", "This code mode has been closed.", performance.now());
+      if (!pause)
+        throw new UserError("resume needs the code mode's checkpointKey: the key the run paused with.");
+      if (state === "session") throw new UserError(`resume: ${SESSIONS_DO_NOT_PAUSE}`);
+      const { body, run: paused } = await openPausedRun(pause.settings, checkpoint, pause.binding);
+      const people = peopleFor(paused, resumeOptions);
+      await confirmUse(pause.settings, body);
+      const { signal, parent } = resumeOptions;
+      return runCode(
+        setup,
+        paused.code,
+        { ...(signal ? { signal } : {}), ...(parent ? { parent } : {}) },
+        { run: paused, people },
+      );
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -222,6 +304,44 @@ function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
     code,
     restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
   });
+}
+
+/**
+ * With a `checkpointKey`: how runs pause, and what their checkpoints are bound to (the tools' names and
+ * schemas, the limits). A key alone lets this code mode resume what another one paused.
+ */
+function pauseSettings(
+  options: CodeModeOptions,
+  toolset: Toolset,
+  limits: CodeModeLimits,
+): RunSetup["pause"] {
+  if (options.checkpointKey === undefined) return undefined;
+  const ttlMs = options.checkpointTtlMs ?? DEFAULT_CHECKPOINT_TTL_MS;
+  if (typeof ttlMs !== "number" || !(ttlMs > 0)) {
+    throw new UserError(`codeMode: checkpointTtlMs must be a number of ms > 0, got ${String(ttlMs)}.`);
+  }
+  const store = options.checkpointStore;
+  if (store !== undefined && (typeof store?.put !== "function" || typeof store.get !== "function")) {
+    throw new UserError("codeMode: checkpointStore must have put(key, value) and get(key).");
+  }
+  const onCheckpointUsed = options.onCheckpointUsed;
+  if (onCheckpointUsed !== undefined && typeof onCheckpointUsed !== "function") {
+    throw new UserError("codeMode: onCheckpointUsed must be a function.");
+  }
+  const settings: PauseSettings = {
+    key: checkpointKeyBytes(options.checkpointKey),
+    ttlMs,
+    store,
+    onCheckpointUsed,
+  };
+  const tools = toolset
+    .names()
+    .sort()
+    .map((name) => {
+      const t = toolset.get(name)!;
+      return { name, parameters: t.parameters, output: t.outputSchema ?? null };
+    });
+  return { settings, binding: { tools: digestOf(tools), limits: digestOf(limits) } };
 }
 
 function checkToolList(tools: unknown): AnyTool[] {

@@ -20,13 +20,39 @@ export interface CallRecord {
    * How the call ended. `abandoned`: the run ended while the tool was still running, and the tool had
    * not finished when the run returned (it ignores its abort signal): it may still take effect.
    */
-  status: "ok" | "error" | "denied" | "invalid_arguments" | "timeout" | "limit" | "cancelled" | "abandoned";
+  status:
+    | "ok"
+    | "error"
+    | "denied"
+    | "invalid_arguments"
+    | "timeout"
+    | "limit"
+    | "cancelled"
+    | "abandoned"
+    /** The call waits for a person, and the run paused (see `CodeRunResult.pending`). */
+    | "paused";
   durationMs: number;
+}
+
+/** A call of a paused run that waits for a person. */
+export interface PendingCall {
+  /** The call's id: the key of its decision or answer when the run is resumed. */
+  id: string;
+  /** The real tool name. */
+  tool: string;
+  /** Its arguments as validated: what the person should see before deciding. */
+  args: unknown;
+  /** `approval`: the call needs to be approved or denied. `question`: a tool asks the person (`ask_human`). */
+  kind: "approval" | "question";
 }
 
 /** Everything one run of the model's code produced. */
 export interface CodeRunResult {
-  status: "ok" | "error" | "timeout" | "cancelled" | "limit";
+  /**
+   * How the run ended. `paused` (a run with `approval: "pause"`): calls wait for a person, listed in
+   * `pending`; `checkpoint` resumes the run once they have answered.
+   */
+  status: "ok" | "error" | "timeout" | "cancelled" | "limit" | "paused";
   /** The result value (parsed from the sandbox's JSON); `undefined` when the code returned nothing. */
   value: unknown;
   logs: LogEntry[];
@@ -36,6 +62,12 @@ export interface CodeRunResult {
   durationMs: number;
   /** How many console entries the sandbox dropped after its log limit was reached. */
   logsDropped?: number;
+  /** For a paused run: the sealed checkpoint to resume it with (`CodeMode.resume`). Store it as it is. */
+  checkpoint?: string;
+  /** For a paused run: the checkpoint's id (unique; a host that resumes each checkpoint once keeps the ids it used). */
+  checkpointId?: string;
+  /** For a paused run: every call that waits for a person. */
+  pending?: PendingCall[];
 }
 
 /**
@@ -285,6 +317,8 @@ const STATUS_ERRORS: Record<string, string> = {
   timeout: "Error: the run exceeded its time limit and was stopped",
   limit: "Error: the run reached one of its limits and was stopped",
   cancelled: "Error: the run was cancelled",
+  paused:
+    "Paused: the run waits for a person to approve a call or answer a question; it goes on from here once they have.",
 };
 
 /** The minimum room given to the console output when both it and the value are too long. */

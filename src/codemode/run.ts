@@ -12,16 +12,21 @@ import {
   type ExecutionOutcome,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
+  MAX_RECORDED_VALUES,
   type RunFailureName,
   runFailure,
   type Sandbox,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { PersonPolicy } from "../dispatch/types.js";
 import { messageOf } from "../errors.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
+import type { CheckpointBinding } from "./checkpoint.js";
+import { JournalRecorder, Replay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
+import { digestOfCode, type PausedRun, type PauseSettings, pendingCalls, sealPausedRun } from "./pause.js";
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
@@ -36,6 +41,13 @@ export const SESSION_REPLACED =
  */
 export const SESSION_TAMPERED =
   "This session's sandbox was started afresh, and this code ran in the new one, because an earlier run changed a built-in that run_code relies on: variables from earlier runs are gone. Leave built-in prototypes (Object.prototype, Array.prototype, Promise.prototype, Error) as they are.";
+
+/**
+ * Why a code mode with sessions cannot pause: a resume runs the code again from the start in a fresh
+ * sandbox, and a session's variables from earlier runs would not be there.
+ */
+export const SESSIONS_DO_NOT_PAUSE =
+  'approval "pause" does not work with state "session": a paused run resumes by running its code again in a fresh sandbox, where the variables of the session\'s earlier runs are gone. Use state "fresh" (the default) for runs that pause.';
 
 /** The session a run belongs to in `state: "session"` when the caller names none. */
 export const DEFAULT_SESSION_ID = "default";
@@ -55,6 +67,19 @@ export interface CodeRunOptions {
   signal?: AbortSignal;
   /** The context of the run_code call, when the run was dispatched: proxied calls become its children. */
   parent?: RunContext;
+  /**
+   * `"pause"`: a call that needs a person (an approval no handler decides on the spot, a question of a
+   * `waitsForHuman` tool) pauses the run instead of waiting: it ends `paused` with a checkpoint. Needs the
+   * code mode's `checkpointKey`. Default: the code mode's `approval`.
+   */
+  approval?: "wait" | "pause";
+}
+
+/** A paused run being resumed: its checkpoint's content, and how each call that waited is met. */
+export interface Resumption {
+  run: PausedRun;
+  /** By journal index: the decision or answer a person gave. */
+  people: ReadonlyMap<number, PersonPolicy>;
 }
 
 /** What every run of one code mode shares; codeMode() makes it once. */
@@ -72,6 +97,10 @@ export interface RunSetup {
   waitingTools: readonly string[];
   /** With `state: "session"`, the session sandboxes; without, every run gets a fresh sandbox. */
   sessions: SessionPool | undefined;
+  /** How runs meet a call that needs a person by default: wait for them, or pause. */
+  approval: "wait" | "pause";
+  /** With a `checkpointKey`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
+  pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
 }
 
 /** Runs the model's code: prepares it, picks its sandbox, and runs it there. Never rejects. */
@@ -79,10 +108,25 @@ export async function runCode(
   setup: RunSetup,
   code: unknown,
   options: CodeRunOptions = {},
+  resumption?: Resumption,
 ): Promise<CodeRunResult> {
   const started = performance.now();
   if (typeof code !== "string")
     return failedRun("TypeError", "code must be a string of TypeScript.", started);
+  const approval = options.approval ?? setup.approval;
+  if (approval !== "wait" && approval !== "pause") {
+    return failedRun(
+      "UserError",
+      `approval must be "wait" or "pause", got ${JSON.stringify(approval)}.`,
+      started,
+    );
+  }
+  if (approval === "pause" && setup.pause === undefined) {
+    return failedRun("UserError", 'approval "pause" needs the code mode\'s checkpointKey.', started);
+  }
+  if (approval === "pause" && setup.sessions) {
+    return failedRun("UserError", SESSIONS_DO_NOT_PAUSE, started);
+  }
   const prepared = await prepareCode(code);
   if ("error" in prepared) {
     return {
@@ -94,7 +138,17 @@ export async function runCode(
       durationMs: elapsed(started),
     };
   }
-  const execute = (sandbox: Sandbox) => runInSandbox(setup, sandbox, code, prepared, options, started);
+  const pausing = approval === "pause" || resumption !== undefined;
+  const execute = (sandbox: Sandbox) =>
+    runInSandbox(
+      setup,
+      sandbox,
+      code,
+      prepared,
+      options,
+      started,
+      pausing ? (resumption ?? "fresh") : undefined,
+    );
   const { sessions } = setup;
   if (sessions) {
     const session = options.session;
@@ -120,7 +174,10 @@ export async function runCode(
   try {
     // The run's session, when it has one, is its tenant: its sandbox shares a process with no other's.
     const tenant = sessionIdOf(options.session ?? options.parent?.session);
-    sandbox = await setup.environment.open(setup.sandboxLimits, tenant === undefined ? {} : { tenant });
+    sandbox = await setup.environment.open(
+      limitsLeft(setup.sandboxLimits, resumption),
+      tenant === undefined ? {} : { tenant },
+    );
   } catch (error) {
     return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
   }
@@ -144,8 +201,11 @@ export async function runInSandbox(
   prepared: PreparedCode,
   options: CodeRunOptions,
   started: number,
+  /** For a run that may pause: `"fresh"`, or the paused run it resumes. */
+  pausing?: "fresh" | Resumption,
 ): Promise<CodeRunResult> {
   const { dispatcher } = setup;
+  const resumption = pausing === "fresh" ? undefined : pausing;
   const { parent } = options;
   const ended = new AbortController();
   // Every tool call in flight listens for the end of the run.
@@ -154,9 +214,12 @@ export async function runInSandbox(
   const outer = [options.signal, parent?.signal].filter((signal) => signal !== undefined);
   const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
   for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
-  const callIdPrefix = parent
-    ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
-    : `code-${randomUUID().slice(0, 8)}`;
+  // A resumed run's calls keep their ids: a decision names the call it is about.
+  const callIdPrefix =
+    resumption?.run.prefix ??
+    (parent
+      ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
+      : `code-${randomUUID().slice(0, 8)}`);
   // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
   const dispatchRun = dispatcher.openRun({
     ...(parent ? { parent } : {}),
@@ -166,13 +229,19 @@ export async function runInSandbox(
     toolName: setup.toolName,
     code,
   });
+  const journal = pausing ? new JournalRecorder(resumption?.run.journal) : undefined;
+  const replay = resumption ? new Replay(resumption.run.journal) : undefined;
   const bridge = new RunBridge({
     dispatcher,
     limits: setup.limits,
     context: dispatchRun.context,
     signal: ended.signal,
     callIdPrefix,
+    ...(journal ? { journal, onStop: () => ended.abort(new Error("The run paused.")) } : {}),
+    ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
   });
+  const limits = limitsLeft(setup.sandboxLimits, resumption);
+  const executing = performance.now();
   let outcome: ExecutionOutcome;
   try {
     outcome = outer.some((signal) => signal.aborted)
@@ -181,9 +250,11 @@ export async function runInSandbox(
           {
             code: prepared.js,
             toolNames: setup.toolNames,
-            limits: setup.sandboxLimits,
+            limits,
             ...(setup.sessions ? {} : { final: true }),
             ...(setup.waitingTools.length > 0 ? { waitingTools: setup.waitingTools } : {}),
+            ...(journal ? { record: true } : {}),
+            ...(resumption ? { replay: resumption.run.journal.values } : {}),
           },
           bridge,
           ended.signal,
@@ -200,11 +271,102 @@ export async function runInSandbox(
     dispatchRun.close();
     ended.abort(new Error("The run has ended."));
   }
+  const usedMs = (resumption?.run.usedMs ?? 0) + (performance.now() - executing);
   // Calls aborted just now still report, so `calls` says what happened to every one of them.
   await bridge.settled();
-  const result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
+  let result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
+  if (resumption) result.logs = [...resumption.run.logs, ...result.logs];
+  if (journal && replay) {
+    const diverged = divergedRun(bridge, replay, outcome);
+    if (diverged) result = { ...result, status: "error", value: undefined, error: diverged };
+  }
+  if (journal && bridge.stop?.reason === "paused" && outcome.status === "cancelled") {
+    result = await pausedResult(
+      setup,
+      result,
+      {
+        code,
+        prefix: callIdPrefix,
+        journal: journal.state,
+        logs: result.logs,
+        usedMs: Math.round(usedMs),
+      },
+      journal.overflow,
+    );
+  }
   dispatchRun.end(result);
   return result;
+}
+
+/** A resumed run gets what is left of its time limit (at least 1 ms): limits hold for the run as a whole. */
+function limitsLeft(limits: SandboxLimits, resumption: Resumption | undefined): SandboxLimits {
+  if (!resumption) return limits;
+  return { ...limits, timeoutMs: Math.max(1, limits.timeoutMs - resumption.run.usedMs) };
+}
+
+/**
+ * The error of a resumed run whose code did not do what its journal says: it asked for another call, or
+ * it ended before making every call of the journal again.
+ */
+function divergedRun(
+  bridge: RunBridge,
+  replay: Replay,
+  outcome: ExecutionOutcome,
+): CodeRunResult["error"] | undefined {
+  const stop = bridge.stop;
+  let detail: string | undefined;
+  if (stop?.reason === "diverged") detail = stop.divergence.message;
+  else if (!replay.complete && (outcome.status === "ok" || outcome.status === "error")) {
+    const missing = replay.entry(replay.matched);
+    detail = `the code ended before it made call ${replay.matched + 1} (${missing?.tool}) again`;
+  }
+  if (detail === undefined) return undefined;
+  return {
+    name: REPLAY_DIVERGED,
+    message: `The resumed run did not do what its checkpoint recorded: ${detail}. It was stopped before any call ran again: no recorded effect was repeated. The code or what it depends on is not deterministic; start the run again instead of resuming it.`,
+  };
+}
+
+/** The name of the error of a resumed run that did not do what its checkpoint recorded. */
+export const REPLAY_DIVERGED = "ReplayDiverged";
+
+/** The result of a run that paused: its checkpoint and the calls that wait, or why it could not pause. */
+async function pausedResult(
+  setup: RunSetup,
+  result: CodeRunResult,
+  run: PausedRun,
+  overflow: boolean,
+): Promise<CodeRunResult> {
+  const base = { ...result, value: undefined, logs: run.logs };
+  if (overflow) {
+    return {
+      ...base,
+      status: "error",
+      error: {
+        name: "NotPausable",
+        message: `The run waits for a person, but its code read the clock or Math.random more than ${MAX_RECORDED_VALUES.toLocaleString("en-US")} times, more than a checkpoint records: it cannot pause. Read them less often, or run it with approval "wait".`,
+      },
+    };
+  }
+  const pause = setup.pause!;
+  try {
+    const { text, body } = await sealPausedRun(
+      pause.settings,
+      { ...pause.binding, code: digestOfCode(run.code) },
+      run,
+    );
+    const { error: _error, ...rest } = base;
+    return { ...rest, status: "paused", checkpoint: text, checkpointId: body.id, pending: pendingCalls(run) };
+  } catch (error) {
+    return {
+      ...base,
+      status: "error",
+      error: {
+        name: "CheckpointFailed",
+        message: `The run waits for a person, but it could not pause: ${messageOf(error)}`,
+      },
+    };
+  }
 }
 
 /** A run that ended before its code ran: its error, and nothing else. */

@@ -81,6 +81,11 @@ function runPrepared(
       return fail(prepared, scope, failure, 0, started);
     }
   }
+  if (person?.hold === true) {
+    scope.paused = { kind: "held", args: prepared.args };
+    const failure: CallFailure = { kind: "paused", message: "The run is pausing: this call was not run." };
+    return fail(prepared, scope, failure, 0, started);
+  }
   return execute(prepared, scope);
 }
 

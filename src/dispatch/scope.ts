@@ -55,7 +55,7 @@ export class CallScope {
   /** How a call of this scope that needs a person is met without waiting (runCall's `person`). */
   readonly person: PersonPolicy | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
-  paused: { kind: "approval" | "question"; args: unknown } | undefined;
+  paused: { kind: "approval" | "question" | "held"; args: unknown } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {

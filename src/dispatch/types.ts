@@ -226,6 +226,11 @@ export interface RunCallOptions {
  */
 export interface PersonPolicy {
   pause?: boolean;
+  /**
+   * With `pause`, for a run that is pausing: a call that would run (no person needed, or approved on the
+   * spot) is not run either; its failure is of kind `paused`, with `paused.kind` `"held"`.
+   */
+  hold?: boolean;
   decision?: { approved: boolean; reason?: string };
   answer?: string;
 }
@@ -254,7 +259,7 @@ export interface RunCallOutcome {
    * Set when the call paused (see {@link PersonPolicy}): whether it waits for an approval or for the
    * answer to a question, and its arguments as validated, as the person should see them.
    */
-  paused?: { kind: "approval" | "question"; args: unknown };
+  paused?: { kind: "approval" | "question" | "held"; args: unknown };
 }
 
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */

@@ -25,6 +25,8 @@ function setupWith(tools: Toolset): RunSetup {
     toolNames: Object.fromEntries(tools.names().map((name) => [name, name])),
     waitingTools: [],
     sessions: undefined,
+    approval: "wait",
+    pause: undefined,
   };
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
+  MAX_RECORDED_VALUES,
   MAX_STACK_FRAMES,
 } from "../../sandbox/contract/index.js";
 import { USER_CODE_FILENAME } from "../../sandbox/guest/interface.js";
@@ -24,6 +25,10 @@ describe("the guest prelude and the host agree", () => {
     expect(preludeConstant("MAX_NAME")).toBe(MAX_ERROR_NAME_CHARS);
     expect(preludeConstant("MAX_MESSAGE")).toBe(MAX_ERROR_MESSAGE_CHARS);
     expect(preludeConstant("MAX_FRAMES")).toBe(MAX_STACK_FRAMES);
+  });
+
+  it("on the most values a run records for replay", () => {
+    expect(preludeConstant("MAX_RECORDED")).toBe(MAX_RECORDED_VALUES);
   });
 
   it("on the run failure of a tampered session", () => {

@@ -1,0 +1,223 @@
+/**
+ * The journal of a run that may pause: every call the code made (tool, arguments as JSON, and how it
+ * ended, in the order calls ended), the values the sandbox's clock and Math.random handed out, and how
+ * many console lines the code wrote. A paused run keeps it in its checkpoint; the run that resumes it
+ * runs the code again and {@link Replay} answers each call from it instead of running the tool again.
+ */
+
+import type { BridgeCallOutcome, RecordedValues } from "../../sandbox/contract/index.js";
+import type { CallRecord } from "./result.js";
+
+/** Why a call waits for a person: its approval, or the answer to a question (a `waitsForHuman` tool). */
+export type PendingKind = "approval" | "question";
+
+/** One call the code made, as the journal keeps it. */
+export interface JournalEntry {
+  /** The real tool name the code addressed. */
+  tool: string;
+  /** The arguments as the code sent them (JSON text). */
+  args: string;
+  /** The name the code used, when it was not a declared one. */
+  requested?: string;
+  /** How the call ended, exactly as the sandbox received it. Absent: it did not end (see `pending`). */
+  outcome?: BridgeCallOutcome;
+  /** Its line in the run's `calls`, made when it ended (none for a call refused before it started). */
+  record?: CallRecord;
+  /** How many calls the code had made when this one ended: a replay delivers it no earlier. */
+  after?: number;
+  /**
+   * Set while the call waits for a person, with its arguments as validated (what the person should
+   * see). A call with neither `outcome` nor `pending` was made but never started: the run was pausing.
+   */
+  pending?: { kind: PendingKind; args: unknown };
+}
+
+/** Everything a paused run keeps to be resumed: code mode's part of a checkpoint. */
+export interface JournalState {
+  entries: JournalEntry[];
+  /** Indexes of `entries`, in the order their calls ended. */
+  order: number[];
+  values: { now: number[]; random: number[] };
+  /** Console lines the code wrote so far (a replay does not show them again). */
+  logCount: number;
+}
+
+/** A journal with nothing in it yet. */
+export function emptyJournal(): JournalState {
+  return { entries: [], order: [], values: { now: [], random: [] }, logCount: 0 };
+}
+
+/**
+ * Records one run into a journal. A resumed run continues the journal of the run it resumes: the calls
+ * it replays are already there, and what it does live is added.
+ */
+export class JournalRecorder {
+  readonly state: JournalState;
+  /** The sandbox handed out more values than it records: the run cannot be replayed exactly. */
+  overflow = false;
+
+  constructor(previous: JournalState = emptyJournal()) {
+    // A copy: the run that resumes may itself fail, and the journal it was given must stay as it was.
+    this.state = {
+      entries: previous.entries.map((entry) => ({ ...entry })),
+      order: [...previous.order],
+      values: { now: [...previous.values.now], random: [...previous.values.random] },
+      logCount: previous.logCount,
+    };
+  }
+
+  /** The code made call number `index` (from 0). */
+  made(index: number, tool: string, args: string, requested: string | undefined): void {
+    if (index < this.state.entries.length) return; // a replayed call: the journal has it
+    const entry: JournalEntry = { tool, args };
+    if (requested !== undefined) entry.requested = requested;
+    this.state.entries[index] = entry;
+  }
+
+  /** Call `index` ended with `outcome`, when the code had made `made` calls. */
+  ended(index: number, outcome: BridgeCallOutcome, record: CallRecord | undefined, made: number): void {
+    const entry = this.state.entries[index];
+    if (entry === undefined || entry.outcome !== undefined) return;
+    delete entry.pending;
+    entry.outcome = outcome;
+    if (record !== undefined) entry.record = record;
+    entry.after = made;
+    this.state.order.push(index);
+  }
+
+  /** Call `index` waits for a person. */
+  paused(index: number, kind: PendingKind, args: unknown): void {
+    const entry = this.state.entries[index];
+    if (entry !== undefined) entry.pending = { kind, args };
+  }
+
+  /** Values the sandbox handed out (after those of the replayed part, which it does not record again). */
+  values(values: RecordedValues): void {
+    if (values.overflow === true) this.overflow = true;
+    if (Array.isArray(values.now)) this.state.values.now.push(...values.now);
+    if (Array.isArray(values.random)) this.state.values.random.push(...values.random);
+  }
+
+  /** The code wrote a console line. */
+  logged(): void {
+    this.state.logCount++;
+  }
+}
+
+/** What the code asked for at one call of a replay, when it is not what the journal has there. */
+export interface Divergence {
+  index: number;
+  message: string;
+}
+
+/** How {@link Replay.match} answers one call of the code. */
+export type ReplayAnswer =
+  /** Its recorded outcome: now, or once the calls that ended before it have been delivered. */
+  | { outcome: BridgeCallOutcome | Promise<BridgeCallOutcome>; record: CallRecord | undefined }
+  /** A call that did not end: it runs live, after the last call the journal has has been matched. */
+  | { live: Promise<void>; entry: JournalEntry }
+  /** The code asked for something else than the journal has. */
+  | { diverged: Divergence };
+
+/** The longest arguments text a divergence message quotes. */
+const QUOTED_ARGS_CHARS = 200;
+
+/**
+ * The replayed part of a resumed run. Call `i` of the code must be entry `i` of the journal (same tool,
+ * same arguments). A call that ended gets its recorded outcome, delivered in the recorded order of
+ * ending and no earlier than the code had then made as many calls, so that `Promise.race` and progress
+ * logic see what they saw. Calls that did not end run live, and only once every call of the journal has
+ * been matched: a diverging run is stopped before anything runs again.
+ */
+export class Replay {
+  readonly #journal: JournalState;
+  /** Calls of the journal the code has made again. */
+  #matched = 0;
+  /** Position in `order` of the next recorded outcome to deliver. */
+  #next = 0;
+  readonly #waiting = new Map<number, (outcome: BridgeCallOutcome) => void>();
+  readonly #live: (() => void)[] = [];
+
+  constructor(journal: JournalState) {
+    this.#journal = journal;
+  }
+
+  /** How many calls the journal has: the code's calls from this one on run live. */
+  get length(): number {
+    return this.#journal.entries.length;
+  }
+
+  /** How many calls of the journal the code has made again. */
+  get matched(): number {
+    return this.#matched;
+  }
+
+  /** Whether the code has made every call of the journal again. */
+  get complete(): boolean {
+    return this.#matched >= this.#journal.entries.length;
+  }
+
+  /** The journal's entry `index`, for a divergence message about a call the code did not make. */
+  entry(index: number): JournalEntry | undefined {
+    return this.#journal.entries[index];
+  }
+
+  /** The code made call `index` (from 0, below {@link length}) with `tool` and `args`. */
+  match(index: number, tool: string, args: string): ReplayAnswer {
+    const entry = this.#journal.entries[index]!;
+    if (entry.tool !== tool || entry.args !== args) {
+      return { diverged: { index, message: describeDivergence(index, entry, tool, args) } };
+    }
+    this.#matched++;
+    let answer: ReplayAnswer;
+    const { outcome, record } = entry;
+    if (outcome !== undefined) {
+      if (this.#deliverable(index)) {
+        this.#next++;
+        answer = { outcome, record };
+      } else {
+        answer = {
+          outcome: new Promise<BridgeCallOutcome>((resolve) => this.#waiting.set(index, resolve)),
+          record,
+        };
+      }
+    } else {
+      answer = { live: new Promise<void>((resolve) => this.#live.push(resolve)), entry };
+    }
+    this.#flush();
+    return answer;
+  }
+
+  /** Whether the outcome of call `index` is the next to deliver and the code has made enough calls. */
+  #deliverable(index: number): boolean {
+    const { order, entries } = this.#journal;
+    return order[this.#next] === index && this.#matched >= (entries[index]!.after ?? 0);
+  }
+
+  /** Delivers every recorded outcome that may be delivered now; with the journal matched, starts the live calls. */
+  #flush(): void {
+    const { order, entries } = this.#journal;
+    while (this.#next < order.length) {
+      const index = order[this.#next]!;
+      const resolve = this.#waiting.get(index);
+      if (resolve === undefined || !this.#deliverable(index)) break;
+      this.#waiting.delete(index);
+      this.#next++;
+      resolve(entries[index]!.outcome!);
+    }
+    if (this.complete && this.#next >= order.length) {
+      for (const start of this.#live.splice(0)) start();
+    }
+  }
+}
+
+function describeDivergence(index: number, entry: JournalEntry, tool: string, args: string): string {
+  const what = entry.tool !== tool ? "another tool" : "other arguments";
+  return `call ${index + 1} differs from the journal (${what}): the code called ${tool}(${quote(args)}) where the paused run called ${entry.tool}(${quote(entry.args)})`;
+}
+
+function quote(args: string): string {
+  return args.length <= QUOTED_ARGS_CHARS
+    ? args
+    : `${args.slice(0, QUOTED_ARGS_CHARS)}… [${args.length - QUOTED_ARGS_CHARS} more characters]`;
+}

@@ -1,0 +1,410 @@
+/**
+ * Runs that pause at a call that needs a person and resume by replay: every effect happens exactly once,
+ * the code sees the same time and random numbers, the people's decisions and answers reach the calls
+ * that waited, and a run may pause again. (The two-process version is pause-two-processes.test.ts; every
+ * environment is in the conformance suite.)
+ */
+
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
+import {
+  askHuman,
+  type CodeMode,
+  type CodeModeOptions,
+  codeMode,
+  Dispatcher,
+  fileCheckpointStore,
+  HumanChannel,
+  memoryCheckpointStore,
+  REPLAY_DIVERGED,
+  Toolset,
+  tool,
+  UserError,
+} from "../../src/index.js";
+import { TEST_ENVIRONMENTS } from "../isolate/helpers.js";
+
+const KEY = "a host secret, 32 bytes at least!";
+
+const opened: CodeMode[] = [];
+afterAll(() => Promise.all(opened.map((cm) => cm.close())));
+
+/** Tools with effects: `append` adds a line to `effects`; `send` does too, after approval. */
+function world(options: Partial<CodeModeOptions> & { create?: () => CodeModeOptions["environment"] } = {}) {
+  const effects: string[] = [];
+  const append = tool({
+    name: "append",
+    description: "Appends a line.",
+    input: z.object({ line: z.string() }),
+    run: async ({ line }) => {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      effects.push(line);
+      return effects.length;
+    },
+  });
+  const send = tool({
+    name: "send",
+    description: "Sends a message, once approved.",
+    input: z.object({ to: z.string() }),
+    needsApproval: true,
+    run: ({ to }) => {
+      effects.push(`sent to ${to}`);
+      return `sent to ${to}`;
+    },
+  });
+  const channel = new HumanChannel();
+  const tools = new Toolset([append, send, askHuman(channel)]);
+  const { create, ...rest } = options;
+  const make = (more: Partial<CodeModeOptions> = {}) => {
+    const cm = codeMode({
+      tools,
+      environment: create ? create() : isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: KEY,
+      ...rest,
+      ...more,
+    });
+    opened.push(cm);
+    return cm;
+  };
+  return { effects, tools, make, cm: make() };
+}
+
+const AROUND_A_GATED_CALL = `
+  const seen = { t: Date.now(), r: Math.random(), d: new Date().toISOString() };
+  await tools.append({ line: "before" });
+  const [sent, count] = await Promise.all([tools.send({ to: "ann" }), tools.append({ line: "beside" })]);
+  await tools.append({ line: "after" });
+  return { seen, sent, count, later: { t: Date.now(), r: Math.random() } };
+`;
+
+for (const { name, create } of TEST_ENVIRONMENTS) {
+  describe(`[${name}] pausing at an approval and resuming by replay`, () => {
+    it("every effect happens once, and the clock and Math.random give what they gave before the pause", async () => {
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(AROUND_A_GATED_CALL);
+      expect(paused.status).toBe("paused");
+      expect(paused.pending).toEqual([
+        { id: expect.any(String), tool: "send", args: { to: "ann" }, kind: "approval" },
+      ]);
+      expect(typeof paused.checkpoint).toBe("string");
+      expect(effects).toEqual(["before"]);
+      const seenBefore = await cm.run(
+        "return { t: Date.now(), r: Math.random() }", // a run of its own: other values
+      );
+      const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+      expect(resumed.status).toBe("ok");
+      const value = resumed.value as { seen: { t: number; r: number }; sent: string };
+      expect(value.sent).toBe("sent to ann");
+      expect(effects.filter((line) => line === "before")).toHaveLength(1);
+      expect(effects.filter((line) => line === "beside")).toHaveLength(1);
+      expect(effects.filter((line) => line === "after")).toHaveLength(1);
+      expect(effects.filter((line) => line === "sent to ann")).toHaveLength(1);
+      expect(effects.at(-1)).toBe("after");
+      // What the code saw before the pause is what it sees in the replay.
+      const journal = JSON.parse(Buffer.from(paused.checkpoint!.split(".")[3]!, "base64url").toString()) as {
+        state: { journal: { values: { now: number[]; random: number[] } } };
+      };
+      expect(value.seen.t).toBe(journal.state.journal.values.now[0]);
+      expect(value.seen.r).toBe(journal.state.journal.values.random[0]);
+      expect(value.seen.r).not.toBe((seenBefore.value as { r: number }).r);
+    });
+
+    it("a denial rejects the call in the code with kind denied, and the run goes on", async () => {
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(`
+        await tools.append({ line: "before" });
+        try { await tools.send({ to: "bo" }); } catch (error) { await tools.append({ line: "denied: " + error.kind }); }
+        return "done";`);
+      expect(paused.status).toBe("paused");
+      const resumed = await cm.resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: { approved: false, reason: "not to bo" } },
+      });
+      expect(resumed).toMatchObject({ status: "ok", value: "done" });
+      expect(effects).toEqual(["before", "denied: denied"]);
+    });
+
+    it("two gated calls in one Promise.all are both pending, and both decisions apply", async () => {
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(`
+        const results = await Promise.allSettled([tools.send({ to: "cy" }), tools.send({ to: "di" })]);
+        return results.map((r) => r.status === "fulfilled" ? r.value : r.reason.kind);`);
+      expect(paused.status).toBe("paused");
+      expect(paused.pending?.map((call) => call.args)).toEqual([{ to: "cy" }, { to: "di" }]);
+      const [cy, di] = paused.pending!;
+      const resumed = await cm.resume(paused.checkpoint!, { decisions: { [cy!.id]: true, [di!.id]: false } });
+      expect(resumed).toMatchObject({ status: "ok", value: ["sent to cy", "denied"] });
+      expect(effects).toEqual(["sent to cy"]);
+    });
+
+    it("an ask_human question pauses, and its answer is the call's value on resume", async () => {
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(`
+        const colour = await tools.ask_human({ question: "Which colour?", multi_select: false });
+        await tools.append({ line: "colour " + colour });
+        return colour;`);
+      expect(paused.status).toBe("paused");
+      expect(paused.pending).toEqual([
+        {
+          id: expect.any(String),
+          tool: "ask_human",
+          args: expect.objectContaining({ question: "Which colour?" }),
+          kind: "question",
+        },
+      ]);
+      const resumed = await cm.resume(paused.checkpoint!, { answers: { [paused.pending![0]!.id]: "blue" } });
+      expect(resumed).toMatchObject({ status: "ok", value: "blue" });
+      expect(effects).toEqual(["colour blue"]);
+    });
+
+    it("a resumed run may pause again, and the second resume replays both parts", async () => {
+      const { effects, cm } = world({ create });
+      const code = `
+        await tools.append({ line: "one" });
+        await tools.send({ to: "first" });
+        await tools.append({ line: "two" });
+        await tools.send({ to: "second" });
+        await tools.append({ line: "three" });
+        return Math.random();`;
+      const first = await cm.run(code);
+      const second = await cm.resume(first.checkpoint!, { decisions: { [first.pending![0]!.id]: true } });
+      expect(second.status).toBe("paused");
+      expect(second.pending?.[0]?.args).toEqual({ to: "second" });
+      expect(second.checkpointId).not.toBe(first.checkpointId);
+      const third = await cm.resume(second.checkpoint!, { decisions: { [second.pending![0]!.id]: true } });
+      expect(third.status).toBe("ok");
+      expect(effects).toEqual(["one", "sent to first", "two", "sent to second", "three"]);
+      expect(third.calls.map((call) => call.status)).toEqual(["ok", "ok", "ok", "ok", "ok"]);
+    });
+
+    it("the calls in flight when the run pauses finish and are recorded, not repeated", async () => {
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(`
+        const slow = tools.append({ line: "in flight" });
+        const sent = tools.send({ to: "ed" });
+        return [await slow, await sent];`);
+      expect(paused.status).toBe("paused");
+      expect(effects).toEqual(["in flight"]);
+      const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+      expect(resumed).toMatchObject({ status: "ok", value: [1, "sent to ed"] });
+      expect(effects).toEqual(["in flight", "sent to ed"]);
+    });
+  });
+}
+
+describe("pausing and resuming: what the resumed run shows and counts", () => {
+  it("console output of the replayed part is not written again, and the result keeps the whole run's output once", async () => {
+    const { cm } = world();
+    const paused = await cm.run(`
+      console.log("before the pause");
+      await tools.send({ to: "fay" });
+      console.log("after the pause");`);
+    expect(paused.logs.map((entry) => entry.text)).toEqual(["before the pause"]);
+    const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+    expect(resumed.logs.map((entry) => entry.text)).toEqual(["before the pause", "after the pause"]);
+  });
+
+  it("time spent paused does not count against the run's time limit", async () => {
+    const { cm } = world({ limits: { timeoutMs: 1_000 } });
+    const paused = await cm.run(`await tools.send({ to: "gus" }); return "in time";`);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+    expect(resumed).toMatchObject({ status: "ok", value: "in time" });
+  });
+
+  it("a pending call left without a decision waits again: the run pauses again with it", async () => {
+    const { effects, cm } = world();
+    const paused = await cm.run(`
+      return await Promise.all([tools.send({ to: "hal" }), tools.send({ to: "ida" })]);`);
+    const [hal, ida] = paused.pending!;
+    const again = await cm.resume(paused.checkpoint!, { decisions: { [hal!.id]: true } });
+    expect(again.status).toBe("paused");
+    expect(again.pending).toEqual([{ ...ida, id: ida!.id }]);
+    const done = await cm.resume(again.checkpoint!, { decisions: { [ida!.id]: true } });
+    expect(done).toMatchObject({ status: "ok", value: ["sent to hal", "sent to ida"] });
+    expect(effects).toEqual(["sent to hal", "sent to ida"]);
+  });
+
+  it("an approval handler that decides on the spot decides; only what it asks about pauses", async () => {
+    const { effects, tools } = world();
+    const cm = codeMode({
+      tools,
+      dispatcher: new Dispatcher(tools, {
+        approvalHandler: ({ args }) => ((args as { to: string }).to === "jo" ? "allow" : "ask"),
+      }),
+      environment: isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: KEY,
+    });
+    opened.push(cm);
+    const paused = await cm.run(`
+      await tools.send({ to: "jo" });
+      await tools.send({ to: "kim" });`);
+    expect(paused.status).toBe("paused");
+    expect(paused.pending?.map((call) => call.args)).toEqual([{ to: "kim" }]);
+    expect(effects).toEqual(["sent to jo"]);
+  });
+
+  it("a run with approval pause whose code never waits on the gated call ends as it would have", async () => {
+    const { effects, cm } = world();
+    const result = await cm.run(`tools.send({ to: "lu" }).catch(() => {}); return "not waiting";`);
+    expect(result).toMatchObject({ status: "ok", value: "not waiting" });
+    expect(result.checkpoint).toBeUndefined();
+    expect(effects).toEqual([]);
+  });
+
+  it("approval can be chosen per run: pause for one, wait (with a handler) for another", async () => {
+    const { tools } = world();
+    const cm = codeMode({
+      tools,
+      dispatcher: new Dispatcher(tools, { approvalHandler: () => "deny" }),
+      environment: isolateEnvironment(),
+      checkpointKey: KEY,
+    });
+    opened.push(cm);
+    const waited = await cm.run(`try { await tools.send({ to: "max" }); } catch (e) { return e.kind; }`);
+    expect(waited).toMatchObject({ status: "ok", value: "denied" });
+  });
+});
+
+describe("resuming refuses what it cannot honour, before anything runs", () => {
+  it("a decision naming a call that does not wait, or of the wrong kind, is a UserError", async () => {
+    const { cm } = world();
+    const paused = await cm.run(`await tools.send({ to: "ned" });`);
+    await expect(cm.resume(paused.checkpoint!, { decisions: { "no-such-call": true } })).rejects.toThrow(
+      /does not wait in this checkpoint/,
+    );
+    await expect(
+      cm.resume(paused.checkpoint!, { answers: { [paused.pending![0]!.id]: "yes" } }),
+    ).rejects.toBeInstanceOf(UserError);
+  });
+
+  it("onCheckpointUsed can refuse a checkpoint resumed a second time (exactly-once with a store of ids)", async () => {
+    const used = new Set<string>();
+    const { effects, cm } = world({
+      onCheckpointUsed: ({ id }) => {
+        if (used.has(id)) return false;
+        used.add(id);
+        return true;
+      },
+    });
+    const paused = await cm.run(`await tools.send({ to: "oz" });`);
+    const decisions = { [paused.pending![0]!.id]: true };
+    expect((await cm.resume(paused.checkpoint!, { decisions })).status).toBe("ok");
+    await expect(cm.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
+      name: "CheckpointRefused",
+      problem: "reused",
+    });
+    expect(effects).toEqual(["sent to oz"]);
+  });
+
+  it("a resume whose code asks for other calls than its journal stops before any call runs: ReplayDiverged", async () => {
+    // The host's own key re-seals a journal edited to disagree with the code, as a non-deterministic
+    // dependency would make it: the resume must notice at the first call that differs.
+    const { effects, cm } = world();
+    const paused = await cm.run(`
+      await tools.append({ line: "recorded" });
+      await tools.send({ to: "pam" });`);
+    const { openCheckpoint, sealCheckpoint, checkpointKeyBytes } = await import(
+      "../../src/codemode/checkpoint.js"
+    );
+    const key = checkpointKeyBytes(KEY);
+    const body = openCheckpoint<{ journal: { entries: { args: string }[] } }>(paused.checkpoint!, key, {});
+    body.state.journal.entries[0]!.args = '{"line":"something else"}';
+    const { text } = sealCheckpoint(body, key);
+    const resumed = await cm.resume(text, { decisions: { [paused.pending![0]!.id]: true } });
+    expect(resumed.status).toBe("error");
+    expect(resumed.error?.name).toBe(REPLAY_DIVERGED);
+    expect(resumed.error?.message).toContain('append({"line":"recorded"})');
+    expect(effects).toEqual(["recorded"]);
+  });
+});
+
+describe("pause settings", () => {
+  it("approval pause without a checkpointKey, or with sessions, is a UserError at creation", () => {
+    const { tools } = world();
+    expect(() => codeMode({ tools, environment: isolateEnvironment(), approval: "pause" })).toThrow(
+      /needs a checkpointKey/,
+    );
+    expect(() =>
+      codeMode({
+        tools,
+        environment: isolateEnvironment(),
+        approval: "pause",
+        checkpointKey: KEY,
+        state: "session",
+      }),
+    ).toThrow(/does not work with state "session"/);
+  });
+
+  it("large recorded values can live in a store: the checkpoint keeps their digests, and resuming reads them back", async () => {
+    const store = memoryCheckpointStore();
+    const big = tool({
+      name: "big",
+      description: "A large value.",
+      input: z.object({}),
+      run: () => "x".repeat(50_000),
+    });
+    const { tools } = world();
+    const make = () =>
+      codeMode({
+        tools: new Toolset([...tools.list(), big]),
+        environment: isolateEnvironment(),
+        approval: "pause",
+        checkpointKey: KEY,
+        checkpointStore: store,
+      });
+    const cm = make();
+    opened.push(cm);
+    const paused = await cm.run(
+      `const v = await tools.big({}); await tools.send({ to: "quin" }); return v.length;`,
+    );
+    expect(paused.status).toBe("paused");
+    expect(paused.checkpoint!.length).toBeLessThan(10_000);
+    expect(store.size).toBe(1);
+    const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+    expect(resumed).toMatchObject({ status: "ok", value: 50_000 });
+    const withoutStore = codeMode({
+      tools: new Toolset([...tools.list(), big]),
+      environment: isolateEnvironment(),
+      checkpointKey: KEY,
+    });
+    opened.push(withoutStore);
+    await expect(withoutStore.resume(paused.checkpoint!)).rejects.toMatchObject({ problem: "store" });
+  });
+
+  it("the file store keeps values as files only their owner can read, and a changed file is refused", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "cordon-store-"));
+    try {
+      const store = fileCheckpointStore(directory);
+      const big = tool({
+        name: "big",
+        description: "Large.",
+        input: z.object({}),
+        run: () => "y".repeat(5_000),
+      });
+      const { tools } = world();
+      const cm = codeMode({
+        tools: new Toolset([...tools.list(), big]),
+        environment: isolateEnvironment(),
+        approval: "pause",
+        checkpointKey: KEY,
+        checkpointStore: store,
+      });
+      opened.push(cm);
+      const paused = await cm.run(
+        `const v = await tools.big({}); await tools.send({ to: "rex" }); return v.length;`,
+      );
+      const [file] = await readdir(directory);
+      const { stat, writeFile } = await import("node:fs/promises");
+      expect((await stat(join(directory, file!))).mode & 0o777).toBe(0o600);
+      await writeFile(join(directory, file!), "z".repeat(5_000));
+      await expect(cm.resume(paused.checkpoint!)).rejects.toMatchObject({ problem: "store" });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+});
