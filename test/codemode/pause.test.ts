@@ -323,6 +323,86 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
   });
 });
 
+describe("a checkpoint is refused before anything runs", () => {
+  /** A paused run whose resume would append "resumed" (and send) if it ran. */
+  async function pausedRun(options: Partial<CodeModeOptions> = {}) {
+    const w = world(options);
+    const paused = await w.cm.run(
+      `await tools.send({ to: "sam" }); await tools.append({ line: "resumed" });`,
+    );
+    expect(paused.status).toBe("paused");
+    return { ...w, paused, decisions: { [paused.pending![0]!.id]: true } };
+  }
+
+  it("tampering with any byte of a checkpoint is refused", async () => {
+    const { cm, paused, decisions, effects } = await pausedRun();
+    const text = paused.checkpoint!;
+    for (let i = 0; i < text.length; i++) {
+      const tampered = text.slice(0, i) + (text[i] === "A" ? "B" : "A") + text.slice(i + 1);
+      if (tampered === text) continue;
+      await expect(cm.resume(tampered, { decisions })).rejects.toMatchObject({ name: "CheckpointRefused" });
+    }
+    expect(effects).toEqual([]);
+  });
+
+  it("a checkpoint made with another key is refused", async () => {
+    const { paused, decisions, effects, tools } = await pausedRun();
+    const other = codeMode({
+      tools,
+      environment: isolateEnvironment(),
+      checkpointKey: "another host's 32-byte secret!!",
+    });
+    opened.push(other);
+    await expect(other.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
+      problem: "another-key",
+    });
+    expect(effects).toEqual([]);
+  });
+
+  it("an expired checkpoint is refused", async () => {
+    const { cm, paused, decisions, effects } = await pausedRun({ checkpointTtlMs: 50 });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await expect(cm.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({ problem: "expired" });
+    expect(effects).toEqual([]);
+  });
+
+  it("a checkpoint made before a tool's schema changed is refused", async () => {
+    const { paused, decisions, effects, tools } = await pausedRun();
+    const changedSend = tool({
+      name: "send",
+      description: "Sends a message, once approved.",
+      input: z.object({ to: z.string(), cc: z.string().optional() }),
+      needsApproval: true,
+      run: () => "sent",
+    });
+    const changed = codeMode({
+      tools: new Toolset([...tools.list().filter((t) => t.name !== "send"), changedSend]),
+      environment: isolateEnvironment(),
+      checkpointKey: KEY,
+    });
+    opened.push(changed);
+    await expect(changed.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
+      problem: "tools",
+    });
+    expect(effects).toEqual([]);
+  });
+
+  it("a checkpoint made before a limit changed is refused", async () => {
+    const { paused, decisions, effects, tools } = await pausedRun();
+    const changed = codeMode({
+      tools,
+      environment: isolateEnvironment(),
+      checkpointKey: KEY,
+      limits: { maxToolCalls: 99 },
+    });
+    opened.push(changed);
+    await expect(changed.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
+      problem: "limits",
+    });
+    expect(effects).toEqual([]);
+  });
+});
+
 describe("pause settings", () => {
   it("approval pause without a checkpointKey, or with sessions, is a UserError at creation", () => {
     const { tools } = world();

@@ -17,6 +17,7 @@ import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { sandboxChildren } from "../sandbox-host/children.js";
 
 const TOKEN = "conformance-token-0123456789";
+const CHECKPOINT_KEY = "conformance checkpoint key, 32 bytes";
 
 interface Subject {
   name: string;
@@ -83,7 +84,26 @@ function world() {
       writes.push("written");
     },
   });
-  return { tools: [add, fail, wait, lateWrite], writes, peak: () => peak };
+  const note = tool({
+    name: "note",
+    description: "Writes a note.",
+    input: z.object({ text: z.string() }),
+    run: ({ text }) => {
+      writes.push(text);
+      return writes.length;
+    },
+  });
+  const gatedNote = tool({
+    name: "gated_note",
+    description: "Writes a note, once approved.",
+    input: z.object({ text: z.string() }),
+    needsApproval: true,
+    run: ({ text }) => {
+      writes.push(text);
+      return writes.length;
+    },
+  });
+  return { tools: [add, fail, wait, lateWrite, note, gatedNote], writes, peak: () => peak };
 }
 
 for (const subject of subjects) {
@@ -192,6 +212,33 @@ for (const subject of subjects) {
       const result = await cm.run("await tools.late_write({ ms: 400 });");
       expect(result.status).toBe("timeout");
       expect(writes).toEqual(["written"]);
+    });
+
+    it("pauses at a gated call and resumes by replay in another code mode: each effect once, the same time and randomness", async () => {
+      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const { cm, writes, tools } = make(pausing);
+      const code = `
+        const before = [Date.now(), Math.random()];
+        console.log(JSON.stringify(before));
+        await tools.note({ text: "one" });
+        const [two, three] = await Promise.all([tools.gated_note({ text: "two" }), tools.gated_note({ text: "three" })]);
+        await tools.note({ text: "four" });
+        return { before, two, three };`;
+      const paused = await cm.run(code);
+      expect(paused.status).toBe("paused");
+      expect(paused.pending?.map((call) => call.args)).toEqual([{ text: "two" }, { text: "three" }]);
+      expect(writes).toEqual(["one"]);
+      const elsewhere = codeMode({ tools, environment, ...pausing });
+      modes.push(elsewhere);
+      const [two, three] = paused.pending!;
+      const resumed = await elsewhere.resume(paused.checkpoint!, {
+        decisions: { [two!.id]: true, [three!.id]: true },
+      });
+      expect(resumed.status).toBe("ok");
+      expect(writes.sort()).toEqual(["four", "one", "three", "two"]);
+      const value = resumed.value as { before: number[] };
+      expect(JSON.stringify(value.before)).toBe(paused.logs[0]?.text);
+      expect(resumed.logs.map((entry) => entry.text)).toEqual([paused.logs[0]?.text]);
     });
 
     it("keeps variables within a session, and restart starts it over", async () => {
