@@ -81,6 +81,7 @@ export {
   type CodeModeOptions,
   CodeRunFailed,
   type CodeRunOptions,
+  type PausedToolCall,
   type ResumeOptions,
   type RunCodeArgs,
   SESSION_REPLACED,
@@ -103,6 +104,7 @@ export {
 export { REPLAY_DIVERGED, SESSIONS_DO_NOT_PAUSE } from "./codemode/run.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
+export type { PausedWork } from "./dispatch/paused-work.js";
 export {
   APPROVAL_NESTED_ITEMS,
   APPROVAL_STRING_CHARS,
@@ -127,6 +129,7 @@ export type {
   DispatchRun,
   FailureKind,
   OpenRunOptions,
+  PersonPolicy,
   RunCallOptions,
   RunCallOutcome,
   RunSummary,
@@ -167,6 +170,7 @@ export {
   InvalidToolArguments,
   RunCancelled,
   ToolError,
+  ToolPaused,
   UsageError,
   UserError,
 } from "./errors.js";

@@ -114,7 +114,7 @@ export class RunBridge implements SandboxBridge {
   constructor(init: RunBridgeInit) {
     this.#init = init;
     this.#slots = new Semaphore(init.limits.maxConcurrentCalls);
-    this.#replayedLogs = init.replay ? (init.journal?.state.logCount ?? 0) : 0;
+    this.#replayedLogs = init.replay?.logCount ?? 0;
   }
 
   log(entry: LogEntry): void {

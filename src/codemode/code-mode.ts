@@ -1,7 +1,10 @@
 import { z } from "zod";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
-import { ToolError, UserError } from "../errors.js";
+import { failureFrom, failureOutput } from "../dispatch/failures.js";
+import type { PausedWork } from "../dispatch/paused-work.js";
+import type { ToolResult } from "../dispatch/types.js";
+import { ToolError, ToolPaused, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
@@ -101,6 +104,12 @@ export interface CodeModeOptions {
 
 /** What {@link CodeMode.resume} is given besides the checkpoint. */
 export interface ResumeOptions extends ResumeDecisions {
+  /**
+   * How a call that needs a person is met from here on: `"pause"` (the default) pauses the run again;
+   * `"wait"` waits for the answer as a run that does not pause would (the dispatcher's approval handler
+   * or stream reader decide; a pending call given no decision is then asked about too).
+   */
+  approval?: "wait" | "pause";
   /** Cancels the resumed run. */
   signal?: AbortSignal;
   /** The context of the run_code call that resumes it, when dispatched. */
@@ -138,6 +147,12 @@ export interface CodeMode {
    * with a `UserError` when a decision names a call that does not wait.
    */
   resume(checkpoint: string, options?: ResumeOptions): Promise<CodeRunResult>;
+  /**
+   * {@link resume} for a run_code call that paused (its result failed with kind `paused`, carrying
+   * `error.paused`): the resumed run as the result of that same call, as the model reads it. A run that
+   * pauses again gives a `paused` failure again, with the new checkpoint. Rejects as `resume` does.
+   */
+  resumeCall(call: PausedToolCall, options?: ResumeOptions): Promise<ToolResult>;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -254,6 +269,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
         ...(args.restart === undefined ? {} : { restart: args.restart }),
         parent: ctx,
       });
+      // A paused run is a call that waits: its failure carries the checkpoint (see CodeMode.resumeCall).
+      if (result.status === "paused") throw pausedError(result, limits.maxOutputChars);
       // A run that did not succeed is a failed call (a provider's is_error), with the same report.
       if (result.status !== "ok") {
         throw new CodeRunFailed(renderCodeRunResult(result, limits.maxOutputChars), result);
@@ -276,13 +293,22 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       const { body, run: paused } = await openPausedRun(pause.settings, checkpoint, pause.binding);
       const people = peopleFor(paused, resumeOptions);
       await confirmUse(pause.settings, body);
-      const { signal, parent } = resumeOptions;
+      const { signal, parent, approval: resumedApproval } = resumeOptions;
       return runCode(
         setup,
         paused.code,
-        { ...(signal ? { signal } : {}), ...(parent ? { parent } : {}) },
+        {
+          ...(signal ? { signal } : {}),
+          ...(parent ? { parent } : {}),
+          ...(resumedApproval ? { approval: resumedApproval } : {}),
+        },
         { run: paused, people },
       );
+    },
+    async resumeCall(call, resumeOptions = {}) {
+      const started = performance.now();
+      const result = await this.resume(call.paused.checkpoint, resumeOptions);
+      return callResult(call, result, name, limits.maxOutputChars, started);
     },
     async close() {
       if (closed) return;
@@ -304,6 +330,45 @@ function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
     code,
     restart: z.boolean().optional().describe("Start this session's sandbox afresh before running."),
   });
+}
+
+/** A run_code call whose run paused: its id, and the failure's `paused` (see `CodeMode.resumeCall`). */
+export interface PausedToolCall {
+  callId: string;
+  paused: PausedWork;
+}
+
+/** The error run_code throws for a run that paused: the report, and how to resume it. */
+function pausedError(result: CodeRunResult, maxChars: number): ToolPaused {
+  return new ToolPaused(renderCodeRunResult(result, maxChars), {
+    checkpoint: result.checkpoint!,
+    checkpointId: result.checkpointId!,
+    pending: result.pending ?? [],
+  });
+}
+
+/** A resumed run as the result of the run_code call it continues. */
+function callResult(
+  call: PausedToolCall,
+  result: CodeRunResult,
+  toolName: string,
+  maxChars: number,
+  started: number,
+): ToolResult {
+  const base = {
+    callId: call.callId,
+    name: toolName,
+    attempts: 1,
+    truncated: false,
+    durationMs: Math.round(performance.now() - started),
+  };
+  const output = renderCodeRunResult(result, maxChars);
+  if (result.status === "ok") return { ...base, ok: true, output, value: result };
+  const error =
+    result.status === "paused"
+      ? failureFrom(pausedError(result, maxChars), toolName)
+      : failureFrom(new CodeRunFailed(output, result), toolName);
+  return { ...base, ok: false, output: failureOutput(error), error };
 }
 
 /**

@@ -142,6 +142,11 @@ export class Replay {
     this.#journal = journal;
   }
 
+  /** Console lines of the replayed part: the sandbox writes them again, and nobody should see them twice. */
+  get logCount(): number {
+    return this.#journal.logCount;
+  }
+
   /** How many calls the journal has: the code's calls from this one on run live. */
   get length(): number {
     return this.#journal.entries.length;

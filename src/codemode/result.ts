@@ -5,6 +5,9 @@
  */
 
 import type { LogEntry } from "../../sandbox/contract/index.js";
+import type { PendingCall } from "../dispatch/paused-work.js";
+
+export type { PendingCall } from "../dispatch/paused-work.js";
 
 /** One `tools.*` call the code made, as a summary line item. */
 export interface CallRecord {
@@ -32,18 +35,6 @@ export interface CallRecord {
     /** The call waits for a person, and the run paused (see `CodeRunResult.pending`). */
     | "paused";
   durationMs: number;
-}
-
-/** A call of a paused run that waits for a person. */
-export interface PendingCall {
-  /** The call's id: the key of its decision or answer when the run is resumed. */
-  id: string;
-  /** The real tool name. */
-  tool: string;
-  /** Its arguments as validated: what the person should see before deciding. */
-  args: unknown;
-  /** `approval`: the call needs to be approved or denied. `question`: a tool asks the person (`ask_human`). */
-  kind: "approval" | "question";
 }
 
 /** Everything one run of the model's code produced. */

@@ -113,7 +113,8 @@ export async function runCode(
   const started = performance.now();
   if (typeof code !== "string")
     return failedRun("TypeError", "code must be a string of TypeScript.", started);
-  const approval = options.approval ?? setup.approval;
+  // A resumed run pauses again at the next call that needs a person, unless asked to wait instead.
+  const approval = options.approval ?? (resumption ? "pause" : setup.approval);
   if (approval !== "wait" && approval !== "pause") {
     return failedRun(
       "UserError",
@@ -138,17 +139,8 @@ export async function runCode(
       durationMs: elapsed(started),
     };
   }
-  const pausing = approval === "pause" || resumption !== undefined;
   const execute = (sandbox: Sandbox) =>
-    runInSandbox(
-      setup,
-      sandbox,
-      code,
-      prepared,
-      options,
-      started,
-      pausing ? (resumption ?? "fresh") : undefined,
-    );
+    runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption);
   const { sessions } = setup;
   if (sessions) {
     const session = options.session;
@@ -201,11 +193,12 @@ export async function runInSandbox(
   prepared: PreparedCode,
   options: CodeRunOptions,
   started: number,
-  /** For a run that may pause: `"fresh"`, or the paused run it resumes. */
-  pausing?: "fresh" | Resumption,
+  /** Whether a call that needs a person pauses the run (`approval: "pause"`). */
+  pausing = false,
+  /** The paused run this one resumes. */
+  resumption?: Resumption,
 ): Promise<CodeRunResult> {
   const { dispatcher } = setup;
-  const resumption = pausing === "fresh" ? undefined : pausing;
   const { parent } = options;
   const ended = new AbortController();
   // Every tool call in flight listens for the end of the run.
@@ -230,6 +223,7 @@ export async function runInSandbox(
     code,
   });
   const journal = pausing ? new JournalRecorder(resumption?.run.journal) : undefined;
+  // Without pausing, the decided calls of a resumed run go live, and later ones wait for their approval.
   const replay = resumption ? new Replay(resumption.run.journal) : undefined;
   const bridge = new RunBridge({
     dispatcher,
@@ -276,7 +270,7 @@ export async function runInSandbox(
   await bridge.settled();
   let result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
   if (resumption) result.logs = [...resumption.run.logs, ...result.logs];
-  if (journal && replay) {
+  if (replay) {
     const diverged = divergedRun(bridge, replay, outcome);
     if (diverged) result = { ...result, status: "error", value: undefined, error: diverged };
   }

@@ -1,4 +1,11 @@
-import { BudgetExceeded, InvalidToolArguments, messageOf, RunCancelled, ToolError } from "../errors.js";
+import {
+  BudgetExceeded,
+  InvalidToolArguments,
+  messageOf,
+  RunCancelled,
+  ToolError,
+  ToolPaused,
+} from "../errors.js";
 import type { CallFailure } from "./types.js";
 
 /** Raised inside the dispatcher when an attempt outlives its per-attempt timeout. */
@@ -22,6 +29,7 @@ export function failureFrom(error: unknown, toolName: string): CallFailure {
   if (error instanceof AttemptTimedOut) return { kind: "timeout", message: error.message };
   if (error instanceof RunCancelled) return { kind: "cancelled", message: error.message };
   if (error instanceof BudgetExceeded) return { kind: "budget", message: error.message };
+  if (error instanceof ToolPaused) return { kind: "paused", message: error.message, paused: error.paused };
   if (error instanceof ToolError) {
     return error.hint === undefined
       ? { kind: "error", message: error.message }

@@ -2,6 +2,7 @@ import type { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import type { TracingOptions } from "../tracing/options.js";
+import type { PausedWork } from "./paused-work.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {
@@ -30,6 +31,11 @@ export interface CallFailure {
   message: string;
   /** A hint for the model, from {@link ToolError}. */
   hint?: string;
+  /**
+   * For a call whose work paused for a person (kind `paused`, thrown as `ToolPaused`: code mode's
+   * run_code with `approval: "pause"`): how to resume it.
+   */
+  paused?: PausedWork;
 }
 
 /** The outcome of one call. Results come in completion order: pair them with calls by `callId`. */

@@ -52,7 +52,9 @@ describe("a run paused in one process and resumed in another", () => {
     const s = scenario("approval");
     const paused = await s.pause();
     expect(paused.status).toBe("paused");
-    expect(await s.lines()).toEqual(["before"]);
+    // "beside" may have started before the approval paused: then it finished before process A exited.
+    expect((await s.lines())[0]).toBe("before");
+    expect(await s.lines()).not.toContain("after");
     const resumed = await s.resume({ decisions: { [paused.pending![0]!.id]: true } });
     expect(resumed.status).toBe("ok");
     const value = resumed.value as { seen: unknown; sent: string };

@@ -91,7 +91,10 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         { id: expect.any(String), tool: "send", args: { to: "ann" }, kind: "approval" },
       ]);
       expect(typeof paused.checkpoint).toBe("string");
-      expect(effects).toEqual(["before"]);
+      // "beside" may have started before the approval paused (then it finished and was recorded).
+      expect(effects[0]).toBe("before");
+      expect(effects).not.toContain("sent to ann");
+      expect(effects).not.toContain("after");
       const seenBefore = await cm.run(
         "return { t: Date.now(), r: Math.random() }", // a run of its own: other values
       );
@@ -486,5 +489,54 @@ describe("pause settings", () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe("run_code with approval pause, dispatched as a tool call", () => {
+  it("a paused run is a failed call of kind paused carrying the checkpoint, and resumeCall answers that same call", async () => {
+    const { effects, tools } = world();
+    const cm = codeMode({ tools, environment: isolateEnvironment(), approval: "pause", checkpointKey: KEY });
+    opened.push(cm);
+    const dispatcher = new Dispatcher(new Toolset([cm.tool]));
+    const handle = dispatcher.dispatch([
+      { id: "call_1", name: "run_code", arguments: { code: `return await tools.send({ to: "tia" });` } },
+    ]);
+    const [result] = (await handle.outcome()).results;
+    expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: "paused" } });
+    const paused = result!.error!.paused!;
+    expect(paused.pending).toEqual([
+      { id: expect.any(String), tool: "send", args: { to: "tia" }, kind: "approval" },
+    ]);
+    const final = await cm.resumeCall(
+      { callId: result!.callId, paused },
+      { decisions: { [paused.pending[0]!.id]: true } },
+    );
+    expect(final).toMatchObject({ callId: "call_1", name: "run_code", ok: true });
+    expect(final.output).toContain('"sent to tia"');
+    expect(effects).toEqual(["sent to tia"]);
+  });
+
+  it("resumed with approval wait, a later gated call is decided by the approval handler instead of pausing again", async () => {
+    const { effects, tools } = world();
+    const cm = codeMode({
+      tools,
+      dispatcher: new Dispatcher(tools, { approvalHandler: () => "allow" }),
+      environment: isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: KEY,
+    });
+    opened.push(cm);
+    // The handler allows everything, so pausing needs a call it does not see: a question.
+    const paused = await cm.run(`
+      const answer = await tools.ask_human({ question: "Go on?", multi_select: false });
+      await tools.send({ to: "uma" });
+      return answer;`);
+    expect(paused.pending?.[0]?.kind).toBe("question");
+    const resumed = await cm.resume(paused.checkpoint!, {
+      answers: { [paused.pending![0]!.id]: "yes" },
+      approval: "wait",
+    });
+    expect(resumed).toMatchObject({ status: "ok", value: "yes" });
+    expect(effects).toEqual(["sent to uma"]);
   });
 });
