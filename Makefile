@@ -64,6 +64,7 @@ unit: setup
 bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/codemode.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/pause.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/environments.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts

@@ -176,6 +176,7 @@ export {
 } from "./errors.js";
 export {
   type AnsweredCalls,
+  finalResults,
   type RunToolCallsOptions,
   runToolCalls,
   type ToolSource,

@@ -15,7 +15,9 @@ import { codeModeInstructions, type InstructionFacts, toolDescription } from "./
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import {
   type CheckpointInfo,
+  type CheckpointSummary,
   confirmUse,
+  inspectPausedRun,
   openPausedRun,
   type PauseSettings,
   peopleFor,
@@ -153,6 +155,12 @@ export interface CodeMode {
    * pauses again gives a `paused` failure again, with the new checkpoint. Rejects as `resume` does.
    */
   resumeCall(call: PausedToolCall, options?: ResumeOptions): Promise<ToolResult>;
+  /**
+   * What a checkpoint waits for (its id, times and pending calls), read from the sealed checkpoint after
+   * the checks a resume makes: show this to the person, not a copy kept elsewhere. Throws
+   * `CheckpointRefused` as `resume` rejects.
+   */
+  inspect(checkpoint: string): CheckpointSummary;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -304,6 +312,10 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
         },
         { run: paused, people },
       );
+    },
+    inspect(checkpoint) {
+      if (!pause) throw new UserError("inspect needs the code mode's checkpointKey: the key the run paused with.");
+      return inspectPausedRun(pause.settings, checkpoint, pause.binding);
     },
     async resumeCall(call, resumeOptions = {}) {
       const started = performance.now();

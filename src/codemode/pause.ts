@@ -112,6 +112,27 @@ export async function sealPausedRun(
   return sealCheckpoint({ ...binding, state }, settings.key, { ttlMs: settings.ttlMs });
 }
 
+/** What a paused run waits for, read from its sealed checkpoint (see `CodeMode.inspect`). */
+export interface CheckpointSummary extends CheckpointInfo {
+  pending: PendingCall[];
+}
+
+/**
+ * Reads what a checkpoint waits for, after the same checks as a resume (seal, expiry, tools, limits):
+ * what a person approves is what the sealed checkpoint holds, never what a store or a client says.
+ */
+export function inspectPausedRun(
+  settings: PauseSettings,
+  text: unknown,
+  expected: Omit<CheckpointBinding, "code">,
+): CheckpointSummary {
+  const body = openCheckpoint<PausedRun>(text, settings.key, expected);
+  if (!isPausedRun(body.state) || body.code !== digestOfCode(body.state.code)) {
+    throw new CheckpointRefused("malformed", "This checkpoint's content is not a paused run.");
+  }
+  return { id: body.id, created: body.created, expires: body.expires, pending: pendingCalls(body.state) };
+}
+
 /**
  * Opens a checkpoint for a resume: its seal, expiry and binding (tools and limits; the code is the
  * checkpoint's own), then the values kept in the store. Throws {@link CheckpointRefused} saying what

@@ -4,7 +4,11 @@
  * retries, timeouts, rendering, truncation and events. A tool that needs approval uses the AI SDK's own
  * approval flow (`needsApproval`, `tool-approval-request` / `tool-approval-response`).
  */
+import { createHash } from "node:crypto";
 import { jsonSchema, type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
+import { type CheckpointStore, memoryCheckpointStore } from "../codemode/checkpoint-store.js";
+import type { CodeMode } from "../codemode/code-mode.js";
+import type { CheckpointSummary } from "../codemode/pause.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, DispatchOptions, ToolResult } from "../dispatch/types.js";
 import { parseArguments } from "../tools/arguments.js";
@@ -22,6 +26,27 @@ export interface AiSdkToolsOptions<Deps = unknown>
    * dispatcher's `approvalHandler`, else denied.
    */
   onStreamEvent?: (event: DispatchEvent) => void | Promise<void>;
+  /**
+   * Runs of a code mode made with `approval: "pause"`, answered through the AI SDK's approval flow: when
+   * the code of a run_code call reaches a call that needs a person, the run pauses and the run_code call
+   * itself gets a `tool-approval-request` (so `useChat` UIs show Allow and Deny); `pending` of
+   * {@link pausedRunCode} says what it waits for. Approving it resumes the run (in whichever process
+   * gets the approval) with every pending approval approved; later calls that need a person are met as
+   * in a run that does not pause. Denying it denies the whole call, as the AI SDK does.
+   */
+  pausing?: AiSdkPausing;
+}
+
+/** Where an AI SDK app's paused runs wait (see {@link AiSdkToolsOptions.pausing}). */
+export interface AiSdkPausing {
+  /** The code mode whose run_code tool is among the tools; made with `approval: "pause"` and a key. */
+  codeMode: CodeMode;
+  /**
+   * Where a paused run's checkpoint waits for the approval, by tool call id. Default: this process's
+   * memory. To resume in another process (a later request served elsewhere), a store they share, such
+   * as `fileCheckpointStore(dir)` or one over your database.
+   */
+  store?: CheckpointStore;
 }
 
 /**
@@ -64,7 +89,21 @@ export function aiSdkTools<Deps = unknown>(
   if (sessionObject) shared.session = sessionObject;
   const lock = new BarrierLock();
   const tools: ToolSet = {};
+  const pausing = options.pausing;
+  const pauses = pausing ? pausingRunCode(dispatcher, pausing, shared, onStreamEvent) : undefined;
   for (const t of dispatcher.toolset.list()) {
+    if (pauses && t.name === pausing?.codeMode.tool.name) {
+      tools[t.name] = {
+        description: t.description,
+        inputSchema: jsonSchema(t.parameters as Parameters<typeof jsonSchema>[0]),
+        needsApproval: (
+          input: unknown,
+          { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] },
+        ) => pauses.runUntilPaused(t, input, toolCallId, messages),
+        execute: (input: unknown, call: ToolExecutionOptions) => pauses.finish(t, call),
+      } satisfies Tool<unknown, string>;
+      continue;
+    }
     const gated = t.options.needsApproval !== undefined && t.options.needsApproval !== false;
     const aiTool: Tool<unknown, string> = {
       description: t.description,
@@ -103,6 +142,21 @@ async function run<Deps>(
   approvedByAiSdk: boolean,
   onStreamEvent: ((event: DispatchEvent) => void | Promise<void>) | undefined,
 ): Promise<string> {
+  const result = await dispatchOne(dispatcher, t, input, call, shared, approvedByAiSdk, onStreamEvent);
+  if (!result.ok) throw new ToolCallFailed(result);
+  return result.output;
+}
+
+/** Dispatches one call of the AI SDK and gives its result. */
+async function dispatchOne<Deps>(
+  dispatcher: Dispatcher<Deps>,
+  t: AnyTool,
+  input: unknown,
+  call: Pick<ToolExecutionOptions, "toolCallId" | "abortSignal">,
+  shared: DispatchOptions<Deps>,
+  approvedByAiSdk: boolean,
+  onStreamEvent: ((event: DispatchEvent) => void | Promise<void>) | undefined,
+): Promise<ToolResult> {
   const handle = dispatcher.dispatch([{ id: call.toolCallId, name: t.name, arguments: argumentsOf(input) }], {
     ...shared,
     ...(call.abortSignal ? { signal: call.abortSignal } : {}),
@@ -126,8 +180,102 @@ async function run<Deps>(
   const outcome = await handle.outcome();
   if (readerError && readerError.error !== outcome.stopped) throw readerError.error;
   const [result] = outcome.results as [ToolResult];
-  if (!result.ok) throw new ToolCallFailed(result);
-  return result.output;
+  return result;
+}
+
+/** How long the result of a run_code call that did not pause waits for the AI SDK's `execute`. */
+const FINISHED_KEPT_MS = 10 * 60_000;
+
+/**
+ * run_code through the AI SDK's approval flow. The AI SDK asks `needsApproval` before `execute`: there
+ * the code runs until it ends or pauses. A run that ended is kept for `execute`, which follows at once
+ * in the same process; a paused run's checkpoint goes to the store, and the AI SDK asks for approval of
+ * the call. Once approved, `execute` (maybe in another process) resumes it.
+ */
+function pausingRunCode<Deps>(
+  dispatcher: Dispatcher<Deps>,
+  pausing: AiSdkPausing,
+  shared: DispatchOptions<Deps>,
+  onStreamEvent: ((event: DispatchEvent) => void | Promise<void>) | undefined,
+) {
+  const { codeMode } = pausing;
+  const store = storeOf(pausing);
+  const finished = new Map<string, ToolResult>();
+  return {
+    async runUntilPaused(
+      t: AnyTool,
+      input: unknown,
+      toolCallId: string,
+      messages: readonly ModelMessage[],
+    ): Promise<boolean> {
+      // The AI SDK asks again when the approval comes back: the run paused already, and must not run again.
+      if (approvalRequested(messages, toolCallId)) return true;
+      const result = await dispatchOne(dispatcher, t, input, { toolCallId }, shared, false, onStreamEvent);
+      const paused = result.error?.kind === "paused" ? result.error.paused : undefined;
+      if (paused) {
+        await store.put(pauseKey(toolCallId), paused.checkpoint);
+        return true;
+      }
+      finished.set(toolCallId, result);
+      setTimeout(() => finished.delete(toolCallId), FINISHED_KEPT_MS).unref();
+      return false;
+    },
+    async finish(t: AnyTool, call: ToolExecutionOptions): Promise<string> {
+      let result = finished.get(call.toolCallId);
+      finished.delete(call.toolCallId);
+      if (result === undefined) {
+        const checkpoint = await store.get(pauseKey(call.toolCallId));
+        if (checkpoint === undefined || !approvedInHistory(call.messages, call.toolCallId)) {
+          throw new Error(
+            `${t.name} call ${call.toolCallId} has no paused run approved in the history: its checkpoint is not in the pausing store, or the AI SDK did not approve it.`,
+          );
+        }
+        // What is approved is what the sealed checkpoint holds (inspect checks it), whatever the store says.
+        const { id, pending } = codeMode.inspect(checkpoint);
+        const decisions = Object.fromEntries(
+          pending.filter((p) => p.kind === "approval").map((p) => [p.id, true]),
+        );
+        result = await codeMode.resumeCall(
+          { callId: call.toolCallId, paused: { checkpoint, checkpointId: id, pending } },
+          { decisions, approval: "wait", ...(call.abortSignal ? { signal: call.abortSignal } : {}) },
+        );
+      }
+      if (!result.ok) throw new ToolCallFailed(result);
+      return result.output;
+    },
+  };
+}
+
+/**
+ * The paused run of a run_code call waiting for the AI SDK's approval: the calls it waits for
+ * (`pending`: tool, arguments, kind), read from its sealed checkpoint, to show beside the approval
+ * request. Undefined when the pausing store has none for that tool call id; throws `CheckpointRefused`
+ * when the stored checkpoint does not pass the checks a resume makes.
+ */
+export async function pausedRunCode(
+  pausing: AiSdkPausing,
+  toolCallId: string,
+): Promise<CheckpointSummary | undefined> {
+  const checkpoint = await storeOf(pausing).get(pauseKey(toolCallId));
+  return checkpoint === undefined ? undefined : pausing.codeMode.inspect(checkpoint);
+}
+
+/** The memory stores of pausing options given without a store of their own. */
+const defaultStores = new WeakMap<AiSdkPausing, CheckpointStore>();
+
+function storeOf(pausing: AiSdkPausing): CheckpointStore {
+  if (pausing.store) return pausing.store;
+  let store = defaultStores.get(pausing);
+  if (!store) {
+    store = memoryCheckpointStore();
+    defaultStores.set(pausing, store);
+  }
+  return store;
+}
+
+/** The store key of a tool call's paused run: a digest, so any id is a valid key for any store. */
+function pauseKey(toolCallId: string): string {
+  return createHash("sha256").update(`cordon ai-sdk paused run_code ${toolCallId}`).digest("base64url");
 }
 
 /**
@@ -166,6 +314,16 @@ function approvalContext(
     parentCallId: undefined,
     attempt: 0,
   };
+}
+
+/** Whether the history holds an approval request for this call. */
+function approvalRequested(messages: readonly ModelMessage[], toolCallId: string): boolean {
+  return messages.some(
+    (message) =>
+      message.role === "assistant" &&
+      typeof message.content !== "string" &&
+      message.content.some((part) => part.type === "tool-approval-request" && part.toolCallId === toolCallId),
+  );
 }
 
 /**

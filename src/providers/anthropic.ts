@@ -15,11 +15,14 @@ import { UserError } from "../errors.js";
 import {
   type AnsweredCalls,
   argumentsOf,
+  finalResults,
   type RunToolCallsOptions,
   runToolCalls,
   type ToolSource,
   toolsetOf,
 } from "./run-tool-calls.js";
+
+export { finalResults } from "./run-tool-calls.js";
 
 /** An Anthropic message (the model's response, or a message param you stored), or its content blocks. */
 export type MessageWithToolUse =
@@ -75,7 +78,10 @@ export function toolResultBlocks(results: readonly ToolResult[]): ToolResultBloc
 export interface AnthropicToolTurn extends AnsweredCalls {
   /**
    * The user message with one `tool_result` block per `tool_use` block, in their order. Its content
-   * is empty when the message had no tool_use blocks: check `stop_reason === "tool_use"` first.
+   * is empty when the message had no tool_use blocks: check `stop_reason === "tool_use"` first. A call
+   * that paused (see `paused`) has no block yet, and Anthropic wants every block in one message: store
+   * the turn, and send `toolResultBlocks([...finalResults(turn.results), ...resumed])` once every
+   * paused call is resumed (`codeMode.resumeCall(call, { decisions })`).
    */
   message: ToolResultsMessage;
 }
@@ -90,5 +96,6 @@ export async function runToolUses<Deps>(
   options?: RunToolCallsOptions<Deps>,
 ): Promise<AnthropicToolTurn> {
   const answered = await runToolCalls(dispatcher, toolUseCalls(message), options);
-  return { ...answered, message: { role: "user", content: toolResultBlocks(answered.results) } };
+  const content = toolResultBlocks(finalResults(answered.results));
+  return { ...answered, message: { role: "user", content } };
 }

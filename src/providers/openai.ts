@@ -18,11 +18,14 @@ import type { ToolCall, ToolResult } from "../dispatch/types.js";
 import { UserError } from "../errors.js";
 import {
   type AnsweredCalls,
+  finalResults,
   type RunToolCallsOptions,
   runToolCalls,
   type ToolSource,
   toolsetOf,
 } from "./run-tool-calls.js";
+
+export { finalResults } from "./run-tool-calls.js";
 
 /** A `function_call_output` item of the Responses API. */
 export type FunctionCallOutput = ResponseInputItem.FunctionCallOutput;
@@ -86,7 +89,11 @@ export function chatToolMessages(results: readonly ToolResult[]): ChatCompletion
 
 /** The answer to a Chat Completions turn: the tool messages to append, and the results behind them. */
 export interface ChatToolTurn extends AnsweredCalls {
-  /** One `role: "tool"` message per tool call, in the order of the calls: append them after the assistant message. */
+  /**
+   * One `role: "tool"` message per tool call, in the order of the calls: append them after the assistant
+   * message. A call that paused (see `paused`) has none yet: append its message once it is resumed
+   * (`chatToolMessages([await codeMode.resumeCall(call, { decisions })])`) before asking the model again.
+   */
   messages: ChatCompletionToolMessageParam[];
 }
 
@@ -101,7 +108,7 @@ export async function runChatToolCalls<Deps>(
   options?: RunToolCallsOptions<Deps>,
 ): Promise<ChatToolTurn> {
   const answered = await runToolCalls(dispatcher, chatToolCalls(message), options);
-  return { ...answered, messages: chatToolMessages(answered.results) };
+  return { ...answered, messages: chatToolMessages(finalResults(answered.results)) };
 }
 
 /** The `function_call` items of a Responses API response, as cordon tool calls (`id` is the item's `call_id`). */
@@ -130,7 +137,10 @@ export function functionCallOutputs(results: readonly ToolResult[]): FunctionCal
 
 /** The answer to a Responses API turn: the input items to send next, and the results behind them. */
 export interface ResponseToolTurn extends AnsweredCalls {
-  /** One `function_call_output` item per function call, in the order of the calls. */
+  /**
+   * One `function_call_output` item per function call, in the order of the calls; a call that paused
+   * (see `paused`) has none until it is resumed (`functionCallOutputs([await codeMode.resumeCall(…)])`).
+   */
   items: FunctionCallOutput[];
 }
 
@@ -144,5 +154,5 @@ export async function runResponseToolCalls<Deps>(
   options?: RunToolCallsOptions<Deps>,
 ): Promise<ResponseToolTurn> {
   const answered = await runToolCalls(dispatcher, responseToolCalls(response), options);
-  return { ...answered, items: functionCallOutputs(answered.results) };
+  return { ...answered, items: functionCallOutputs(finalResults(answered.results)) };
 }

@@ -3,6 +3,7 @@
  * get exactly one result per call, in the order the model made them, also when the turn was cancelled
  * or its budget ran out (providers reject a history with an unanswered tool call).
  */
+import type { PausedToolCall } from "../codemode/code-mode.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, DispatchOptions, ToolCall, ToolResult } from "../dispatch/types.js";
 import type { BudgetExceeded, RunCancelled } from "../errors.js";
@@ -27,6 +28,18 @@ export interface AnsweredCalls {
   results: ToolResult[];
   /** Set when the turn was cancelled or its budget ran out; the calls it kept from running are answered too. */
   stopped?: RunCancelled | BudgetExceeded;
+  /**
+   * The calls whose work paused for a person (run_code of a code mode with `approval: "pause"`): plain
+   * JSON to store with the conversation, and to show (`paused.pending`). Their results are not in the
+   * provider messages of the turn: once the person has decided, `codeMode.resumeCall(call, { decisions })`
+   * gives each its final result, for the same tool call id. Empty when nothing paused.
+   */
+  paused: PausedToolCall[];
+}
+
+/** The results of a turn that are final: every one but the calls that paused (see `AnsweredCalls.paused`). */
+export function finalResults(results: readonly ToolResult[]): ToolResult[] {
+  return results.filter((result) => result.error?.paused === undefined);
 }
 
 /**
@@ -55,7 +68,11 @@ export async function runToolCalls<Deps>(
   const outcome = await handle.outcome();
   // A stopped turn ends its event stream with the stop itself: that is reported as `stopped`, not thrown.
   if (readerError && readerError.error !== outcome.stopped) throw readerError.error;
-  const answered: AnsweredCalls = { results: inCallOrder(calls, outcome.results) };
+  const results = inCallOrder(calls, outcome.results);
+  const paused = results.flatMap((result) =>
+    result.error?.paused ? [{ callId: result.callId, paused: result.error.paused }] : [],
+  );
+  const answered: AnsweredCalls = { results, paused };
   if (outcome.stopped) answered.stopped = outcome.stopped;
   return answered;
 }

@@ -2,8 +2,16 @@ import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type CodeMode, codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "../../src/index.js";
-import { aiSdkTools, ToolCallFailed } from "../../src/providers/ai-sdk.js";
+import {
+  type CodeMode,
+  codeMode,
+  Dispatcher,
+  isolateEnvironment,
+  memoryCheckpointStore,
+  Toolset,
+  tool,
+} from "../../src/index.js";
+import { aiSdkTools, pausedRunCode, ToolCallFailed } from "../../src/providers/ai-sdk.js";
 import { getOrder, listOrders, lookedUp, REFUND_TOTAL_CODE, refund } from "./tools.js";
 
 type CallOptions = Parameters<MockLanguageModelV3["doGenerate"]>[0];
@@ -351,5 +359,114 @@ describe("cordon/ai-sdk with the AI SDK's mock language model (scripted model)",
     const tools = aiSdkTools([getOrder, listOrders]);
     expect(tools.get_order!.strict).toBe(true);
     expect(tools.list_orders!.strict).toBeUndefined();
+  });
+});
+
+describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
+  const KEY = "the app's checkpoint key, 32 bytes";
+  const REFUND_ONE = `
+    const order = await tools.get_order({ order_id: "A2" });
+    const done = await tools.refund_once({ order_id: order.id });
+    return done;`;
+
+  function refundWorld() {
+    const refunds: string[] = [];
+    const refundOnce = tool({
+      name: "refund_once",
+      description: "Refund an order. Needs a human's approval.",
+      input: z.object({ order_id: z.string() }),
+      needsApproval: true,
+      run: ({ order_id }) => {
+        refunds.push(order_id);
+        return { refunded: order_id };
+      },
+    });
+    const store = memoryCheckpointStore();
+    /** One process of the app: its own code mode and AI SDK tools, sharing only the key and the store. */
+    const process = () => {
+      const mode = codeMode({
+        tools: [getOrder, refundOnce],
+        environment: isolateEnvironment(),
+        approval: "pause",
+        checkpointKey: KEY,
+      });
+      opened.push(mode);
+      const pausing = { codeMode: mode, store };
+      return { pausing, tools: aiSdkTools(new Toolset([mode.tool]), { pausing }) };
+    };
+    return { refunds, process };
+  }
+  const opened: CodeMode[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((mode) => mode.close()));
+  });
+
+  it("a call from code that needs approval becomes the AI SDK's approval request for run_code; approved in a later request, the same call gets its final result and each effect happens once", async () => {
+    const { refunds, process } = refundWorld();
+    const model = scriptedModel([
+      [{ toolName: "run_code", input: { code: REFUND_ONE } }],
+      (options) => JSON.stringify(toolOutputs(options)[0]),
+    ]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2." }];
+    const first = process();
+    const asked = await generateText({ model, messages, tools: first.tools, stopWhen: stepCountIs(3) });
+    const request = asked.content.find((part) => part.type === "tool-approval-request");
+    expect(request?.toolCall.toolName).toBe("run_code");
+    expect(refunds).toEqual([]);
+    expect(lookedUp).toEqual(["A2"]);
+    const waiting = await pausedRunCode(first.pausing, request!.toolCall.toolCallId);
+    expect(waiting?.pending).toEqual([
+      { id: expect.any(String), tool: "refund_once", args: { order_id: "A2" }, kind: "approval" },
+    ]);
+
+    // The person approves; the next request is served by another process of the app.
+    messages.push(...asked.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request!.approvalId, approved: true }],
+    });
+    const second = process();
+    const answered = await generateText({ model, messages, tools: second.tools, stopWhen: stepCountIs(3) });
+    const sent = JSON.parse(answered.text) as { toolCallId: string; output: { value: string } };
+    expect(sent.toolCallId).toBe(request!.toolCall.toolCallId);
+    expect(sent.output.value).toContain('"refunded":"A2"');
+    expect(refunds).toEqual(["A2"]);
+    expect(lookedUp).toEqual(["A2"]);
+  });
+
+  it("denied in the AI SDK flow, the paused run is not resumed and its gated call never runs", async () => {
+    const { refunds, process } = refundWorld();
+    const model = scriptedModel([
+      [{ toolName: "run_code", input: { code: REFUND_ONE } }],
+      (options) => JSON.stringify(toolOutputs(options)[0]!.output),
+    ]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2." }];
+    const app = process();
+    const asked = await generateText({ model, messages, tools: app.tools, stopWhen: stepCountIs(3) });
+    const request = asked.content.find((part) => part.type === "tool-approval-request")!;
+    messages.push(...asked.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: false }],
+    });
+    const answered = await generateText({ model, messages, tools: app.tools, stopWhen: stepCountIs(3) });
+    expect(JSON.parse(answered.text)).toMatchObject({ type: "execution-denied" });
+    expect(refunds).toEqual([]);
+  });
+
+  it("a run that needs nobody is not asked about: it runs once and its result goes back at once", async () => {
+    const { process } = refundWorld();
+    const model = scriptedModel([
+      [
+        {
+          toolName: "run_code",
+          input: { code: `return (await tools.get_order({ order_id: "A1" })).amount;` },
+        },
+      ],
+      (options) => JSON.stringify(toolOutputs(options)[0]!.output),
+    ]);
+    const app = process();
+    const result = await generateText({ model, prompt: "A1?", tools: app.tools, stopWhen: stepCountIs(3) });
+    expect(result.content.some((part) => part.type === "tool-approval-request")).toBe(false);
+    expect(JSON.parse(result.text).value).toContain("result: 10");
+    expect(lookedUp).toEqual(["A1"]);
   });
 });
