@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { checkpointKeyBytes, openCheckpoint } from "../../src/codemode/checkpoint.js";
 import {
   askHuman,
   type CodeMode,
@@ -108,9 +109,11 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       expect(effects.filter((line) => line === "sent to ann")).toHaveLength(1);
       expect(effects.at(-1)).toBe("after");
       // What the code saw before the pause is what it sees in the replay.
-      const journal = JSON.parse(Buffer.from(paused.checkpoint!.split(".")[3]!, "base64url").toString()) as {
-        state: { journal: { values: { now: number[]; random: number[] } } };
-      };
+      const journal = openCheckpoint<{ journal: { values: { now: number[]; random: number[] } } }>(
+        paused.checkpoint!,
+        checkpointKeyBytes(KEY),
+        {},
+      );
       expect(value.seen.t).toBe(journal.state.journal.values.now[0]);
       expect(value.seen.r).toBe(journal.state.journal.values.random[0]);
       expect(value.seen.r).not.toBe((seenBefore.value as { r: number }).r);
