@@ -5,11 +5,12 @@ import { type ScriptedModelServer, startScriptedModelServer } from "../../exampl
 import { type CodeMode, codeMode, Dispatcher, isolateEnvironment, Toolset } from "../../src/index.js";
 import {
   anthropicTools,
+  finalResults,
   runToolUses,
   toolResultBlocks,
   toolUseCalls,
 } from "../../src/providers/anthropic.js";
-import { getOrder, listOrders, lookedUp, REFUND_TOTAL_CODE, waitForever } from "./tools.js";
+import { getOrder, listOrders, lookedUp, REFUND_TOTAL_CODE, refund, waitForever } from "./tools.js";
 
 const MODEL = "scripted-model";
 
@@ -199,5 +200,48 @@ describe("cordon/anthropic", () => {
       status: 400,
       message: expect.stringContaining("`tool_use` ids were found without `tool_result` blocks"),
     });
+  });
+});
+
+describe("cordon/anthropic with runs that pause (scripted model)", () => {
+  it("a paused run_code call has no tool_result yet; once resumed, one user message answers every tool_use of the turn", async () => {
+    server = await startScriptedModelServer([
+      {
+        toolCalls: [
+          { name: "get_order", arguments: { order_id: "A1" } },
+          {
+            name: "run_code",
+            arguments: { code: `return await tools.refund({ order_id: "A3" });` },
+          },
+        ],
+      },
+      ({ toolResults }) => ({
+        text: toolResults.map((r) => r.output.includes("A3") || r.output.includes("A1")).join(","),
+      }),
+    ]);
+    cm = codeMode({
+      tools: [refund],
+      environment: isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: "an app's checkpoint key of 32 bytes",
+    });
+    const dispatcher = new Dispatcher(new Toolset([getOrder, cm.tool]));
+    const anthropic = client(server);
+    const messages: MessageParam[] = [{ role: "user", content: "Look up A1 and refund A3." }];
+    const response = await anthropic.messages.create({
+      model: MODEL,
+      max_tokens: 1_000,
+      messages,
+      tools: anthropicTools(dispatcher),
+    });
+    messages.push({ role: "assistant", content: response.content });
+    const turn = await runToolUses(dispatcher, response);
+    expect(turn.message.content.map((block) => block.tool_use_id)).toEqual(["toolu_scripted_1_0"]);
+    expect(turn.paused.map((call) => call.callId)).toEqual(["toolu_scripted_1_1"]);
+    const [call] = turn.paused;
+    const resumed = await cm.resumeCall(call!, { decisions: { [call!.paused.pending[0]!.id]: true } });
+    messages.push({ role: "user", content: toolResultBlocks([...finalResults(turn.results), resumed]) });
+    const next = await anthropic.messages.create({ model: MODEL, max_tokens: 1_000, messages });
+    expect(next.content).toEqual([expect.objectContaining({ type: "text", text: "true,true" })]);
   });
 });

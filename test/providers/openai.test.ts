@@ -7,11 +7,14 @@ import { Budget, type CodeMode, codeMode, Dispatcher, isolateEnvironment, Toolse
 import {
   chatCompletionTools,
   chatToolCalls,
+  chatToolMessages,
   responsesTools,
   runChatToolCalls,
   runResponseToolCalls,
 } from "../../src/providers/openai.js";
 import { getOrder, listOrders, lookedUp, REFUND_TOTAL_CODE, refund, waitForever } from "./tools.js";
+
+const PAUSE_KEY = "an app's checkpoint key of 32 bytes";
 
 const MODEL = "scripted-model";
 const answerWithResult = ({ toolResults }: { toolResults: { output: string }[] }) => ({
@@ -271,5 +274,59 @@ describe("cordon/openai with the official client (scripted model)", () => {
       status: 400,
       message: expect.stringContaining("did not have response messages: call_scripted_1_0"),
     });
+  });
+});
+
+describe("cordon/openai with runs that pause (scripted model)", () => {
+  it("a run_code call whose code needs an approval is listed in paused, gets no message yet, and answered in a later request by resumeCall with the same tool_call_id", async () => {
+    server = await startScriptedModelServer([
+      {
+        toolCalls: [
+          {
+            name: "run_code",
+            arguments: {
+              code: `const o = await tools.get_order({ order_id: "A2" }); return await tools.refund({ order_id: o.id });`,
+            },
+          },
+        ],
+      },
+      ({ toolResults }) => ({ text: `Done: ${toolResults[0]?.output.includes('"refunded":"A2"')}` }),
+    ]);
+    const pausing = {
+      approval: "pause" as const,
+      checkpointKey: PAUSE_KEY,
+      environment: isolateEnvironment(),
+    };
+    cm = codeMode({ tools: [getOrder, refund], ...pausing });
+    const openai = client(server);
+    const messages: ChatCompletionMessageParam[] = [{ role: "user", content: "Refund A2." }];
+    const completion = await openai.chat.completions.create({
+      model: MODEL,
+      messages,
+      tools: chatCompletionTools([cm.tool]),
+    });
+    const message = completion.choices[0]!.message;
+    messages.push(message);
+    const turn = await runChatToolCalls(new Dispatcher(new Toolset([cm.tool])), message);
+    expect(turn.messages).toEqual([]);
+    expect(turn.paused).toHaveLength(1);
+    expect(turn.paused[0]!.paused.pending).toEqual([
+      { id: expect.any(String), tool: "refund", args: { order_id: "A2" }, kind: "approval" },
+    ]);
+    const stored = JSON.stringify(turn.paused); // kept with the conversation until the person decides
+
+    // A later request, another code mode (as in another process): the person approved.
+    const later = codeMode({ tools: [getOrder, refund], ...pausing, environment: isolateEnvironment() });
+    try {
+      const [call] = JSON.parse(stored) as typeof turn.paused;
+      const result = await later.resumeCall(call!, { decisions: { [call!.paused.pending[0]!.id]: true } });
+      expect(result).toMatchObject({ callId: message.tool_calls![0]!.id, ok: true });
+      messages.push(...chatToolMessages([result]));
+      const next = await openai.chat.completions.create({ model: MODEL, messages });
+      expect(next.choices[0]!.message.content).toBe("Done: true");
+      expect(lookedUp).toEqual(["A2"]);
+    } finally {
+      await later.close();
+    }
   });
 });
