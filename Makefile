@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-research test lint typecheck unit bench bench-peers clean docker-engine image
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -34,6 +34,12 @@ demo-agents: setup
 	$(TSX) examples/agent-openai.ts
 	$(TSX) examples/agent-anthropic.ts
 	$(TSX) examples/agent-ai-sdk.ts
+
+## demo-durable: runs pause at an approval in one process and resume in another (OpenAI, Anthropic, AI SDK; scripted model)
+demo-durable: setup
+	$(TSX) examples/durable-openai.ts
+	$(TSX) examples/durable-anthropic.ts
+	$(TSX) examples/durable-ai-sdk.ts
 
 ## demo-research: a model's code searches and reads pages with web_search and web_fetch (local server)
 demo-research: setup

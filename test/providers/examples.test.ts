@@ -27,3 +27,17 @@ describe("the agent examples run end to end against the local server (scripted m
     }, 60_000);
   }
 });
+
+describe("the durable examples: a run pauses in one process and resumes in another (scripted model)", () => {
+  for (const example of ["durable-openai", "durable-anthropic", "durable-ai-sdk"]) {
+    it(`examples/${example}.ts: the refund waits for approval, runs once in the second process, and the model answers`, async () => {
+      const out = await runExample(`examples/${example}.ts`);
+      expect(out).toMatch(/process 1 \(pid \d+\).*refund\(\{"order_id":"A145","amount":55\}\)/);
+      const refunds = out.split("\n").filter((line) => line.includes("[shop] refund of 55 for A145 done"));
+      expect(refunds).toHaveLength(1);
+      const secondPid = /process 2 \(pid (\d+)\)/.exec(out)?.[1];
+      expect(refunds[0]).toContain(`(pid ${secondPid})`);
+      expect(out.trimEnd().split("\n").at(-1)).toBe("assistant: Order A145 was refunded 55.");
+    }, 60_000);
+  }
+});
