@@ -314,7 +314,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       );
     },
     inspect(checkpoint) {
-      if (!pause) throw new UserError("inspect needs the code mode's checkpointKey: the key the run paused with.");
+      if (!pause)
+        throw new UserError("inspect needs the code mode's checkpointKey: the key the run paused with.");
       return inspectPausedRun(pause.settings, checkpoint, pause.binding);
     },
     async resumeCall(call, resumeOptions = {}) {

@@ -100,7 +100,7 @@ export function aiSdkTools<Deps = unknown>(
           input: unknown,
           { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] },
         ) => pauses.runUntilPaused(t, input, toolCallId, messages),
-        execute: (input: unknown, call: ToolExecutionOptions) => pauses.finish(t, call),
+        execute: (_input: unknown, call: ToolExecutionOptions) => pauses.finish(t, call),
       } satisfies Tool<unknown, string>;
       continue;
     }
