@@ -9,10 +9,18 @@ export class CliUsageError extends Error {
 export const EXIT = Object.freeze({
   /** The command did what was asked (for `run`: the code's run ended `ok`). */
   ok: 0,
-  /** The code failed: its run ended with an error, a timeout, a limit or a cancellation. */
+  /**
+   * The code failed: its run ended with an error, a timeout, a limit or a cancellation; or (`cordon
+   * resume`) its checkpoint was refused, and nothing ran.
+   */
   codeFailed: 1,
   /** The command was used wrongly: the message says what to change. */
   usage: 2,
+  /**
+   * The run paused (`cordon run --approve pause`, `cordon resume`): calls wait for a person. Its
+   * checkpoint is in the --checkpoint file, and `cordon resume <file>` goes on once they have decided.
+   */
+  paused: 3,
   /** Interrupted with Ctrl-C (128 + SIGINT). */
   interrupted: 130,
 });

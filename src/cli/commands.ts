@@ -7,8 +7,11 @@ import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
 import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
+import { CHECKPOINT_KEY_VARIABLE } from "./checkpoint-key.js";
+import { EXIT } from "./cli-error.js";
 import type { CommandSpec, OptionSpec } from "./command-spec.js";
 import { ENVIRONMENTS, environmentNames } from "./environments.js";
+import { RUN_APPROVE_CHOICES } from "./run-approve.js";
 
 const TOOLS: OptionSpec = {
   name: "tools",
@@ -44,6 +47,19 @@ function approve(asks: string): OptionSpec {
   };
 }
 
+/** `cordon run --approve`: the shared policies, and pause. */
+const RUN_APPROVE: OptionSpec = {
+  ...approve("on the terminal"),
+  placeholder: RUN_APPROVE_CHOICES.join("|"),
+  description: `${approve("on the terminal").description} pause ends the run at the first gated call or question instead, saves it to the --checkpoint file and exits ${EXIT.paused}, for cordon resume.`,
+};
+
+/** Where the key that seals checkpoints comes from, for the help. */
+const KEY_SOURCE = `Checkpoints are sealed with the key in ${CHECKPOINT_KEY_VARIABLE} when it is set, otherwise with the key file $XDG_CONFIG_HOME/cordon/checkpoint.key (~/.config/cordon/checkpoint.key), which is made on first use, readable by you only. To resume on another machine, set ${CHECKPOINT_KEY_VARIABLE} there to the same key.`;
+
+/** The exit codes of a command that runs code, for the help. */
+const RUN_EXIT_CODES = `Exit code: ${EXIT.ok} when the run ended ok, ${EXIT.codeFailed} when the code failed (an error, a timeout, a limit), ${EXIT.usage} for a usage error, ${EXIT.paused} when the run paused (calls wait for a person), ${EXIT.interrupted} when interrupted with Ctrl-C.`;
+
 /** Every command, in the order `cordon --help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -52,15 +68,63 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ["run <file.ts | -> --tools <module> [options]"],
     details: [
       "Runs the code exactly as the run_code tool would: in a sandbox, where `await tools.<name>(args)` calls your tools through cordon's pipeline (validation, approval, retries, timeouts). Prints the console output, each tool call with its status and time, and the result. Give - to read the code from standard input.",
-      "Exit code: 0 when the run ended ok, 1 when the code failed (an error, a timeout, a limit), 2 for a usage error.",
+      "With --approve pause --checkpoint <file>, a gated call (or an ask_human question) does not wait for an answer: the run ends paused, its checkpoint is written to the file (readable by you only), and the calls that wait are printed with the cordon resume command that goes on. " +
+        KEY_SOURCE,
+      RUN_EXIT_CODES,
     ],
-    options: [TOOLS, ENV, JSON_OUTPUT, approve("on the terminal"), TIMEOUT],
+    options: [
+      TOOLS,
+      ENV,
+      JSON_OUTPUT,
+      RUN_APPROVE,
+      {
+        name: "checkpoint",
+        type: "string",
+        placeholder: "<file>",
+        description:
+          "With --approve pause: the file a paused run is saved to (mode 0600), for cordon resume. Required with --approve pause, and only with it.",
+      },
+      TIMEOUT,
+    ],
     positionals: { min: 1, max: 1 },
     examples: [
       "cordon run examples/shop/task.ts --tools examples/shop/tools.ts",
       'echo "return await tools.list_customers({})" | cordon run - --tools examples/shop/tools.ts --json',
+      "cordon run examples/shop/task.ts --tools examples/shop/tools.ts --approve pause --checkpoint run.ckpt",
     ],
     load: () => import("./commands/run.js"),
+  },
+  {
+    name: "resume",
+    summary: "Go on with a run that paused (cordon run --approve pause), once its calls are decided.",
+    usage: ["resume <run.ckpt> --tools <module> [--approve ask|all|none] [options]"],
+    details: [
+      "Reads the checkpoint that cordon run --approve pause wrote, checks it (its seal and key, its expiry, and that the tools and limits are the ones it was made with: give the same --tools module and --timeout), then decides each call that waits: --approve ask (the default) asks on the terminal, one call at a time; all approves every one; none denies every one. Questions (ask_human) are asked on the terminal whatever --approve says. Then the code runs again from the start: the calls made before the pause get their recorded results (nothing happens twice), the decided calls go on, and the run is printed as cordon run prints it.",
+      "If it pauses again (at the next gated call or question), the new checkpoint replaces the file and it exits " +
+        `${EXIT.paused} again. A checkpoint resumes once: while the run goes on it is kept as <file>.used, removed once the run ends ok or pauses again, and kept when the run failed (resuming it again would repeat the decided calls). A refused checkpoint (altered, expired, another key, other tools or limits) exits ${EXIT.codeFailed} and nothing runs. ` +
+        KEY_SOURCE,
+      RUN_EXIT_CODES,
+    ],
+    options: [
+      { ...TOOLS, description: `${TOOLS.description} The same module the run paused with.` },
+      {
+        ...approve("on the terminal"),
+        description:
+          "The calls that wait for approval: ask on the terminal, one at a time (the default); all approves every one; none denies every one.",
+      },
+      ENV,
+      JSON_OUTPUT,
+      {
+        ...TIMEOUT,
+        description: `${TIMEOUT.description} Give the --timeout the run paused with: a checkpoint is bound to its limits.`,
+      },
+    ],
+    positionals: { min: 1, max: 1 },
+    examples: [
+      "cordon resume run.ckpt --tools examples/shop/tools.ts",
+      "cordon resume run.ckpt --tools examples/shop/tools.ts --approve all --json",
+    ],
+    load: () => import("./commands/resume.js"),
   },
   {
     name: "types",

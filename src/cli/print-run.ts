@@ -1,6 +1,7 @@
 /**
- * How `cordon run` shows a run to a person: the console output, each tool call the code made with its
- * status and time, the result, and a closing status line. (`--json` prints the CodeRunResult instead.)
+ * How `cordon run` and `cordon resume` show a run to a person: the console output, each tool call the
+ * code made with its status and time, the result, and a closing status line (a paused run's waiting
+ * calls follow, see print-pause.ts). (`--json` prints the CodeRunResult instead.)
  *
  * Everything that came from the sandbox or a tool is text the model's code chose: its control
  * characters (terminal escapes that clear the screen or hide lines) and bidirectional or invisible ones
@@ -37,7 +38,11 @@ export function formatRun(result: CodeRunResult, style: Style): string {
     const width = Math.max(...result.calls.map((call) => call.tool.length));
     for (const call of result.calls) {
       const status =
-        call.status === "ok" ? style.green(call.status.padEnd(17)) : style.red(call.status.padEnd(17));
+        call.status === "ok"
+          ? style.green(call.status.padEnd(17))
+          : call.status === "paused"
+            ? style.yellow(call.status.padEnd(17))
+            : style.red(call.status.padEnd(17));
       out.push(`  ${status} ${call.tool.padEnd(width)}  ${style.dim(`${call.durationMs} ms`)}`);
     }
     out.push("");
@@ -56,7 +61,12 @@ export function formatRun(result: CodeRunResult, style: Style): string {
     );
     out.push("");
   }
-  const status = result.status === "ok" ? style.green("ok") : style.red(result.status);
+  const status =
+    result.status === "ok"
+      ? style.green("ok")
+      : result.status === "paused"
+        ? style.yellow(result.status)
+        : style.red(result.status);
   out.push(`${status} ${style.dim(`in ${result.durationMs} ms`)}`);
   return `${out.join("\n")}\n`;
 }

@@ -1,24 +1,16 @@
 /**
  * `--approve` for `cordon run`: `ask` asks on the terminal, one gated call at a time, when standard input
  * and standard error are both a terminal, and denies otherwise (nobody could answer); `all` allows every
- * gated call; `none` denies every one. Nothing ever allows a call by default. The question shows every
- * argument, escaped (see `approvalLines`), and `v` shows them all in full before answering.
+ * gated call; `none` denies every one. Nothing ever allows a call by default. The question is
+ * {@link askApproval}'s: every argument, escaped, and `v` to see them all in full before answering.
  */
 
 import { createInterface, type Interface } from "node:readline/promises";
-import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
 import type { ApprovalHandler } from "../dispatch/types.js";
 import type { ApprovePolicy } from "../mcp/approve-policy.js";
+import { type ApprovalRequest, askApproval } from "./approval-prompt.js";
 import type { Progress } from "./progress.js";
 import type { Style } from "./style.js";
-
-/** One gated call to ask about. */
-interface AskRequest {
-  toolName: string;
-  args: unknown;
-  approvalKeys?: readonly string[];
-  signal: AbortSignal;
-}
 
 /** An approval handler for a run, and what to release once the run is over. */
 export interface TerminalApproval {
@@ -51,26 +43,11 @@ export function terminalApproval(
   }
   let prompt: Interface | undefined;
   let turn = Promise.resolve();
-  const ask = async (request: AskRequest): Promise<boolean> => {
-    const { toolName, args, approvalKeys, signal } = request;
-    if (signal.aborted) return false;
+  const ask = async (request: ApprovalRequest): Promise<boolean> => {
+    if (request.signal.aborted) return false;
     prompt ??= createInterface({ input: io.stdin, output: io.stderr, terminal: true });
     io.progress.clear();
-    // Every argument on a line of its own, escaped: nothing can be pushed off the screen or hidden.
-    const lines = approvalLines(args, approvalKeys === undefined ? {} : { keys: approvalKeys });
-    const what =
-      lines.length === 0 ? " (no arguments)" : ` with:\n${lines.map((line) => `    ${line}`).join("\n")}`;
-    io.stderr.write(`${io.style.yellow("?")} Allow ${io.style.bold(visibleText(toolName))}${what}\n`);
-    try {
-      for (;;) {
-        const answer = await prompt.question(`  Allow? [y/N] (v: every argument in full) `, { signal });
-        if (/^\s*y(es)?\s*$/i.test(answer)) return true;
-        if (!/^\s*v(iew)?\s*$/i.test(answer)) return false;
-        io.stderr.write(`${approvalDetails(args).replace(/^/gm, "    ")}\n`);
-      }
-    } catch {
-      return false;
-    }
+    return askApproval(prompt, io, request);
   };
   return {
     handler: ({ toolName, args, approvalKeys, ctx }) => {

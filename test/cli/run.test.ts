@@ -215,7 +215,7 @@ describe("cordon run: usage errors exit 2 and say what to do", () => {
   it("a bad option value or an unknown option", async () => {
     const r1 = await cordon(["run", "x.ts", "--tools", NOTES, "--approve", "maybe"]);
     expect(r1.code).toBe(2);
-    expect(r1.stderr).toContain("--approve maybe: expected one of ask, all, none.");
+    expect(r1.stderr).toContain("--approve maybe: expected one of ask, all, none, pause.");
     const r2 = await cordon(["run", "x.ts", "--tools", NOTES, "--timeout", "soon"]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("--timeout soon: expected a whole number");

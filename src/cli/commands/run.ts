@@ -1,11 +1,15 @@
-/** `cordon run <file.ts | -> --tools <module>`: one run of the code, as run_code would do it, printed. */
+/**
+ * `cordon run <file.ts | -> --tools <module>`: one run of the code, as run_code would do it, printed.
+ * With `--approve pause --checkpoint <file>`, a call that needs a person ends the run instead: its
+ * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
+ */
 
 import { createCodeMode } from "../../codemode/code-mode.js";
-import type { CodeRunResult } from "../../codemode/result.js";
 import { Dispatcher } from "../../dispatch/dispatcher.js";
-import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
-import { EXIT } from "../cli-error.js";
+import { checkCheckpointTarget } from "../checkpoint-file.js";
+import { loadCheckpointKey } from "../checkpoint-key.js";
+import { CliUsageError } from "../cli-error.js";
 import {
   choiceOption,
   flagOption,
@@ -16,9 +20,10 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsModule } from "../load-tools.js";
-import { formatRun } from "../print-run.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
+import { reportRun } from "../report-run.js";
+import { RUN_APPROVE_CHOICES } from "../run-approve.js";
 import { styleFor } from "../style.js";
 import { terminalApproval } from "../terminal-approval.js";
 
@@ -30,11 +35,31 @@ export async function run(input: ParsedCommand): Promise<number> {
   const source = input.positionals[0]!;
   const toolsPath = requiredOption(input, "tools", "the module whose tools the code calls");
   const json = flagOption(input, "json");
-  const policy = choiceOption(input, "approve", APPROVE_POLICIES);
+  const choice = choiceOption(input, "approve", RUN_APPROVE_CHOICES);
+  const checkpointFile = stringOption(input, "checkpoint") || undefined;
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const envName = stringOption(input, "env");
   const progress = progressOn(process.stderr);
   const errStyle = styleFor(process.stderr);
+
+  if (choice === "pause" && checkpointFile === undefined) {
+    throw new CliUsageError(
+      "--approve pause needs --checkpoint <file>: the file the paused run is saved to, for cordon resume. Add --checkpoint run.ckpt, for example.",
+    );
+  }
+  if (choice !== "pause" && checkpointFile !== undefined) {
+    throw new CliUsageError(
+      "--checkpoint goes with --approve pause: add --approve pause to end the run at calls that need a person and save it there, or leave --checkpoint out.",
+    );
+  }
+  const pausing = choice === "pause";
+  if (checkpointFile !== undefined) {
+    await checkCheckpointTarget(checkpointFile, {
+      code: source === "-" ? undefined : source,
+      "--tools": toolsPath,
+    });
+  }
+  const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
 
   const code = await readCode(source, process.stdin);
   progress.show(`loading tools from ${toolsPath}`);
@@ -45,17 +70,16 @@ export async function run(input: ParsedCommand): Promise<number> {
     progress.clear();
   }
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
-  const approval = terminalApproval(policy, {
-    stdin: process.stdin,
-    stderr: process.stderr,
-    style: errStyle,
-    progress,
-  });
+  // Pausing: no handler decides, so every gated call (and every question) pauses the run.
+  const approval = pausing
+    ? undefined
+    : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
   const cm = createCodeMode({
     tools,
     environment,
-    dispatcher: new Dispatcher(tools, { approvalHandler: approval.handler }),
+    dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
   });
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
@@ -64,27 +88,25 @@ export async function run(input: ParsedCommand): Promise<number> {
     progress.show(`running ${source === "-" ? "the code from standard input" : source}`);
     const result = await cm.run(code, { signal: interrupt.signal });
     progress.clear();
-    if (json) process.stdout.write(`${resultJson(result)}\n`);
-    else process.stdout.write(formatRun(result, styleFor(process.stdout)));
-    if (interrupt.signal.aborted) return EXIT.interrupted;
-    return result.status === "ok" ? EXIT.ok : EXIT.codeFailed;
+    return await reportRun(result, {
+      json,
+      interrupted: interrupt.signal.aborted,
+      approvalKeysOf: (name) => tools.get(name)?.options.approvalKeys,
+      ...(checkpointFile === undefined
+        ? {}
+        : {
+            resume: {
+              checkpointFile,
+              toolsPath,
+              ...(envName === undefined ? {} : { envName }),
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            },
+          }),
+    });
   } finally {
     progress.clear();
     process.off("SIGINT", onInterrupt);
-    approval.close();
+    approval?.close();
     await cm.close();
-  }
-}
-
-/**
- * The run as JSON. Should its value not encode (code mode bounds what comes out of the sandbox, but a
- * report must never be lost to its value), the value is replaced by a note and the rest is printed.
- */
-function resultJson(result: CodeRunResult): string {
-  try {
-    return JSON.stringify(result, null, 2);
-  } catch (error) {
-    const note = `(the value could not be encoded as JSON: ${error instanceof Error ? error.message : String(error)})`;
-    return JSON.stringify({ ...result, value: note }, null, 2);
   }
 }

@@ -1,0 +1,167 @@
+/**
+ * `cordon resume <run.ckpt> --tools <module>`: goes on with a run `cordon run --approve pause` paused.
+ * The checkpoint is checked first (its seal and key, its expiry, the tools and limits it was made with:
+ * `CodeMode.inspect`); then each call that waits is decided (`--approve ask|all|none`; questions are
+ * asked on the terminal); then the run goes on by replay and is printed as `cordon run` prints it.
+ * Should it pause again, the new checkpoint replaces the file and the exit code is 3 again. A refused
+ * checkpoint exits 1, and nothing runs. The file is claimed just before the run goes on (see
+ * checkpoint-file.ts): a checkpoint resumes once.
+ */
+
+import { CheckpointRefused } from "../../codemode/checkpoint.js";
+import { createCodeMode } from "../../codemode/code-mode.js";
+import type { CodeRunResult, PendingCall } from "../../codemode/result.js";
+import { messageOf } from "../../errors.js";
+import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
+import { Toolset } from "../../tools/toolset.js";
+import {
+  claimCheckpointFile,
+  readCheckpointFile,
+  removeUsedCheckpoint,
+  usedCheckpointPath,
+} from "../checkpoint-file.js";
+import { CHECKPOINT_KEY_VARIABLE, loadCheckpointKey } from "../checkpoint-key.js";
+import { EXIT } from "../cli-error.js";
+import {
+  choiceOption,
+  flagOption,
+  integerOption,
+  type ParsedCommand,
+  requiredOption,
+  stringOption,
+} from "../command-spec.js";
+import { decidePending } from "../decide-pending.js";
+import { createEnvironment } from "../environments.js";
+import { loadToolsModule } from "../load-tools.js";
+import { progressOn } from "../progress.js";
+import { reportRun } from "../report-run.js";
+import { type Style, styleFor } from "../style.js";
+import { MAX_TIMEOUT_MS } from "./run.js";
+
+/** Runs the command; resolves with the exit code. */
+export async function run(input: ParsedCommand): Promise<number> {
+  const checkpointFile = input.positionals[0]!;
+  const toolsPath = requiredOption(input, "tools", "the module the paused run's tools came from");
+  const json = flagOption(input, "json");
+  const policy = choiceOption(input, "approve", APPROVE_POLICIES);
+  const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const envName = stringOption(input, "env");
+  const progress = progressOn(process.stderr);
+  const errStyle = styleFor(process.stderr);
+
+  const text = await readCheckpointFile(checkpointFile);
+  const { key } = await loadCheckpointKey(process.env);
+  progress.show(`loading tools from ${toolsPath}`);
+  let tools: Toolset;
+  try {
+    tools = new Toolset(await loadToolsModule(toolsPath));
+  } finally {
+    progress.clear();
+  }
+  const approvalKeysOf = (name: string) => tools.get(name)?.options.approvalKeys;
+  const environment = createEnvironment(envName, { oneShot: true, env: process.env });
+  let claimProblem: string | undefined;
+  let claimed = false;
+  const cm = createCodeMode({
+    tools,
+    environment,
+    approval: "pause",
+    checkpointKey: key,
+    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    // Last before the run goes on, after every check: the file is claimed, so that it resumes once.
+    onCheckpointUsed: async () => {
+      try {
+        await claimCheckpointFile(checkpointFile, text);
+        claimed = true;
+      } catch (error) {
+        claimProblem = messageOf(error);
+        throw error;
+      }
+    },
+  });
+  try {
+    let pending: PendingCall[];
+    try {
+      // The same checks as the resume (seal, key, expiry, tools, limits), before anyone is asked.
+      pending = cm.inspect(text).pending;
+    } catch (error) {
+      if (error instanceof CheckpointRefused) return refused(error, checkpointFile, errStyle);
+      throw error;
+    }
+    const said = await decidePending(pending, policy, {
+      stdin: process.stdin,
+      stderr: process.stderr,
+      style: errStyle,
+      approvalKeysOf,
+    });
+    if (said === "interrupted") {
+      process.stderr.write(`\ninterrupted: nothing was resumed, and ${checkpointFile} is as it was.\n`);
+      return EXIT.interrupted;
+    }
+    const interrupt = new AbortController();
+    const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
+    process.once("SIGINT", onInterrupt);
+    let result: CodeRunResult;
+    try {
+      progress.show(`resuming ${checkpointFile}`);
+      result = await cm.resume(text, { ...said, signal: interrupt.signal });
+    } catch (error) {
+      if (!(error instanceof CheckpointRefused)) throw error;
+      if (claimProblem !== undefined) {
+        process.stderr.write(`${errStyle.red("cordon resume:")} ${claimProblem} Nothing ran.\n`);
+        return EXIT.codeFailed;
+      }
+      return refused(error, checkpointFile, errStyle);
+    } finally {
+      progress.clear();
+      process.off("SIGINT", onInterrupt);
+    }
+    const code = await reportRun(result, {
+      json,
+      interrupted: interrupt.signal.aborted,
+      approvalKeysOf,
+      resume: {
+        checkpointFile,
+        toolsPath,
+        ...(envName === undefined ? {} : { envName }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      },
+    });
+    if (code === EXIT.ok || code === EXIT.paused) {
+      // Done with, or replaced by the new checkpoint the run paused with.
+      await removeUsedCheckpoint(checkpointFile);
+      claimed = false;
+      if (code === EXIT.ok) {
+        process.stderr.write(
+          `${errStyle.dim(`${checkpointFile} was used and is removed: a checkpoint resumes once.`)}\n`,
+        );
+      }
+    }
+    return code;
+  } finally {
+    await cm.close();
+    if (claimed) {
+      process.stderr.write(
+        `${errStyle.dim(
+          `The checkpoint was used: it is kept as ${usedCheckpointPath(checkpointFile)}. Resuming it again would run the calls that were decided again; rename it back to ${checkpointFile} only if you are sure they did not take effect.`,
+        )}\n`,
+      );
+    }
+  }
+}
+
+/** Says why the checkpoint was refused, and what to do. */
+function refused(error: CheckpointRefused, file: string, style: Style): number {
+  const what: Partial<Record<CheckpointRefused["problem"], string>> = {
+    tools: "Give the same --tools module the run paused with, unchanged.",
+    limits: "Give the same --timeout the run paused with (or none, if it had none).",
+    "another-key": `It was sealed with another key: set ${CHECKPOINT_KEY_VARIABLE} to the key of the machine that paused it.`,
+    expired: "Run the code again with cordon run.",
+    altered: `${file} was changed after cordon wrote it: run the code again with cordon run.`,
+  };
+  const hint = what[error.problem];
+  process.stderr.write(
+    `${style.red("cordon resume:")} ${file} cannot be resumed: ${error.message}${hint ? ` ${hint}` : ""} Nothing ran.\n`,
+  );
+  return EXIT.codeFailed;
+}
