@@ -3,8 +3,6 @@
  * after crossing a boundary where `instanceof` no longer works (a sandbox, a worker, a wire).
  */
 
-import type { PausedWork } from "./dispatch/paused-work.js";
-
 /** A message written for the model on purpose: thrown from a tool's `run`, it reaches the model as is. */
 export class ToolError extends Error {
   override name = "ToolError";
@@ -14,21 +12,6 @@ export class ToolError extends Error {
   constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.hint = options.hint;
-  }
-}
-
-/**
- * Thrown by a tool whose work paused for a person instead of waiting (code mode's run_code with
- * `approval: "pause"`): the call fails with kind `paused`, is never retried, and its failure carries
- * `paused`, with which the work is resumed later.
- */
-export class ToolPaused extends Error {
-  override name = "ToolPaused";
-  readonly paused: PausedWork;
-
-  constructor(message: string, paused: PausedWork) {
-    super(message);
-    this.paused = paused;
   }
 }
 

@@ -104,7 +104,7 @@ export {
 export { REPLAY_DIVERGED, SESSIONS_DO_NOT_PAUSE } from "./codemode/run.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
-export type { PausedWork } from "./dispatch/paused-work.js";
+export { type PausedWork, ToolPaused } from "./dispatch/paused-work.js";
 export {
   APPROVAL_NESTED_ITEMS,
   APPROVAL_STRING_CHARS,
@@ -170,7 +170,6 @@ export {
   InvalidToolArguments,
   RunCancelled,
   ToolError,
-  ToolPaused,
   UsageError,
   UserError,
 } from "./errors.js";

@@ -1,11 +1,5 @@
-import {
-  BudgetExceeded,
-  InvalidToolArguments,
-  messageOf,
-  RunCancelled,
-  ToolError,
-  ToolPaused,
-} from "../errors.js";
+import { BudgetExceeded, InvalidToolArguments, messageOf, RunCancelled, ToolError } from "../errors.js";
+import { ToolPaused } from "./paused-work.js";
 import type { CallFailure } from "./types.js";
 
 /** Raised inside the dispatcher when an attempt outlives its per-attempt timeout. */

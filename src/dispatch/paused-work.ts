@@ -1,6 +1,7 @@
 /**
  * Work that paused for a person instead of waiting (code mode's run_code with `approval: "pause"`), as
- * a call's failure carries it: plain JSON a host can store and resume from later, anywhere.
+ * a call's failure carries it: plain JSON a host can store and resume from later, anywhere; and the
+ * error a tool throws to say its work paused.
  */
 
 /** A call that waits for a person, in work that paused (see `CodeRunResult.pending`). */
@@ -21,4 +22,19 @@ export interface PausedWork {
   /** The checkpoint's unique id. */
   checkpointId: string;
   pending: PendingCall[];
+}
+
+/**
+ * Thrown by a tool whose work paused for a person instead of waiting (code mode's run_code with
+ * `approval: "pause"`): the call fails with kind `paused`, is never retried, and its failure carries
+ * `paused`, with which the work is resumed later.
+ */
+export class ToolPaused extends Error {
+  override name = "ToolPaused";
+  readonly paused: PausedWork;
+
+  constructor(message: string, paused: PausedWork) {
+    super(message);
+    this.paused = paused;
+  }
 }
