@@ -93,6 +93,7 @@ export {
   sanitizeToolName,
   toolDeclarations,
 } from "./codemode/declarations.js";
+export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/journal.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
 export {

@@ -221,6 +221,7 @@ export class WireConnection {
       case "call":
       case "log":
       case "values":
+      case "replayed":
       case "done": {
         const run = this.#runs.get(report.run);
         if (!run && this.#givenUp.has(report.run)) {

@@ -15,7 +15,7 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
   loweredLimits,
-  maxRunMessages,
+  maxRequestMessages,
   type PausableClock,
   PausableDeadline,
   type Report,
@@ -223,8 +223,7 @@ class WireRun implements RunLink, CallingRun {
     this.#bridge = bridge;
     this.#link = link;
     this.#tools = new Set(Object.values(request.toolNames));
-    // A run that records may precede each call and console line with the values it recorded.
-    this.#maxMessages = maxRunMessages(request.limits) * (request.record === true ? 2 : 1);
+    this.#maxMessages = maxRequestMessages(request);
     this.outcome = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -253,6 +252,10 @@ class WireRun implements RunLink, CallingRun {
     }
     if (report.type === "values") {
       if (!this.#resolved) callSafely(() => this.#bridge.record?.(report.values));
+      return undefined;
+    }
+    if (report.type === "replayed") {
+      if (!this.#resolved) callSafely(() => this.#bridge.replayed?.(report.count));
       return undefined;
     }
     if (report.type === "call") this.#call(report.call, report.tool, report.args, report.requested);

@@ -81,6 +81,15 @@ export function maxRunMessages(limits: SandboxLimits): number {
 }
 
 /**
+ * {@link maxRunMessages} for one request: a run that records may precede each call and console line
+ * with the values it recorded, and one that replays may precede each call with a count of replayed ones.
+ */
+export function maxRequestMessages(request: ExecutionRequest): number {
+  const extra = (request.record === true ? 1 : 0) + (request.replayCalls !== undefined ? 1 : 0);
+  return maxRunMessages(request.limits) * (1 + extra);
+}
+
+/**
  * The longest error name and message an outcome carries, in characters: a sandbox cuts what it reports
  * to them, and the host holds to them whatever a sandbox sends.
  */
@@ -171,6 +180,35 @@ export interface ExecutionRequest {
   record?: boolean;
   /** Hand these values out first, in order, before live ones: a run resumed by replay. */
   replay?: RecordedValues;
+  /**
+   * A run resumed by replay: the calls its journal has. The sandbox answers each call of the code that
+   * matches the journal's call at its place (same tool, same arguments, and an outcome) itself, with
+   * the recorded outcome, in the recorded order and no earlier than the code has made `after` calls,
+   * and tells the host how many it answered (`SandboxBridge.replayed`) before its next call or its end.
+   * Every other call goes to the host as usual, in the order the code made it. Absent: the host answers
+   * every call.
+   */
+  replayCalls?: ReplayedCalls;
+}
+
+/** The journal of a paused run, as the sandbox of its resumption replays it (see `replayCalls`). */
+export interface ReplayedCalls {
+  /** Every call the paused run made, in the order it made them. */
+  calls: ReplayedCall[];
+  /** Indexes of `calls` that have an outcome, in the order their calls ended. */
+  order: number[];
+}
+
+/** One call of a paused run's journal. */
+export interface ReplayedCall {
+  /** The real tool name. */
+  tool: string;
+  /** The arguments as JSON text, exactly as the code sent them. */
+  args: string;
+  /** How it ended; absent for a call that did not end (it waited for a person): that one runs live. */
+  outcome?: BridgeCallOutcome;
+  /** How many calls the code had made when this one ended: its outcome is delivered no earlier. */
+  after?: number;
 }
 
 /**
@@ -199,6 +237,12 @@ export interface SandboxBridge {
    * out since the last call, console line or record, before whichever of those comes next.
    */
   record?(values: RecordedValues): void;
+  /**
+   * For a run resumed with `ExecutionRequest.replayCalls`: the sandbox answered the code's next `count`
+   * calls itself, from the journal. Told before the sandbox's next call and before its end, so the host
+   * numbers every call as the code made it.
+   */
+  replayed?(count: number): void;
 }
 
 /**

@@ -17,13 +17,14 @@ import type {
   ExecutionRequest,
   LogEntry,
   RecordedValues,
+  ReplayedCalls,
   SandboxError,
   SandboxLimits,
 } from "./environment.js";
 import { MAX_TENANT_CHARS } from "./environment.js";
 
 /** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** The longest line either side sends or accepts, in bytes of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -70,6 +71,8 @@ export type Report =
   | { type: "log"; run: number; entry: LogEntry }
   /** What a recording run's clock and Math.random handed out since its last report (see `record`). */
   | { type: "values"; run: number; values: RecordedValues }
+  /** A replaying run answered the code's next `count` calls itself, from its journal (see `replayCalls`). */
+  | { type: "replayed"; run: number; count: number }
   /**
    * A run ended. `alive` is false when its sandbox was killed on the way (a limit, a cancellation);
    * `tainted` when it was killed while running code or out of memory, which may leave work behind in
@@ -194,6 +197,9 @@ export function parseReport(line: string): Report {
     case "values":
       if (isId(message.run) && isRecorded(message.values)) return message as Report;
       break;
+    case "replayed":
+      if (isId(message.run) && isId(message.count) && message.count > 0) return message as Report;
+      break;
     case "done":
       if (isId(message.run) && isOutcome(message.outcome) && typeof message.alive === "boolean") {
         if (typeof message.tainted === "boolean") return message as Report;
@@ -265,10 +271,26 @@ function isRequest(value: unknown): value is ExecutionRequest {
   if (value.final !== undefined && typeof value.final !== "boolean") return false;
   if (value.record !== undefined && typeof value.record !== "boolean") return false;
   if (value.replay !== undefined && !isRecorded(value.replay)) return false;
+  if (value.replayCalls !== undefined && !isReplayedCalls(value.replayCalls)) return false;
   const waiting = value.waitingTools;
   if (waiting !== undefined && !(Array.isArray(waiting) && waiting.every(isString))) return false;
   const names = value.toolNames;
   return isObject(names) && Object.values(names).every(isString);
+}
+
+function isReplayedCalls(value: unknown): value is ReplayedCalls {
+  if (!isObject(value) || !Array.isArray(value.calls) || !Array.isArray(value.order)) return false;
+  const { calls, order } = value;
+  const isCall = (call: unknown) =>
+    isObject(call) &&
+    isString(call.tool) &&
+    isString(call.args) &&
+    (call.outcome === undefined || isCallOutcome(call.outcome)) &&
+    (call.after === undefined || isId(call.after));
+  return (
+    calls.every(isCall) &&
+    order.every((index) => Number.isInteger(index) && index >= 0 && index < calls.length)
+  );
 }
 
 function isCallOutcome(value: unknown): value is BridgeCallOutcome {

@@ -37,8 +37,11 @@ export interface GuestSyncCall {
  * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
  * - `values`: for a run that records, the values its sources of nondeterminism handed out since the
  *   last message (`b`: {@link RecordedValues} as JSON text), sent before the message that follows them.
+ * - `replayed`: for a run that replays ({@link GuestRunConfig.replayCalls}), `id` is how many of the
+ *   code's calls since the last such message the guest answered from the journal itself; sent before
+ *   its next `call` (or sync call) and before `done`, and once the code has made every call of the journal.
  */
-export type GuestMessageType = "call" | "log" | "done" | "values";
+export type GuestMessageType = "call" | "log" | "done" | "values" | "replayed";
 
 /**
  * The guest's entry point, called by the host.
@@ -93,6 +96,24 @@ export interface GuestRunConfig {
   record?: boolean;
   /** Values to hand out first, per source, before live ones (a run resumed by replay). */
   replay?: RecordedValues;
+  /** The journal of the run this one resumes: the calls the guest answers itself (see `replayed`). */
+  replayCalls?: GuestReplayedCalls;
+}
+
+/**
+ * A journal as the guest replays it: `ReplayedCalls` as parallel lists of plain values (call `i` is
+ * `tools[i]`, `args[i]`, `outcomes[i]`, `after[i]`), which the guest reads as they are, without making an
+ * object per call.
+ */
+export interface GuestReplayedCalls {
+  tools: string[];
+  args: string[];
+  /** `"o"` and the value's JSON, or `"f"` and the failure's JSON (as {@link GuestSyncCall} answers); `""`: it runs live. */
+  outcomes: string[];
+  /** How many calls the code had made when each ended: its outcome is delivered no earlier. */
+  after: number[];
+  /** Indexes of the calls with an outcome, in the order they ended. */
+  order: number[];
 }
 
 /** How a run ended, as the guest reports it (JSON text in the `done` message). */

@@ -22,7 +22,14 @@
  */
 
 import type { RunFailureName } from "../contract/index.js";
-import type { GuestDoneReport, GuestEntry, GuestRunConfig, GuestSend, GuestSyncCall } from "./interface.js";
+import type {
+  GuestDoneReport,
+  GuestEntry,
+  GuestReplayedCalls,
+  GuestRunConfig,
+  GuestSend,
+  GuestSyncCall,
+} from "./interface.js";
 
 /**
  * The JavaScript source of a function expression equivalent to {@link installPrelude}, to be evaluated
@@ -974,6 +981,31 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     logChars: number;
     droppedLogCalls: number;
     snapshot: (() => Record<string, unknown>) | undefined;
+    /** For a run resumed by replay: the journal whose calls are answered here. */
+    replay: Replaying | undefined;
+  }
+  /**
+   * The journal of the run a resumed run replays. A call of the code that is the journal's call at its
+   * place (same tool, same arguments) and has an outcome is answered here, without crossing to the host:
+   * its outcome is delivered in the recorded order of ending, and no earlier than the code has made
+   * `after` calls, so `Promise.race` and progress logic see what they saw. The host is told how many
+   * calls were answered here before the next message that concerns calls, so it numbers every call as
+   * the code made it; every other call of the journal's part (one that waited for a person, or one that
+   * differs, which ends the run) goes to the host at once, in the order the code made it.
+   */
+  interface Replaying {
+    /** The journal's calls as parallel lists (see `GuestReplayedCalls`); `outcomes[i]` is `""` for a live one. */
+    journal: GuestReplayedCalls;
+    /** How many calls the journal has. */
+    length: number;
+    /** Calls of the journal the code has made again. */
+    matched: number;
+    /** Position in `order` of the next outcome to deliver. */
+    next: number;
+    /** Calls answered here whose outcome waits for its turn, by index. */
+    waiting: Map<number, Pending>;
+    /** Calls answered here that the host has not been told of yet. */
+    unsent: number;
   }
   let run: Run | undefined;
   let runsStarted = 0;
@@ -1020,6 +1052,72 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     return freeze(methods);
   };
   const sandboxConsole = makeConsole();
+
+  /**
+   * The journal in the run's config, checked; undefined when there is none or it is not well formed
+   * (the host then answers every call, from the same journal).
+   */
+  const replayingFor = (config: GuestRunConfig): Replaying | undefined => {
+    const journal = config.replayCalls as Partial<GuestReplayedCalls> | undefined;
+    if (typeof journal !== "object" || journal === null) return undefined;
+    const { tools, args, outcomes, after, order } = journal;
+    if (!isArray(tools) || !isArray(args) || !isArray(outcomes) || !isArray(after) || !isArray(order)) {
+      return undefined;
+    }
+    const length = tools.length;
+    if (args.length !== length || outcomes.length !== length || after.length !== length) return undefined;
+    // Lists parsed from JSON have no holes: every read below is an own element, never the prototype's.
+    for (let i = 0; i < length; i++) {
+      if (typeof tools[i] !== "string" || typeof args[i] !== "string") return undefined;
+      if (typeof outcomes[i] !== "string" || typeof after[i] !== "number") return undefined;
+    }
+    for (let i = 0; i < order.length; i++) {
+      const index = order[i];
+      if (typeof index !== "number" || !(index >= 0 && index < length)) return undefined;
+      if (outcomes[index] === "") return undefined;
+    }
+    return {
+      journal: journal as GuestReplayedCalls,
+      length,
+      matched: 0,
+      next: 0,
+      waiting: new MapCtor(),
+      unsent: 0,
+    };
+  };
+
+  /** Tells the host how many calls were answered here since it was last told. */
+  const flushReplayed = (current: Run) => {
+    const replay = current.replay;
+    if (replay === undefined || replay.unsent === 0) return;
+    const count = replay.unsent;
+    replay.unsent = 0;
+    send("replayed", current.id, count, "", "");
+  };
+
+  /** What the host must hear before a message about calls (a call, the end): recorded values, replayed calls. */
+  const beforeCallMessage = (current: Run) => {
+    flushTape(current.id);
+    flushReplayed(current);
+  };
+
+  /**
+   * Delivers every outcome of the journal whose turn has come; once the code has made every call of the
+   * journal, tells the host (which starts the calls that waited for a person only then).
+   */
+  const deliverReplayed = (current: Run, replay: Replaying) => {
+    const { order, outcomes, after } = replay.journal;
+    while (replay.next < order.length) {
+      const index = order[replay.next]!;
+      const pending = apply(mapGet, replay.waiting, [index]) as Pending | undefined;
+      if (pending === undefined || replay.matched < after[index]!) break;
+      apply(mapDelete, replay.waiting, [index]);
+      replay.next++;
+      const text = outcomes[index]!;
+      settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
+    }
+    if (replay.matched >= replay.length) flushReplayed(current);
+  };
 
   /** A call refused in the sandbox, before it reached the host: a rejected promise, made at the call. */
   const refuseCall = (tool: string, kind: string, message: string) =>
@@ -1087,6 +1185,25 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       // biome-ignore lint/suspicious/noThenProperty: the record is the thenable its call's promise follows.
       then: decide,
     };
+    const replay = current.replay;
+    if (replay !== undefined && callId <= replay.length) {
+      const { tools, args, outcomes } = replay.journal;
+      const index = callId - 1;
+      replay.matched++;
+      if (outcomes[index] !== "" && tools[index] === realName && args[index] === argsJson) {
+        replay.unsent++;
+        apply(mapSet, replay.waiting, [index, pending]);
+      } else {
+        // It waited for a person (it runs live), or it differs from the journal (the host ends the run):
+        // the host hears of it now, after the calls before it.
+        apply(mapSet, current.pending, [callId, pending]);
+        beforeCallMessage(current);
+        if (requested === "") send("call", current.id, callId, realName, argsJson);
+        else send("call", current.id, callId, realName, argsJson, requested);
+      }
+      deliverReplayed(current, replay);
+      return promise;
+    }
     apply(mapSet, current.queued, [promise, pending]);
     return promise;
   };
@@ -1110,7 +1227,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       if (step.done) break;
       const pending = step.value[1];
       apply(mapSet, current.pending, [pending.callId, pending]);
-      flushTape(current.id);
+      beforeCallMessage(current);
       if (pending.requested === "") send("call", current.id, pending.callId, pending.tool, pending.argsJson);
       else send("call", current.id, pending.callId, pending.tool, pending.argsJson, pending.requested);
     }
@@ -1124,7 +1241,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
    */
   const startAlone = (current: Run, pending: Pending) => {
     apply(mapDelete, current.queued, [pending.promise]);
-    flushTape(current.id);
+    beforeCallMessage(current);
     let answer: unknown;
     try {
       answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
@@ -1376,7 +1493,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     }
     current.pending = new MapCtor();
     current.queued = new MapCtor();
-    flushTape(current.id);
+    beforeCallMessage(current);
     tape = undefined;
     const out: GuestDoneReport = bare({ status: report.status });
     if (task === "start") out.inStart = true;
@@ -1430,6 +1547,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
+      replay: replayingFor(config),
     };
     run = current;
     tape = tapeFor(config);

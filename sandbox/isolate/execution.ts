@@ -19,9 +19,10 @@ import {
   type ExecutionOutcome,
   type ExecutionRequest,
   type LogEntry,
-  maxRunMessages,
+  maxRequestMessages,
   PausableDeadline,
   type RecordedValues,
+  type ReplayedCalls,
   runFailure,
   type SandboxBridge,
   type SandboxError,
@@ -29,6 +30,7 @@ import {
 import {
   type GuestDoneReport,
   type GuestEntry,
+  type GuestReplayedCalls,
   type GuestRunConfig,
   USER_CODE_FILENAME,
 } from "../guest/interface.js";
@@ -85,8 +87,7 @@ export class Execution {
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
-    // A run that records may precede each call and console line with the values it recorded.
-    this.#maxMessages = maxRunMessages(request.limits) * (request.record === true ? 2 : 1);
+    this.#maxMessages = maxRequestMessages(request);
     const execution = this;
     this.#calling = {
       get clock() {
@@ -136,6 +137,8 @@ export class Execution {
         this.#done(b);
       } else if (type === "values" && typeof b === "string" && this.#request.record === true) {
         this.#record(b);
+      } else if (type === "replayed" && typeof id === "number" && this.#request.replayCalls !== undefined) {
+        this.#replayed(id);
       }
     } catch {
       // A malformed message is ignored; the limits still end the run.
@@ -167,6 +170,7 @@ export class Execution {
     if (this.#request.waitingTools !== undefined) config.waitingTools = [...this.#request.waitingTools];
     if (this.#request.record === true) config.record = true;
     if (this.#request.replay !== undefined) config.replay = recordedValues(this.#request.replay);
+    if (this.#request.replayCalls !== undefined) config.replayCalls = guestReplay(this.#request.replayCalls);
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {
@@ -279,6 +283,17 @@ export class Execution {
       this.#bridge.record?.(recordedValues(raw));
     } catch {
       // A failing record sink must not end the run; the host that needs the values notices their lack.
+    }
+  }
+
+  /** The guest answered the code's next `count` calls from the journal: the bridge numbers them. */
+  #replayed(count: number): void {
+    if (!Number.isSafeInteger(count) || count <= 0) return;
+    this.#toolCalls += count;
+    try {
+      this.#bridge.replayed?.(count);
+    } catch {
+      // The bridge judges the count; a failing sink must not end the run from here.
     }
   }
 
@@ -439,6 +454,24 @@ function isCompileError(error: unknown): boolean {
 function answerText(outcome: BridgeCallOutcome): string {
   if (outcome.ok) return `o${typeof outcome.valueJson === "string" ? outcome.valueJson : ""}`;
   return `f${JSON.stringify(outcome.error)}`;
+}
+
+/** A journal as the guest replays it: parallel lists, each outcome as the text the guest settles a call with. */
+function guestReplay(replay: ReplayedCalls): GuestReplayedCalls {
+  const guest: GuestReplayedCalls = {
+    tools: [],
+    args: [],
+    outcomes: [],
+    after: [],
+    order: [...replay.order],
+  };
+  for (const call of replay.calls) {
+    guest.tools.push(call.tool);
+    guest.args.push(call.args);
+    guest.outcomes.push(call.outcome === undefined ? "" : answerText(call.outcome));
+    guest.after.push(call.after ?? 0);
+  }
+  return guest;
 }
 
 /** Recorded values from anywhere, kept only as lists of finite numbers (and the overflow flag). */

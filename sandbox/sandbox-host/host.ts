@@ -181,6 +181,9 @@ export class SandboxHost {
       record: (values: RecordedValues) => {
         this.#send({ type: "values", run: runId, values });
       },
+      replayed: (count: number) => {
+        this.#send({ type: "replayed", run: runId, count });
+      },
     };
   }
 

@@ -133,6 +133,32 @@ export class RunBridge implements SandboxBridge {
     if (!this.#init.signal.aborted) this.#init.journal?.values(values);
   }
 
+  /**
+   * The sandbox answered the code's next `count` calls itself, from the journal it was given: they take
+   * their places in the run's numbering, and their records join `calls` in the order the calls ended.
+   * A count the journal does not bear out (no outcome there) ends the run as diverged.
+   */
+  replayed(count: number): void {
+    const { replay, signal } = this.#init;
+    if (signal.aborted || this.stop !== undefined) return;
+    for (let i = 0; i < count; i++) {
+      const index = this.#count;
+      const records = replay && index < replay.length ? replay.answeredInSandbox(index) : undefined;
+      if (records === undefined) {
+        this.#stop({
+          reason: "diverged",
+          divergence: {
+            index,
+            message: `the sandbox said it replayed call ${index + 1}, which the checkpoint has no result for`,
+          },
+        });
+        return;
+      }
+      this.#count++;
+      for (const record of records) this.calls.push({ ...record });
+    }
+  }
+
   callTool(
     name: string,
     argsJson: string,

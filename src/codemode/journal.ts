@@ -5,7 +5,7 @@
  * runs the code again and {@link Replay} answers each call from it instead of running the tool again.
  */
 
-import type { BridgeCallOutcome, RecordedValues } from "../../sandbox/contract/index.js";
+import type { BridgeCallOutcome, RecordedValues, ReplayedCalls } from "../../sandbox/contract/index.js";
 import type { CallRecord } from "./result.js";
 
 /** Why a call waits for a person: its approval, or the answer to a question (a `waitsForHuman` tool). */
@@ -137,6 +137,10 @@ export class Replay {
   #next = 0;
   readonly #waiting = new Map<number, (outcome: BridgeCallOutcome) => void>();
   readonly #live: (() => void)[] = [];
+  /** Calls the sandbox answered itself, from the journal it was given (see {@link answeredInSandbox}). */
+  readonly #inSandbox = new Set<number>();
+  /** Their records, in the order their calls ended, as their turn comes. */
+  #sandboxRecords: CallRecord[] = [];
 
   constructor(journal: JournalState) {
     this.#journal = journal;
@@ -193,6 +197,23 @@ export class Replay {
     return answer;
   }
 
+  /**
+   * The sandbox answered call `index` (the code's next call) itself, from the journal it was given
+   * (`ExecutionRequest.replayCalls`): it counts as matched and delivered. Returns the records of the calls
+   * whose turn has now come, in the order they ended; undefined, and nothing changes, when the journal
+   * has no outcome at `index` (a sandbox that says otherwise is not replaying this journal).
+   */
+  answeredInSandbox(index: number): CallRecord[] | undefined {
+    const entry = this.#journal.entries[index];
+    if (entry?.outcome === undefined || index !== this.#matched) return undefined;
+    this.#matched++;
+    this.#inSandbox.add(index);
+    this.#flush();
+    const records = this.#sandboxRecords;
+    this.#sandboxRecords = [];
+    return records;
+  }
+
   /** Whether the outcome of call `index` is the next to deliver and the code has made enough calls. */
   #deliverable(index: number): boolean {
     const { order, entries } = this.#journal;
@@ -204,6 +225,13 @@ export class Replay {
     const { order, entries } = this.#journal;
     while (this.#next < order.length) {
       const index = order[this.#next]!;
+      if (this.#inSandbox.has(index)) {
+        // Delivered in the sandbox already; its record takes its place in the run's calls now.
+        this.#next++;
+        const record = entries[index]!.record;
+        if (record !== undefined) this.#sandboxRecords.push(record);
+        continue;
+      }
       const resolve = this.#waiting.get(index);
       if (resolve === undefined || !this.#deliverable(index)) break;
       this.#waiting.delete(index);
@@ -214,6 +242,39 @@ export class Replay {
       for (const start of this.#live.splice(0)) start();
     }
   }
+}
+
+/**
+ * The most bytes of JSON the journal a sandbox replays may take: it travels in the request that starts
+ * the run, within the wire protocol's line cap (16 MB) beside the code. A larger journal is replayed by
+ * the host instead, one call at a time.
+ */
+export const MAX_SANDBOX_REPLAY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The journal as the sandbox of a resumed run replays it (`ExecutionRequest.replayCalls`): the sandbox
+ * then answers the recorded calls without a crossing each. Undefined when it would exceed
+ * {@link MAX_SANDBOX_REPLAY_BYTES}.
+ */
+export function sandboxReplay(journal: JournalState): ReplayedCalls | undefined {
+  const calls = journal.entries.map(({ tool, args, outcome, after }) => ({
+    tool,
+    args,
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(after === undefined ? {} : { after }),
+  }));
+  const replay: ReplayedCalls = { calls, order: [...journal.order] };
+  // A bound first (JSON escapes a character into at most 6 bytes), the exact size only near the cap.
+  let chars = 0;
+  for (const call of calls) chars += call.tool.length + call.args.length + outcomeChars(call.outcome) + 100;
+  if (6 * chars <= MAX_SANDBOX_REPLAY_BYTES) return replay;
+  return Buffer.byteLength(JSON.stringify(replay)) <= MAX_SANDBOX_REPLAY_BYTES ? replay : undefined;
+}
+
+function outcomeChars(outcome: BridgeCallOutcome | undefined): number {
+  if (outcome === undefined) return 0;
+  if (outcome.ok) return outcome.valueJson.length;
+  return outcome.error.tool.length + outcome.error.kind.length + outcome.error.message.length;
 }
 
 function describeDivergence(index: number, entry: JournalEntry, tool: string, args: string): string {

@@ -24,7 +24,7 @@ import { messageOf } from "../errors.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { CheckpointBinding } from "./checkpoint.js";
-import { JournalRecorder, Replay } from "./journal.js";
+import { JournalRecorder, Replay, sandboxReplay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
 import { digestOfCode, type PausedRun, type PauseSettings, pendingCalls, sealPausedRun } from "./pause.js";
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
@@ -225,6 +225,8 @@ export async function runInSandbox(
   const journal = pausing ? new JournalRecorder(resumption?.run.journal) : undefined;
   // Without pausing, the decided calls of a resumed run go live, and later ones wait for their approval.
   const replay = resumption ? new Replay(resumption.run.journal) : undefined;
+  // The sandbox answers the recorded calls itself when the journal fits in the request; else the host does.
+  const replayCalls = resumption ? sandboxReplay(resumption.run.journal) : undefined;
   const bridge = new RunBridge({
     dispatcher,
     limits: setup.limits,
@@ -249,6 +251,7 @@ export async function runInSandbox(
             ...(setup.waitingTools.length > 0 ? { waitingTools: setup.waitingTools } : {}),
             ...(journal ? { record: true } : {}),
             ...(resumption ? { replay: resumption.run.journal.values } : {}),
+            ...(replayCalls ? { replayCalls } : {}),
           },
           bridge,
           ended.signal,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { checkpointKeyBytes, openCheckpoint } from "../../src/codemode/checkpoint.js";
+import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
 import {
   askHuman,
   type CodeMode,
@@ -197,6 +197,33 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
       expect(resumed).toMatchObject({ status: "ok", value: [1, "sent to ed"] });
       expect(effects).toEqual(["in flight", "sent to ed"]);
+    });
+
+    it("a resume whose code ends before making every recorded call again is ReplayDiverged, naming the first call it did not make", async () => {
+      // The journal is edited (and re-sealed with the host's key) so that the first call's recorded result
+      // sends the code down a shorter path: the sandbox replays that call itself, and must tell the host
+      // so before the run's end, or the host would name the wrong call.
+      const { effects, cm } = world({ create });
+      const paused = await cm.run(`
+        const n = await tools.append({ line: "one" });
+        if (n !== 1) return "a shorter path";
+        await tools.append({ line: "two" });
+        await tools.send({ to: "pam" });`);
+      expect(paused.status).toBe("paused");
+      const key = checkpointKeyBytes(KEY);
+      const body = openCheckpoint<{ journal: { entries: { outcome?: { valueJson?: string } }[] } }>(
+        paused.checkpoint!,
+        key,
+        {},
+      );
+      body.state.journal.entries[0]!.outcome = { ok: true, valueJson: "2" } as never;
+      const resumed = await cm.resume(sealCheckpoint(body, key).text, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed.status).toBe("error");
+      expect(resumed.error?.name).toBe(REPLAY_DIVERGED);
+      expect(resumed.error?.message).toContain("ended before it made call 2 (append) again");
+      expect(effects).toEqual(["one", "two"]);
     });
   });
 }

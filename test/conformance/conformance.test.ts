@@ -13,6 +13,7 @@ import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
+import { observing } from "../codemode/observing-environment.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { sandboxChildren } from "../sandbox-host/children.js";
 
@@ -239,6 +240,38 @@ for (const subject of subjects) {
       const value = resumed.value as { before: number[] };
       expect(JSON.stringify(value.before)).toBe(paused.logs[0]?.text);
       expect(resumed.logs.map((entry) => entry.text)).toEqual([paused.logs[0]?.text]);
+    });
+
+    it("a resume's recorded calls are answered inside the sandbox, in the order they ended: only the decided call and later ones reach the host", async () => {
+      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const { cm, writes, tools } = make(pausing);
+      // The slower call is made first: a replay that answered in the order calls were made would let it win.
+      const code = `
+        const first = await Promise.race([tools.wait({ ms: 300 }), tools.wait({ ms: 5 })]);
+        await tools.note({ text: "one" });
+        const [two, done] = await Promise.all([tools.gated_note({ text: "two" }), tools.wait({ ms: 1 })]);
+        await tools.note({ text: "three" });
+        return { first, two, done };`;
+      const paused = await cm.run(code);
+      expect(paused.status).toBe("paused");
+      const observed = observing(environment);
+      const elsewhere = codeMode({ tools, environment: observed.environment, ...pausing });
+      modes.push(elsewhere);
+      const resumed = await elsewhere.resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed.status).toBe("ok");
+      expect(resumed.value).toEqual({ first: 5, two: 2, done: 1 });
+      expect(writes).toEqual(["one", "two", "three"]);
+      // Every call that ended before the pause (wait 300, wait 5, note one, and wait 1 when it was not
+      // held back) was answered in the sandbox; only the others crossed to the host.
+      const recorded = paused.calls.filter((call) => call.status !== "paused");
+      expect(recorded.length).toBeGreaterThanOrEqual(3);
+      expect(observed.crossings.replayed.reduce((sum, count) => sum + count, 0)).toBe(recorded.length);
+      expect(observed.crossings.calls).toHaveLength(6 - recorded.length);
+      expect(observed.crossings.calls).toContain("gated_note");
+      expect(observed.crossings.calls.at(-1)).toBe("note");
+      expect(resumed.calls).toHaveLength(6);
     });
 
     it("keeps variables within a session, and restart starts it over", async () => {

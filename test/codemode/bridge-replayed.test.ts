@@ -1,0 +1,84 @@
+/**
+ * The host's side of a replay the sandbox does itself: the sandbox says how many of the code's calls it
+ * answered from the journal, and the host numbers them and shows their records. A sandbox cannot use
+ * the count to skip past a call the journal has no result for (one that waited for a person).
+ */
+
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { RunBridge } from "../../src/codemode/bridge.js";
+import { type JournalState, Replay } from "../../src/codemode/journal.js";
+import { DEFAULT_CODE_MODE_LIMITS } from "../../src/codemode/limits.js";
+import { Dispatcher, Toolset, tool } from "../../src/index.js";
+
+const append = tool({
+  name: "append",
+  description: "Appends a line.",
+  input: z.object({ line: z.string() }),
+  run: ({ line }) => line,
+});
+
+/** A journal of two calls: the first ended, the second waited for a person. */
+function journal(): JournalState {
+  return {
+    entries: [
+      {
+        tool: "append",
+        args: '{"line":"a"}',
+        outcome: { ok: true, valueJson: '"a"' },
+        record: { callId: "run.1", tool: "append", status: "ok", durationMs: 1 },
+        after: 1,
+      },
+      { tool: "append", args: '{"line":"b"}', pending: { kind: "approval", args: { line: "b" } } },
+    ],
+    order: [0],
+    values: { now: [], random: [] },
+    logCount: 0,
+  };
+}
+
+function bridgeFor(state: JournalState) {
+  const dispatcher = new Dispatcher(new Toolset([append]));
+  const ended = new AbortController();
+  const run = dispatcher.openRun({ signal: ended.signal, callId: "run", toolName: "run_code", code: "" });
+  const replay = new Replay(state);
+  const bridge = new RunBridge({
+    dispatcher,
+    limits: { ...DEFAULT_CODE_MODE_LIMITS },
+    context: run.context,
+    signal: ended.signal,
+    callIdPrefix: "run",
+    replay,
+  });
+  return { bridge, replay, close: () => run.close() };
+}
+
+describe("a sandbox that replays calls itself", () => {
+  it("a count of replayed calls numbers them and shows their records, as if they had crossed", () => {
+    const { bridge, replay, close } = bridgeFor(journal());
+    bridge.replayed(1);
+    expect(bridge.stop).toBeUndefined();
+    expect(replay.matched).toBe(1);
+    expect(bridge.calls.map((call) => call.callId)).toEqual(["run.1"]);
+    close();
+  });
+
+  it("claiming to have replayed a call that waited for a person ends the run as diverged, and nothing runs", () => {
+    const { bridge, replay, close } = bridgeFor(journal());
+    bridge.replayed(2);
+    expect(bridge.stop).toMatchObject({ reason: "diverged" });
+    expect(bridge.stop?.reason === "diverged" && bridge.stop.divergence.message).toContain(
+      "the sandbox said it replayed call 2",
+    );
+    // The first call was borne out; the second was not, and is not counted as made.
+    expect(replay.matched).toBe(1);
+    close();
+  });
+
+  it("claiming more replayed calls than the journal has ends the run as diverged", () => {
+    const { bridge, close } = bridgeFor({ ...journal(), entries: journal().entries.slice(0, 1) });
+    bridge.replayed(Number.MAX_SAFE_INTEGER);
+    expect(bridge.stop).toMatchObject({ reason: "diverged" });
+    close();
+  });
+});
