@@ -22,6 +22,7 @@ import {
   HumanChannel,
   memoryCheckpointStore,
   REPLAY_DIVERGED,
+  ToolError,
   Toolset,
   tool,
   UserError,
@@ -42,6 +43,7 @@ function world(options: Partial<CodeModeOptions> & { create?: () => CodeModeOpti
     input: z.object({ line: z.string() }),
     run: async ({ line }) => {
       await new Promise((resolve) => setTimeout(resolve, 2));
+      if (line === "refused") throw new ToolError("this line is refused", { hint: "write another" });
       effects.push(line);
       return effects.length;
     },
@@ -197,6 +199,22 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
       expect(resumed).toMatchObject({ status: "ok", value: [1, "sent to ed"] });
       expect(effects).toEqual(["in flight", "sent to ed"]);
+    });
+
+    it("a call that failed before the pause fails again on resume with the same kind and message, without running", async () => {
+      const { effects, cm } = world({ create });
+      const code = `
+        let caught;
+        try { await tools.append({ line: "refused" }); } catch (error) { caught = [error.kind, error.message]; }
+        await tools.send({ to: "kim" });
+        return caught;`;
+      const paused = await cm.run(code);
+      expect(paused.status).toBe("paused");
+      const resumed = await cm.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } });
+      expect(resumed.status).toBe("ok");
+      expect(resumed.value).toEqual(["error", "this line is refused Hint: write another"]);
+      expect(resumed.calls.map((call) => call.status)).toEqual(["error", "ok"]);
+      expect(effects).toEqual(["sent to kim"]);
     });
 
     it("a resume whose code ends before making every recorded call again is ReplayDiverged, naming the first call it did not make", async () => {
