@@ -44,6 +44,15 @@ export interface ImageBuildOptions {
 export async function buildSandboxImage(options: ImageBuildOptions = {}): Promise<{ tag: string }> {
   const tag = options.tag ?? SANDBOX_IMAGE;
   const docker = connectDocker(options.connection);
+  // Before anything is laid out: dockerode packs the build folder while it sends it, and a build that
+  // fails to connect would leave that packing to fail (and crash the process) once the folder is removed.
+  try {
+    await docker.ping();
+  } catch (error) {
+    throw new Error(
+      `Cannot reach ${engineName(options.connection ?? {})} to build ${tag}: ${error instanceof Error ? error.message : String(error)}. Start the engine (on a machine like the project's CI, make docker-engine does), or point DOCKER_HOST at one.`,
+    );
+  }
   const context = mkdtempSync(join(tmpdir(), "cordon-image-"));
   try {
     await assembleRootfs(join(context, "rootfs"));

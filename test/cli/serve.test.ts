@@ -86,3 +86,17 @@ describe.runIf(DOCKER_SUITES)("cordon with Docker", () => {
     await engine().getImage(tag).remove();
   }, 200_000);
 });
+
+describe("cordon image build without an engine to reach", () => {
+  it("says which engine it could not reach and what to do, exits 1, and does not crash on the half-sent build", async () => {
+    const { code, stderr } = await cordon(["image", "build", "--tag", "cordon-sandbox:unreachable"], {
+      env: { DOCKER_HOST: `unix://${root}/no-engine-here.sock` },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toContain("Cannot reach unix://");
+    expect(stderr).toContain("make docker-engine");
+    // The build folder is never packed, so nothing fails after it is removed.
+    expect(stderr).not.toContain("Unhandled");
+    expect(stderr).not.toContain("node:events");
+  }, 60_000);
+});
