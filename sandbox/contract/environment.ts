@@ -191,24 +191,21 @@ export interface ExecutionRequest {
   replayCalls?: ReplayedCalls;
 }
 
-/** The journal of a paused run, as the sandbox of its resumption replays it (see `replayCalls`). */
+/**
+ * The journal of a paused run, as the sandbox of its resumption replays it (see `replayCalls`): call
+ * `i` of the paused run is `tools[i]`, `args[i]`, `outcomes[i]`, `after[i]`, in the order the code made them.
+ */
 export interface ReplayedCalls {
-  /** Every call the paused run made, in the order it made them. */
-  calls: ReplayedCall[];
-  /** Indexes of `calls` that have an outcome, in the order their calls ended. */
-  order: number[];
-}
-
-/** One call of a paused run's journal. */
-export interface ReplayedCall {
-  /** The real tool name. */
-  tool: string;
+  /** The real tool names. */
+  tools: string[];
   /** The arguments as JSON text, exactly as the code sent them. */
-  args: string;
-  /** How it ended; absent for a call that did not end (it waited for a person): that one runs live. */
-  outcome?: BridgeCallOutcome;
-  /** How many calls the code had made when this one ended: its outcome is delivered no earlier. */
-  after?: number;
+  args: string[];
+  /** How each call ended; null for a call that did not end (it waited for a person): that one runs live. */
+  outcomes: (BridgeCallOutcome | null)[];
+  /** How many calls the code had made when each call ended (0 for none): its outcome is delivered no earlier. */
+  after: number[];
+  /** Indexes of the calls that ended, in the order they ended. */
+  order: number[];
 }
 
 /**

@@ -29,7 +29,6 @@ export {
   maxRunMessages,
   type OpenOptions,
   type RecordedValues,
-  type ReplayedCall,
   type ReplayedCalls,
   type Sandbox,
   type SandboxBridge,

@@ -279,17 +279,18 @@ function isRequest(value: unknown): value is ExecutionRequest {
 }
 
 function isReplayedCalls(value: unknown): value is ReplayedCalls {
-  if (!isObject(value) || !Array.isArray(value.calls) || !Array.isArray(value.order)) return false;
-  const { calls, order } = value;
-  const isCall = (call: unknown) =>
-    isObject(call) &&
-    isString(call.tool) &&
-    isString(call.args) &&
-    (call.outcome === undefined || isCallOutcome(call.outcome)) &&
-    (call.after === undefined || isId(call.after));
+  if (!isObject(value)) return false;
+  const { tools, args, outcomes, after, order } = value;
+  if (!Array.isArray(tools) || !Array.isArray(args) || !Array.isArray(outcomes)) return false;
+  if (!Array.isArray(after) || !Array.isArray(order)) return false;
+  const length = tools.length;
+  if (args.length !== length || outcomes.length !== length || after.length !== length) return false;
   return (
-    calls.every(isCall) &&
-    order.every((index) => Number.isInteger(index) && index >= 0 && index < calls.length)
+    tools.every(isString) &&
+    args.every(isString) &&
+    outcomes.every((outcome) => outcome === null || isCallOutcome(outcome)) &&
+    after.every(isId) &&
+    order.every((index) => isId(index) && index < length && outcomes[index] !== null)
   );
 }
 

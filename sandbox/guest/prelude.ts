@@ -1002,8 +1002,9 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     matched: number;
     /** Position in `order` of the next outcome to deliver. */
     next: number;
-    /** Calls answered here whose outcome waits for its turn, by index. */
+    /** Calls answered here whose outcome waits for its turn, by index; `held` counts them. */
     waiting: Map<number, Pending>;
+    held: number;
     /** Calls answered here that the host has not been told of yet. */
     unsent: number;
   }
@@ -1082,6 +1083,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       matched: 0,
       next: 0,
       waiting: new MapCtor(),
+      held: 0,
       unsent: 0,
     };
   };
@@ -1112,12 +1114,16 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       const pending = apply(mapGet, replay.waiting, [index]) as Pending | undefined;
       if (pending === undefined || replay.matched < after[index]!) break;
       apply(mapDelete, replay.waiting, [index]);
+      replay.held--;
       replay.next++;
-      const text = outcomes[index]!;
-      settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
+      settleReplayed(pending, outcomes[index]!);
     }
     if (replay.matched >= replay.length) flushReplayed(current);
   };
+
+  /** Settles a replayed call with its recorded outcome (`"o"` and the value's JSON, or `"f"` and the failure's). */
+  const settleReplayed = (pending: Pending, text: string) =>
+    settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
 
   /** A call refused in the sandbox, before it reached the host: a rejected promise, made at the call. */
   const refuseCall = (tool: string, kind: string, message: string) =>
@@ -1173,6 +1179,30 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     }
     const callId = ++current.calls;
     const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
+    const replay = current.replay;
+    if (replay !== undefined && callId <= replay.length) {
+      const { tools, args, outcomes, order, after } = replay.journal;
+      const index = callId - 1;
+      const text = outcomes[index]!;
+      // The common case, code that awaits each call in turn: the journal's call at this place, whose turn
+      // has come, with nothing else waiting. Settled now, with nothing kept for it.
+      if (
+        order[replay.next] === index &&
+        replay.matched + 1 >= after[index]! &&
+        replay.held === 0 &&
+        tools[index] === realName &&
+        args[index] === argsJson
+      ) {
+        replay.matched++;
+        replay.unsent++;
+        replay.next++;
+        captured(
+          outcomeValue(realName, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1)),
+        );
+        if (replay.matched >= replay.length) flushReplayed(current);
+        return promise;
+      }
+    }
     const pending: Pending = {
       promise,
       resolve: captured,
@@ -1185,13 +1215,13 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       // biome-ignore lint/suspicious/noThenProperty: the record is the thenable its call's promise follows.
       then: decide,
     };
-    const replay = current.replay;
     if (replay !== undefined && callId <= replay.length) {
       const { tools, args, outcomes } = replay.journal;
       const index = callId - 1;
       replay.matched++;
       if (outcomes[index] !== "" && tools[index] === realName && args[index] === argsJson) {
         replay.unsent++;
+        replay.held++;
         apply(mapSet, replay.waiting, [index, pending]);
       } else {
         // It waited for a person (it runs live), or it differs from the journal (the host ends the run):
@@ -1257,23 +1287,25 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
 
   /** Settles a call with the host's outcome: `ok` with its value's JSON text, or a failure's JSON. */
   const settleCall = (pending: Pending, ok: boolean, json: string) => {
+    deliver(pending, outcomeValue(pending.tool, ok, json));
+  };
+
+  /**
+   * What a call's promise is resolved with for the host's outcome: its value (parsed from its JSON
+   * text), or for a failure a promise that rejects with the ToolCallError (see {@link failLater}).
+   */
+  const outcomeValue = (tool: string, ok: boolean, json: string): unknown => {
     let error: { tool?: unknown; kind?: unknown; message?: unknown };
     try {
-      if (ok) {
-        deliver(pending, json === "" ? undefined : parse(json));
-        return;
-      }
+      if (ok) return json === "" ? undefined : parse(json);
       error = parse(json) as typeof error;
     } catch {
       error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
-    deliver(
-      pending,
-      failLater(
-        typeof error.tool === "string" ? error.tool : pending.tool,
-        toText(error.kind ?? "error"),
-        toText(error.message ?? "The tool call failed."),
-      ),
+    return failLater(
+      typeof error.tool === "string" ? error.tool : tool,
+      toText(error.kind ?? "error"),
+      toText(error.message ?? "The tool call failed."),
     );
   };
 

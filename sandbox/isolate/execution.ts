@@ -456,22 +456,11 @@ function answerText(outcome: BridgeCallOutcome): string {
   return `f${JSON.stringify(outcome.error)}`;
 }
 
-/** A journal as the guest replays it: parallel lists, each outcome as the text the guest settles a call with. */
+/** A journal as the guest replays it: each outcome as the text the guest settles a call with. */
 function guestReplay(replay: ReplayedCalls): GuestReplayedCalls {
-  const guest: GuestReplayedCalls = {
-    tools: [],
-    args: [],
-    outcomes: [],
-    after: [],
-    order: [...replay.order],
-  };
-  for (const call of replay.calls) {
-    guest.tools.push(call.tool);
-    guest.args.push(call.args);
-    guest.outcomes.push(call.outcome === undefined ? "" : answerText(call.outcome));
-    guest.after.push(call.after ?? 0);
-  }
-  return guest;
+  const { tools, args, after, order } = replay;
+  const outcomes = replay.outcomes.map((outcome) => (outcome === null ? "" : answerText(outcome)));
+  return { tools, args, outcomes, after, order };
 }
 
 /** Recorded values from anywhere, kept only as lists of finite numbers (and the overflow flag). */

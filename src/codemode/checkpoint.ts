@@ -12,7 +12,7 @@ import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { UserError } from "../errors.js";
 
 /** The format version this cordon writes and reads. */
-export const CHECKPOINT_VERSION = 2;
+export const CHECKPOINT_VERSION = 3;
 
 /** How long a checkpoint can be resumed by default: 24 hours. */
 export const DEFAULT_CHECKPOINT_TTL_MS = 24 * 60 * 60_000;

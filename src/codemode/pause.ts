@@ -16,7 +16,13 @@ import {
   sealCheckpoint,
 } from "./checkpoint.js";
 import { type CheckpointStore, MIN_STORED_VALUE_CHARS } from "./checkpoint-store.js";
-import type { JournalEntry, JournalState } from "./journal.js";
+import {
+  type JournalEntry,
+  type JournalState,
+  type PackedJournal,
+  packJournal,
+  unpackJournal,
+} from "./journal.js";
 import type { PendingCall } from "./result.js";
 
 /** How a code mode pauses: its key, how long checkpoints last, where large values go. */
@@ -51,6 +57,9 @@ export interface PausedRun {
   /** Entries whose successful value lives in the store: entry index → SHA-256 of the value (base64url). */
   stored?: Record<string, string>;
 }
+
+/** A paused run as its checkpoint keeps it: the journal packed (see `packJournal`). */
+type SealedRun = Omit<PausedRun, "journal"> & { journal: PackedJournal };
 
 /** A person's decision on a call that waits for approval: approved or not, and why not. */
 export type Decision = boolean | { approved: boolean; reason?: string };
@@ -109,7 +118,29 @@ export async function sealPausedRun(
     );
     state = { ...run, journal: { ...run.journal, entries }, stored };
   }
-  return sealCheckpoint({ ...binding, state }, settings.key, { ttlMs: settings.ttlMs });
+  const sealed: SealedRun = { ...state, journal: packJournal(state.journal, state.prefix) };
+  const { text, body } = sealCheckpoint({ ...binding, state: sealed }, settings.key, {
+    ttlMs: settings.ttlMs,
+  });
+  return { text, body: { ...body, state } };
+}
+
+/**
+ * Opens a checkpoint (seal, expiry, binding) and reads the paused run in it, journal unpacked. Throws
+ * {@link CheckpointRefused} when it is not a paused run, or its code is not the one it was sealed with.
+ */
+function openSealedRun(
+  settings: PauseSettings,
+  text: unknown,
+  expected: Omit<CheckpointBinding, "code">,
+): CheckpointBody<PausedRun> {
+  const body = openCheckpoint<SealedRun>(text, settings.key, expected);
+  const sealed = body.state;
+  const journal = isSealedRun(sealed) ? unpackJournal(sealed.journal, sealed.prefix) : undefined;
+  if (journal === undefined || body.code !== digestOfCode(sealed.code)) {
+    throw new CheckpointRefused("malformed", "This checkpoint's content is not a paused run.");
+  }
+  return { ...body, state: { ...sealed, journal } };
 }
 
 /** What a paused run waits for, read from its sealed checkpoint (see `CodeMode.inspect`). */
@@ -126,10 +157,7 @@ export function inspectPausedRun(
   text: unknown,
   expected: Omit<CheckpointBinding, "code">,
 ): CheckpointSummary {
-  const body = openCheckpoint<PausedRun>(text, settings.key, expected);
-  if (!isPausedRun(body.state) || body.code !== digestOfCode(body.state.code)) {
-    throw new CheckpointRefused("malformed", "This checkpoint's content is not a paused run.");
-  }
+  const body = openSealedRun(settings, text, expected);
   return { id: body.id, created: body.created, expires: body.expires, pending: pendingCalls(body.state) };
 }
 
@@ -143,11 +171,8 @@ export async function openPausedRun(
   text: unknown,
   expected: Omit<CheckpointBinding, "code">,
 ): Promise<{ body: CheckpointBody<PausedRun>; run: PausedRun }> {
-  const body = openCheckpoint<PausedRun>(text, settings.key, expected);
+  const body = openSealedRun(settings, text, expected);
   const run = body.state;
-  if (!isPausedRun(run) || body.code !== digestOfCode(run.code)) {
-    throw new CheckpointRefused("malformed", "This checkpoint's content is not a paused run.");
-  }
   const stored = run.stored ?? {};
   const keys = Object.entries(stored);
   if (keys.length > 0 && settings.store === undefined) {
@@ -253,14 +278,12 @@ function indexOf(prefix: string, id: string): number {
   return Number(id.slice(prefix.length + 1)) - 1;
 }
 
-function isPausedRun(value: unknown): value is PausedRun {
-  const run = value as PausedRun | undefined;
+function isSealedRun(value: unknown): value is SealedRun {
+  const run = value as SealedRun | undefined;
   return (
     typeof run?.code === "string" &&
     typeof run.prefix === "string" &&
     typeof run.usedMs === "number" &&
-    Array.isArray(run.logs) &&
-    Array.isArray(run.journal?.entries) &&
-    Array.isArray(run.journal.order)
+    Array.isArray(run.logs)
   );
 }

@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
+import type { PackedJournal } from "../../src/codemode/journal.js";
 import {
   askHuman,
   type CodeMode,
@@ -229,12 +230,9 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         await tools.send({ to: "pam" });`);
       expect(paused.status).toBe("paused");
       const key = checkpointKeyBytes(KEY);
-      const body = openCheckpoint<{ journal: { entries: { outcome?: { valueJson?: string } }[] } }>(
-        paused.checkpoint!,
-        key,
-        {},
-      );
-      body.state.journal.entries[0]!.outcome = { ok: true, valueJson: "2" } as never;
+      const body = openCheckpoint<{ journal: PackedJournal }>(paused.checkpoint!, key, {});
+      // Call 1's outcome (the third field of its row): the value 2 instead of 1.
+      body.state.journal.calls[0]![2] = "o2";
       const resumed = await cm.resume(sealCheckpoint(body, key).text, {
         decisions: { [paused.pending![0]!.id]: true },
       });
@@ -363,8 +361,8 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
       "../../src/codemode/checkpoint.js"
     );
     const key = checkpointKeyBytes(KEY);
-    const body = openCheckpoint<{ journal: { entries: { args: string }[] } }>(paused.checkpoint!, key, {});
-    body.state.journal.entries[0]!.args = '{"line":"something else"}';
+    const body = openCheckpoint<{ journal: PackedJournal }>(paused.checkpoint!, key, {});
+    body.state.journal.calls[0]![1] = '{"line":"something else"}';
     const { text } = sealCheckpoint(body, key);
     const resumed = await cm.resume(text, { decisions: { [paused.pending![0]!.id]: true } });
     expect(resumed.status).toBe("error");
