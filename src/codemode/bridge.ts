@@ -141,22 +141,20 @@ export class RunBridge implements SandboxBridge {
   replayed(count: number): void {
     const { replay, signal } = this.#init;
     if (signal.aborted || this.stop !== undefined) return;
-    for (let i = 0; i < count; i++) {
-      const index = this.#count;
-      const records = replay && index < replay.length ? replay.answeredInSandbox(index) : undefined;
-      if (records === undefined) {
-        this.#stop({
-          reason: "diverged",
-          divergence: {
-            index,
-            message: `the sandbox said it replayed call ${index + 1}, which the checkpoint has no result for`,
-          },
-        });
-        return;
-      }
-      this.#count++;
-      for (const record of records) this.calls.push({ ...record });
+    const answered = replay?.answeredInSandbox(count) ?? { refused: this.#count };
+    if ("refused" in answered) {
+      this.#count = answered.refused;
+      this.#stop({
+        reason: "diverged",
+        divergence: {
+          index: answered.refused,
+          message: `the sandbox said it replayed call ${answered.refused + 1}, which the checkpoint has no result for`,
+        },
+      });
+      return;
     }
+    this.#count += count;
+    for (const record of answered.records) this.calls.push({ ...record });
   }
 
   callTool(
@@ -194,14 +192,14 @@ export class RunBridge implements SandboxBridge {
    * recorded as `abandoned` (it may still have an effect).
    */
   async settled(): Promise<void> {
-    if (this.#unsettled.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        this.#drained.push(resolve);
-        timer = setTimeout(resolve, SETTLE_WAIT_MS);
-      });
-      clearTimeout(timer);
-    }
+    if (this.#unsettled.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.#drained.push(resolve);
+      timer = setTimeout(resolve, SETTLE_WAIT_MS);
+    });
+    clearTimeout(timer);
+    if (this.#unsettled.size === 0) return;
     for (const record of this.calls) {
       if (this.#unsettled.has(record.callId)) record.status = "abandoned";
     }

@@ -212,20 +212,28 @@ export class Replay {
   }
 
   /**
-   * The sandbox answered call `index` (the code's next call) itself, from the journal it was given
-   * (`ExecutionRequest.replayCalls`): it counts as matched and delivered. Returns the records of the calls
-   * whose turn has now come, in the order they ended; undefined, and nothing changes, when the journal
-   * has no outcome at `index` (a sandbox that says otherwise is not replaying this journal).
+   * The sandbox answered the code's next `count` calls itself (from call {@link matched} on), from the
+   * journal it was given (`ExecutionRequest.replayCalls`): they count as matched and delivered. Returns
+   * the records of the calls whose turn has now come, in the order they ended; or, when the journal has
+   * no outcome for one of them (a sandbox that says so is not replaying this journal), the index of the
+   * first such call, and only the calls before it count.
    */
-  answeredInSandbox(index: number): CallRecord[] | undefined {
-    const entry = this.#journal.entries[index];
-    if (entry?.outcome === undefined || index !== this.#matched) return undefined;
-    this.#matched++;
-    this.#inSandbox.add(index);
+  answeredInSandbox(count: number): { records: CallRecord[] } | { refused: number } {
+    const { entries } = this.#journal;
+    let refused: number | undefined;
+    for (let i = 0; i < count; i++) {
+      const index = this.#matched;
+      if (entries[index]?.outcome === undefined) {
+        refused = index;
+        break;
+      }
+      this.#matched++;
+      this.#inSandbox.add(index);
+    }
     this.#flush();
     const records = this.#sandboxRecords;
     this.#sandboxRecords = [];
-    return records;
+    return refused === undefined ? { records } : { refused };
   }
 
   /** Whether the outcome of call `index` is the next to deliver and the code has made enough calls. */
