@@ -7,7 +7,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunBridge } from "../../src/codemode/bridge.js";
-import { type JournalState, Replay } from "../../src/codemode/journal.js";
+import {
+  type JournalState,
+  MAX_SANDBOX_REPLAY_BYTES,
+  Replay,
+  sandboxReplay,
+} from "../../src/codemode/journal.js";
 import { DEFAULT_CODE_MODE_LIMITS } from "../../src/codemode/limits.js";
 import { Dispatcher, Toolset, tool } from "../../src/index.js";
 
@@ -80,5 +85,27 @@ describe("a sandbox that replays calls itself", () => {
     bridge.replayed(Number.MAX_SAFE_INTEGER);
     expect(bridge.stop).toMatchObject({ reason: "diverged" });
     close();
+  });
+});
+
+describe("a journal too large for the run's request", () => {
+  const withArgs = (chars: number, calls: number): JournalState => ({
+    entries: Array.from({ length: calls }, (_, index) => ({
+      tool: "append",
+      args: JSON.stringify({ line: "x".repeat(chars) }),
+      outcome: { ok: true, valueJson: String(index + 1) },
+      after: index + 1,
+    })),
+    order: Array.from({ length: calls }, (_, index) => index),
+    values: { now: [], random: [] },
+    logCount: 0,
+  });
+
+  it("is not sent to the sandbox over MAX_SANDBOX_REPLAY_BYTES of JSON, and is just under it", () => {
+    const calls = 8;
+    const over = Math.ceil(MAX_SANDBOX_REPLAY_BYTES / calls);
+    expect(sandboxReplay(withArgs(over, calls))).toBeUndefined();
+    const under = Math.floor(MAX_SANDBOX_REPLAY_BYTES / calls) - 200;
+    expect(sandboxReplay(withArgs(under, calls))?.tools).toHaveLength(calls);
   });
 });

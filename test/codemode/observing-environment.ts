@@ -13,8 +13,15 @@ export interface Crossings {
   replayed: number[];
 }
 
-/** `environment`, with every run's bridge observed into the returned `crossings`. */
-export function observing(environment: Environment): { environment: Environment; crossings: Crossings } {
+/**
+ * `environment`, with every run's bridge observed into the returned `crossings`. With `withoutJournal`,
+ * requests reach the sandbox without `replayCalls`, as when a journal is too large to send: the host
+ * then answers every recorded call.
+ */
+export function observing(
+  environment: Environment,
+  settings: { withoutJournal?: boolean } = {},
+): { environment: Environment; crossings: Crossings } {
   const crossings: Crossings = { calls: [], replayed: [] };
   const observe = (bridge: SandboxBridge): SandboxBridge => ({
     callTool(name, argsJson, waiting, requested) {
@@ -37,7 +44,10 @@ export function observing(environment: Environment): { environment: Environment;
       async open(limits, options) {
         const sandbox = await environment.open(limits, options);
         const observed: Sandbox = {
-          execute: (request, bridge, signal) => sandbox.execute(request, observe(bridge), signal),
+          execute: (request, bridge, signal) => {
+            const { replayCalls: _journal, ...rest } = request;
+            return sandbox.execute(settings.withoutJournal ? rest : request, observe(bridge), signal);
+          },
           dispose: () => sandbox.dispose(),
           get alive() {
             return sandbox.alive;

@@ -29,6 +29,7 @@ import {
   UserError,
 } from "../../src/index.js";
 import { TEST_ENVIRONMENTS } from "../isolate/helpers.js";
+import { observing } from "./observing-environment.js";
 
 const KEY = "a host secret, 32 bytes at least!";
 
@@ -216,6 +217,35 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       expect(resumed.value).toEqual(["error", "this line is refused Hint: write another"]);
       expect(resumed.calls.map((call) => call.status)).toEqual(["error", "ok"]);
       expect(effects).toEqual(["sent to kim"]);
+    });
+
+    it("a sandbox that is not sent the journal (one too large to send) is answered by the host from it: the same effects and values", async () => {
+      const observed = observing(create(), { withoutJournal: true });
+      const { effects, cm, make } = world({ create });
+      const paused = await cm.run(AROUND_A_GATED_CALL);
+      expect(paused.status).toBe("paused");
+      const hostReplayed = make({ environment: observed.environment });
+      const before = [...effects];
+      const resumed = await hostReplayed.resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed.status).toBe("ok");
+      // Every call crossed to the host, and the sandbox replayed none itself; only send and "after" ran.
+      expect(observed.crossings.replayed).toEqual([]);
+      expect(observed.crossings.calls).toEqual(["append", "send", "append", "append"]);
+      expect(effects.slice(before.length).sort()).toEqual(
+        ["after", "sent to ann", ...(before.includes("beside") ? [] : ["beside"])].sort(),
+      );
+      const value = resumed.value as { seen: { t: number; r: number }; sent: string };
+      expect(value.sent).toBe("sent to ann");
+      const journal = openCheckpoint<{ journal: { values: { now: number[]; random: number[] } } }>(
+        paused.checkpoint!,
+        checkpointKeyBytes(KEY),
+        {},
+      );
+      expect(value.seen.t).toBe(journal.state.journal.values.now[0]);
+      expect(value.seen.r).toBe(journal.state.journal.values.random[0]);
+      await observed.environment.close();
     });
 
     it("a resume whose code ends before making every recorded call again is ReplayDiverged, naming the first call it did not make", async () => {
