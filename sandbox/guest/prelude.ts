@@ -1125,6 +1125,53 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   const settleReplayed = (pending: Pending, text: string) =>
     settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
 
+  /**
+   * The common case of a replay, code that awaits each call in turn: call `index` is the journal's call
+   * at its place, its turn has come and nothing else waits, so the promise just made (its resolver is
+   * `captured`) is settled with the recorded outcome now, with nothing kept for it. False otherwise.
+   */
+  const settleInTurn = (
+    current: Run,
+    replay: Replaying,
+    index: number,
+    tool: string,
+    argsJson: string,
+  ): boolean => {
+    const { tools, args, outcomes, order, after } = replay.journal;
+    if (order[replay.next] !== index || replay.matched + 1 < after[index]! || replay.held !== 0) return false;
+    if (tools[index] !== tool || args[index] !== argsJson) return false;
+    replay.matched++;
+    replay.unsent++;
+    replay.next++;
+    const text = outcomes[index]!;
+    captured(outcomeValue(tool, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1)));
+    if (replay.matched >= replay.length) flushReplayed(current);
+    return true;
+  };
+
+  /**
+   * Any other call at a place the journal has: one it recorded waits for its turn here; one that waited
+   * for a person (it runs live), or one that differs from the journal (the host ends the run), goes to
+   * the host now, after the calls before it.
+   */
+  const meetInJournal = (current: Run, replay: Replaying, pending: Pending) => {
+    const { tools, args, outcomes } = replay.journal;
+    const { callId, tool, argsJson, requested } = pending;
+    const index = callId - 1;
+    replay.matched++;
+    if (outcomes[index] !== "" && tools[index] === tool && args[index] === argsJson) {
+      replay.unsent++;
+      replay.held++;
+      apply(mapSet, replay.waiting, [index, pending]);
+    } else {
+      apply(mapSet, current.pending, [callId, pending]);
+      beforeCallMessage(current);
+      if (requested === "") send("call", current.id, callId, tool, argsJson);
+      else send("call", current.id, callId, tool, argsJson, requested);
+    }
+    deliverReplayed(current, replay);
+  };
+
   /** A call refused in the sandbox, before it reached the host: a rejected promise, made at the call. */
   const refuseCall = (tool: string, kind: string, message: string) =>
     apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]) as Promise<unknown>;
@@ -1180,29 +1227,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     const callId = ++current.calls;
     const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
     const replay = current.replay;
-    if (replay !== undefined && callId <= replay.length) {
-      const { tools, args, outcomes, order, after } = replay.journal;
-      const index = callId - 1;
-      const text = outcomes[index]!;
-      // The common case, code that awaits each call in turn: the journal's call at this place, whose turn
-      // has come, with nothing else waiting. Settled now, with nothing kept for it.
-      if (
-        order[replay.next] === index &&
-        replay.matched + 1 >= after[index]! &&
-        replay.held === 0 &&
-        tools[index] === realName &&
-        args[index] === argsJson
-      ) {
-        replay.matched++;
-        replay.unsent++;
-        replay.next++;
-        captured(
-          outcomeValue(realName, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1)),
-        );
-        if (replay.matched >= replay.length) flushReplayed(current);
-        return promise;
-      }
-    }
+    const inJournal = replay !== undefined && callId <= replay.length;
+    if (inJournal && settleInTurn(current, replay, callId - 1, realName, argsJson)) return promise;
     const pending: Pending = {
       promise,
       resolve: captured,
@@ -1215,23 +1241,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       // biome-ignore lint/suspicious/noThenProperty: the record is the thenable its call's promise follows.
       then: decide,
     };
-    if (replay !== undefined && callId <= replay.length) {
-      const { tools, args, outcomes } = replay.journal;
-      const index = callId - 1;
-      replay.matched++;
-      if (outcomes[index] !== "" && tools[index] === realName && args[index] === argsJson) {
-        replay.unsent++;
-        replay.held++;
-        apply(mapSet, replay.waiting, [index, pending]);
-      } else {
-        // It waited for a person (it runs live), or it differs from the journal (the host ends the run):
-        // the host hears of it now, after the calls before it.
-        apply(mapSet, current.pending, [callId, pending]);
-        beforeCallMessage(current);
-        if (requested === "") send("call", current.id, callId, realName, argsJson);
-        else send("call", current.id, callId, realName, argsJson, requested);
-      }
-      deliverReplayed(current, replay);
+    if (inJournal) {
+      meetInJournal(current, replay, pending);
       return promise;
     }
     apply(mapSet, current.queued, [promise, pending]);
