@@ -675,8 +675,16 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       // Read in order, with no catch per field: a value whose getters throw is unreadable as a whole.
       const rawName = isObject ? source.name : undefined;
       let name = typeof rawName === "string" && rawName !== "" ? cut(rawName, MAX_NAME) : "Error";
-      let message = cut(isObject ? toText(source.message ?? "") : toText(thrown), MAX_MESSAGE);
+      const rawMessage = isObject ? source.message : undefined;
+      let message = cut(isObject ? toText(rawMessage ?? "") : toText(thrown), MAX_MESSAGE);
       if (!isObject) name = "Error";
+      else if (typeof rawMessage !== "string" && !isInstance(thrown, ErrorCtor)) {
+        // An object or function that is no Error and says nothing itself: show what it is.
+        message = cut(
+          `the code threw a value that is not an Error: ${formatValue(thrown, 0, [], MAX_MESSAGE)}. Throw new Error("...") to give a message.`,
+          MAX_MESSAGE,
+        );
+      }
       const rawStack = isObject ? source.stack : undefined;
       const frames = typeof rawStack === "string" ? userFrames(rawStack) : [];
       const missing = apply(regExpExec, /^(\S+) is not defined$/, [message]) as string[] | null;

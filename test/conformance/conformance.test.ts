@@ -274,6 +274,13 @@ for (const subject of subjects) {
       expect(resumed.calls).toHaveLength(6);
     });
 
+    it("a thrown object that is not an Error reaches the caller as what it is", async () => {
+      const { cm } = make();
+      const result = await cm.run("throw { weird: true };");
+      expect(result.status).toBe("error");
+      expect(result.error?.message).toContain("the code threw a value that is not an Error: { weird: true }");
+    });
+
     it("keeps variables within a session, and restart starts it over", async () => {
       const { cm } = make({ state: "session" });
       await cm.run("var count = 41;", { session: "s" });

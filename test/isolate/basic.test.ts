@@ -89,6 +89,20 @@ describe("isolate environment: errors", () => {
     expect(outcome.error).toMatchObject({ line: 2, column: 11 });
   });
 
+  it("a thrown object that is not an Error is shown as what it is, not as an empty Error", async () => {
+    const { outcome } = await runOnce("throw { weird: true, count: 2 };");
+    expect(outcome.error?.name).toBe("Error");
+    expect(outcome.error?.message).toBe(
+      'the code threw a value that is not an Error: { weird: true, count: 2 }. Throw new Error("...") to give a message.',
+    );
+    // An object that carries its own message keeps it.
+    const own = await runOnce('throw { name: "Oops", message: "it says so" };');
+    expect(own.outcome.error).toMatchObject({ name: "Oops", message: "it says so" });
+    // An Error without a message stays an Error without one.
+    const bareError = await runOnce("throw new RangeError();");
+    expect(bareError.outcome.error).toMatchObject({ name: "RangeError", message: "" });
+  });
+
   it("reports a non-Error throw with its text", async () => {
     const { outcome } = await runOnce("throw 'plain text';");
     expect(outcome.error).toMatchObject({ name: "Error", message: "plain text" });
