@@ -103,6 +103,7 @@ export {
   renderCodeRunResult,
 } from "./codemode/result.js";
 export { REPLAY_DIVERGED, SESSIONS_DO_NOT_PAUSE } from "./codemode/run.js";
+export { CODE_TOO_LONG, MAX_CODE_CHARS } from "./codemode/transpile.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export { type PausedWork, ToolPaused } from "./dispatch/paused-work.js";

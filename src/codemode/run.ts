@@ -131,7 +131,7 @@ export async function runCode(
   const prepared = await prepareCode(code);
   if ("error" in prepared) {
     return {
-      status: "error",
+      status: prepared.status ?? "error",
       value: undefined,
       logs: [],
       calls: [],

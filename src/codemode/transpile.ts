@@ -37,8 +37,13 @@ export interface PrepareOptions {
 
 /** Why the source could not be prepared: a syntax error, an `import`/`export`, with TS positions. */
 export interface PrepareFailure {
-  error: { name: "SyntaxError"; message: string; line?: number; column?: number };
+  /** `limit` when the code is over {@link MAX_CODE_CHARS}; absent when the code does not parse (an error). */
+  status?: "limit";
+  error: { name: "SyntaxError" | typeof CODE_TOO_LONG; message: string; line?: number; column?: number };
 }
+
+/** The error name of code longer than {@link MAX_CODE_CHARS}: a limit, not a syntax error. */
+export const CODE_TOO_LONG = "CodeTooLong";
 
 /** The message for `import`/`export` statements, which have no meaning inside `run_code`. */
 export const IMPORT_NOT_AVAILABLE =
@@ -61,9 +66,13 @@ export async function prepareCode(
   options: PrepareOptions = {},
 ): Promise<PreparedCode | PrepareFailure> {
   if (source.length > MAX_CODE_CHARS) {
-    return syntaxError(
-      `The code is ${source.length.toLocaleString("en-US")} characters long; run_code takes at most ${MAX_CODE_CHARS.toLocaleString("en-US")}. Send shorter code: fetch data with tools instead of pasting it.`,
-    );
+    return {
+      status: "limit",
+      error: {
+        name: CODE_TOO_LONG,
+        message: `The code is ${source.length.toLocaleString("en-US")} characters long; run_code takes at most ${MAX_CODE_CHARS.toLocaleString("en-US")}. Send shorter code: fetch data with tools instead of pasting it.`,
+      },
+    };
   }
   // esbuild counts U+2028/U+2029 as line breaks; as escapes they mean the same in strings and comments,
   // and every line keeps its number.

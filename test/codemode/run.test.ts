@@ -6,7 +6,7 @@ import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { resolveLimits, sandboxLimitsOf } from "../../src/codemode/limits.js";
 import { jsonDepth } from "../../src/codemode/result.js";
 import { type RunSetup, runCode, runInSandbox } from "../../src/codemode/run.js";
-import { prepareCode } from "../../src/codemode/transpile.js";
+import { MAX_CODE_CHARS, prepareCode } from "../../src/codemode/transpile.js";
 import { Dispatcher } from "../../src/dispatch/dispatcher.js";
 import { tool } from "../../src/tools/tool.js";
 import { Toolset } from "../../src/tools/toolset.js";
@@ -38,6 +38,13 @@ const double = tool({
 });
 
 describe("one run, on its own", () => {
+  it("code over MAX_CODE_CHARS ends as a limit (CodeTooLong) before any sandbox is used, not as a SyntaxError", async () => {
+    const result = await runCode(setupWith(new Toolset([double])), `// ${"x".repeat(MAX_CODE_CHARS)}`);
+    expect(result.status).toBe("limit");
+    expect(result.error).toMatchObject({ name: "CodeTooLong" });
+    expect(result.error?.message).toContain("run_code takes at most 100,000");
+  });
+
   it("runs the code in a fresh sandbox, its calls through the dispatcher, and reports on the model's lines", async () => {
     const setup = setupWith(new Toolset([double]));
     const ok = await runCode(setup, "const a = await tools.double({ n: 21 });\nconsole.log(a);\nreturn a;");

@@ -381,8 +381,9 @@ describe("prepareCode: plain JavaScript skips esbuild", () => {
 });
 
 describe("prepareCode: hostile and odd sources", () => {
-  it("refuses code longer than MAX_CODE_CHARS with a message saying the limit", async () => {
+  it("refuses code longer than MAX_CODE_CHARS as a limit (CodeTooLong), not a syntax error, with a message saying the limit", async () => {
     const result = await prepareCode(`// ${"x".repeat(MAX_CODE_CHARS)}`);
+    expect(result).toMatchObject({ status: "limit", error: { name: "CodeTooLong" } });
     expect("error" in result && result.error.message).toMatch(/at most 100,000/);
   });
 
