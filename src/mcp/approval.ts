@@ -17,11 +17,21 @@ export function mcpApprover(server: Server, policy: ApprovePolicy, relatedReques
   return async ({ toolName, args, approvalKeys, signal }): Promise<ApprovalDecision> => {
     if (policy === "all") return { approved: true };
     if (policy === "none") return { approved: false, reason: "cordon's approval policy denies gated calls" };
-    if (!server.getClientCapabilities()?.elicitation) {
+    const elicitation = server.getClientCapabilities()?.elicitation;
+    if (!elicitation) {
       return {
         approved: false,
         reason:
           "nobody could be asked: the MCP client cannot ask its user (it does not support elicitation), and cordon's approval policy is to ask",
+      };
+    }
+    // cordon asks with a form; a client that declares only URL-mode elicitation cannot show one (an
+    // empty declaration means form mode).
+    if (elicitation.form === undefined && elicitation.url !== undefined) {
+      return {
+        approved: false,
+        reason:
+          "nobody could be asked: the MCP client supports only URL-mode elicitation, and cordon asks its approval question as a form; cordon's approval policy is to ask",
       };
     }
     const result = await server.request(

@@ -222,7 +222,9 @@ async function decide(
     if (decision.approved) event.approve();
     else event.reject(decision.reason);
   } catch (error) {
-    event.reject(`the approval could not be asked for (${messageOf(error)})`);
+    // The SDK repeats an error's "MCP error <code>: " when a client's error response is raised again.
+    const message = messageOf(error).replace(/^(MCP error -?\d+: )\1+/, "$1");
+    event.reject(`the approval could not be asked for (${message})`);
   }
 }
 

@@ -3,6 +3,7 @@
  * asked through MCP elicitation when the client supports it; otherwise --approve decides; never open.
  */
 
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
@@ -65,6 +66,31 @@ describe("approvals in cordon mcp", () => {
     const result = await runCode(mcp.client, REFUND);
     expect(textOf(result)).toContain('"denied"');
     expect(textOf(result)).toContain("does not support elicitation");
+  });
+
+  it("a client that supports only URL-mode elicitation is not sent a form: denied at once, saying why, with no doubled MCP error prefix", async () => {
+    mcp = await connectStdio(
+      ["--tools", SHOP_TOOLS],
+      () => ({ action: "accept", content: { allow: true } }),
+      {
+        url: {},
+      },
+    );
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('"denied"');
+    expect(textOf(result)).toContain("supports only URL-mode elicitation");
+    expect(textOf(result)).not.toContain("MCP error -32602: MCP error");
+    expect(mcp.questions).toHaveLength(0);
+  });
+
+  it("a client whose elicitation fails denies the call, naming the client's error once", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], () => {
+      throw new McpError(ErrorCode.InvalidParams, "this client cannot show that form");
+    });
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('"denied"');
+    expect(textOf(result)).toContain("this client cannot show that form");
+    expect(textOf(result)).not.toContain("MCP error -32602: MCP error");
   });
 
   it("--approve all allows gated calls without asking, even a client that could be asked", async () => {

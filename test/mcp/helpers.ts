@@ -36,10 +36,11 @@ function newClient(
   questions: string[],
   onListChanged: () => void,
   elicitations: unknown[] = [],
+  elicitation: Record<string, object> = { form: {} },
 ): Client {
   const client = new Client(
     { name: "cordon-test-client", version: "1.0.0" },
-    answer ? { capabilities: { elicitation: { form: {} } } } : {},
+    answer ? { capabilities: { elicitation } } : {},
   );
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -53,7 +54,12 @@ function newClient(
 }
 
 /** Starts `cordon mcp ...args` and connects the official client over stdio. */
-export async function connectStdio(args: readonly string[], answer?: ElicitAnswer): Promise<Connected> {
+export async function connectStdio(
+  args: readonly string[],
+  answer?: ElicitAnswer,
+  /** The elicitation modes the client declares (with an `answer`): form mode unless said. */
+  elicitation?: Record<string, object>,
+): Promise<Connected> {
   let stderr = "";
   let changes = 0;
   const questions: string[] = [];
@@ -68,7 +74,7 @@ export async function connectStdio(args: readonly string[], answer?: ElicitAnswe
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = newClient(answer, questions, () => changes++, elicitations);
+  const client = newClient(answer, questions, () => changes++, elicitations, elicitation);
   await client.connect(transport);
   return {
     client,
