@@ -5,6 +5,7 @@
 
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
+import { LineLimit, MAX_STDIO_MESSAGE_BYTES, skippedLineError } from "./stdio-lines.js";
 
 /** A running stdio server. */
 export interface StdioServing {
@@ -14,9 +15,20 @@ export interface StdioServing {
 }
 
 /** Serves one MCP client on this process's stdin and stdout. */
-export async function serveStdio(options: McpServerOptions): Promise<StdioServing> {
+export async function serveStdio(
+  options: McpServerOptions & { log?: (line: string) => void },
+): Promise<StdioServing> {
   const server = createMcpServer(options);
-  const transport = new StdioServerTransport();
+  // An over-long line is answered here, whole lines only reach the SDK's transport (whose own buffer
+  // would otherwise give up and close on it).
+  const lines = new LineLimit(MAX_STDIO_MESSAGE_BYTES, (line) => {
+    options.log?.(`a message of ${line.bytes} bytes on standard input was over the limit and not read`);
+    process.stdout.write(skippedLineError(line, MAX_STDIO_MESSAGE_BYTES));
+  });
+  process.stdin.pipe(lines);
+  const transport = new StdioServerTransport(lines, process.stdout, {
+    maxBufferSize: MAX_STDIO_MESSAGE_BYTES + 2,
+  });
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;

@@ -92,7 +92,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   let close: () => Promise<void>;
   try {
     if (port === undefined) {
-      const serving = await serveStdio({ host, approve, version });
+      const serving = await serveStdio({ host, approve, version, log });
       serving.closed.then(() => stop());
       close = () => serving.close();
       log(`serving on stdio: ${local.length} local tools, ${upstreams.length} upstream servers`);
