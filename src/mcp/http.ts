@@ -86,12 +86,19 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   );
   sweeper.unref();
 
-  /** Makes room for a new session: closes the least recently used one with no request open. */
+  /** Sessions being initialized now: they count against the cap before their id exists. */
+  let initializing = 0;
+  /**
+   * Makes room for a new session. Only a session whose client went away (idle: no request or stream open
+   * for `idleMs`) gives up its place, the least recently used first; a live one is never closed for a
+   * newcomer, however quiet it is.
+   */
   const makeRoom = (): boolean => {
-    if (sessions.size < maxSessions) return true;
+    if (sessions.size + initializing < maxSessions) return true;
+    const now = performance.now();
     let oldest: [string, Session] | undefined;
     for (const entry of sessions) {
-      if (entry[1].open === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+      if (isIdle(entry[1], now) && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
     }
     if (oldest) expire(...oldest);
     return oldest !== undefined;
@@ -134,9 +141,16 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         `All ${maxSessions} sessions of this server are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
       );
     }
+    initializing++;
+    let counted = true;
+    const initialized = () => {
+      if (counted) initializing--;
+      counted = false;
+    };
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
+        initialized();
         sessions.set(id, { server, transport, open: 0, lastActive: performance.now() });
       },
     });
@@ -144,8 +158,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      initialized();
+    }
   }
 
   const http = createServer((req, res) => {

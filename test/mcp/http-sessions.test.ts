@@ -99,7 +99,8 @@ describe("cordon mcp over HTTP: sessions", () => {
   });
 
   it("keeps at most maxSessions: a new session takes the place of one whose client went away, else it is refused with a clear error", async () => {
-    const { serving, connect } = await serve({ maxSessions: 2 });
+    // A client that left without its DELETE has gone away once its session is idle (here after 300 ms).
+    const { serving, connect } = await serve({ maxSessions: 2, sessionIdleMs: 300 });
     const first = await connect();
     const second = await connect();
     await expect(connect()).rejects.toThrow(/All 2 sessions of this server are answering requests/);
@@ -109,6 +110,62 @@ describe("cordon mcp over HTTP: sessions", () => {
     expect(await statusOf(serving.url, gone)).toBe(404);
     expect(await statusOf(serving.url, sessionOf(first))).toBe(200);
     expect(await statusOf(serving.url, sessionOf(third))).toBe(200);
+  });
+});
+
+describe("the session cap never closes a live session", () => {
+  /** A session made with a bare initialize (no event stream), as a simple client makes it; its id. */
+  async function initialize(url: string): Promise<{ status: number; id: string | null }> {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "bare", version: "1" },
+        },
+      }),
+    });
+    await response.text();
+    return { status: response.status, id: response.headers.get("mcp-session-id") };
+  }
+
+  it("with every session used a moment ago, one more initialize is refused with 503, and the first session still answers", async () => {
+    const { serving } = await serve({ maxSessions: 3 });
+    const live: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const made = await initialize(serving.url);
+      expect(made.status).toBe(200);
+      live.push(made.id!);
+    }
+    // Each used a moment ago, none with a stream open.
+    for (const id of live) expect(await statusOf(serving.url, id)).toBe(200);
+    expect((await initialize(serving.url)).status).toBe(503);
+    for (const id of live) expect(await statusOf(serving.url, id)).toBe(200);
+  });
+
+  it("initializes arriving at once are held to the cap: the rest get 503, and no session that was initialized is then unknown", async () => {
+    const { serving } = await serve({ maxSessions: 4 });
+    const made = await Promise.all(Array.from({ length: 12 }, () => initialize(serving.url)));
+    const accepted = made.filter((attempt) => attempt.status === 200);
+    expect(accepted).toHaveLength(4);
+    expect(made.filter((attempt) => attempt.status === 503)).toHaveLength(8);
+    for (const { id } of accepted) expect(await statusOf(serving.url, id!)).toBe(200);
+  });
+
+  it("a session idle past sessionIdleMs gives its place to a newcomer; one used within it does not", async () => {
+    const busy = await serve({ maxSessions: 1, sessionIdleMs: 60_000 });
+    expect((await initialize(busy.serving.url)).status).toBe(200);
+    expect((await initialize(busy.serving.url)).status).toBe(503);
+    const quiet = await serve({ maxSessions: 1, sessionIdleMs: 50 });
+    const first = await initialize(quiet.serving.url);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await initialize(quiet.serving.url)).status).toBe(200);
+    expect(await statusOf(quiet.serving.url, first.id!)).toBe(404);
   });
 });
 
