@@ -183,6 +183,9 @@ async function dispatchOne<Deps>(
   return result;
 }
 
+/** What the pausing store holds for a tool call whose paused run was resumed. */
+const RESUMED = "resumed";
+
 /** How long the result of a run_code call that did not pause waits for the AI SDK's `execute`. */
 const FINISHED_KEPT_MS = 10 * 60_000;
 
@@ -224,12 +227,21 @@ function pausingRunCode<Deps>(
       let result = finished.get(call.toolCallId);
       finished.delete(call.toolCallId);
       if (result === undefined) {
-        const checkpoint = await store.get(pauseKey(call.toolCallId));
+        const key = pauseKey(call.toolCallId);
+        const checkpoint = await store.get(key);
+        if (checkpoint === RESUMED) {
+          throw new Error(
+            `${t.name} call ${call.toolCallId} was resumed already: a paused run resumes once (its approved calls would run again).`,
+          );
+        }
         if (checkpoint === undefined || !approvedInHistory(call.messages, call.toolCallId)) {
           throw new Error(
             `${t.name} call ${call.toolCallId} has no paused run approved in the history: its checkpoint is not in the pausing store, or the AI SDK did not approve it.`,
           );
         }
+        // Marked before it runs, so that a request sent again does not resume it again. (Two at the same
+        // moment are for the code mode's onCheckpointUsed to refuse: a store has no compare-and-set.)
+        await store.put(key, RESUMED);
         // What is approved is what the sealed checkpoint holds (inspect checks it), whatever the store says.
         const { id, pending } = codeMode.inspect(checkpoint);
         const decisions = Object.fromEntries(

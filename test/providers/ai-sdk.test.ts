@@ -431,6 +431,18 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
     expect(sent.output.value).toContain('"refunded":"A2"');
     expect(refunds).toEqual(["A2"]);
     expect(lookedUp).toEqual(["A2"]);
+
+    // The same request sent again (a retry): the paused run was resumed already, and is not resumed twice.
+    const retryModel = scriptedModel([(options) => JSON.stringify(toolOutputs(options)[0])]);
+    const third = process();
+    const retried = await generateText({
+      model: retryModel,
+      messages,
+      tools: third.tools,
+      stopWhen: stepCountIs(3),
+    });
+    expect(retried.text).toContain("was resumed already");
+    expect(refunds).toEqual(["A2"]);
   });
 
   it("denied in the AI SDK flow, the paused run is not resumed and its gated call never runs", async () => {
