@@ -13,9 +13,9 @@
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { type CodeRunResult, codeMode, isolateEnvironment, Toolset, tool } from "cordon";
-import ivm from "isolated-vm";
 import { z } from "zod";
 import { checked, expectRun, keepOtherCoreAwake } from "./check.js";
+import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
 /** How many times the tools really ran: a resume must not run add again, and must run double once. */
@@ -136,7 +136,7 @@ const plainRuns = {
   withCalls: [] as number[],
   withoutCalls: [] as number[],
 };
-const bare = await bareRoundTrip();
+const bare = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
 const bareTrips: number[] = [];
 
 // Rounds that take every measurement in turn, so that a drift of the machine touches all sizes alike:
@@ -222,25 +222,4 @@ for (const c of rest) {
     `${c.size.toLocaleString("en-US")} chars`,
     fmt((c.size - base!.size) / c.n, "chars"),
   );
-}
-
-/** n sequential bare crossings: the guest waits in applySyncPromise for a host function that answers at once. */
-async function bareRoundTrip(): Promise<{ run(n: number): Promise<void>; dispose(): void }> {
-  const isolate = new ivm.Isolate({ memoryLimit: 64 });
-  const context = await isolate.createContext();
-  const host = new ivm.Reference((s: number) => s + 1);
-  const make = await context.eval(
-    "(function (host) { return function (n) { let s = 0; for (let i = 0; i < n; i++) s = host.applySyncPromise(undefined, [s]); return s; }; })",
-    { reference: true },
-  );
-  const loopRef = await make.apply(undefined, [host], { result: { reference: true } });
-  return {
-    async run(n: number) {
-      const result = await loopRef.apply(undefined, [n], { result: { promise: true } });
-      if (result !== n) throw new Error(`bare round trip: expected ${n}, got ${String(result)}`);
-    },
-    dispose() {
-      isolate.dispose();
-    },
-  };
 }
