@@ -214,6 +214,8 @@ class WireRun implements RunLink, CallingRun {
   readonly #link: SandboxLink;
   readonly #tools: ReadonlySet<string>;
   readonly #maxMessages: number;
+  /** The run was sent a journal to replay: only then may its sandbox say it answered calls itself. */
+  readonly #replays: boolean;
   #messages = 0;
   #resolved = false;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
@@ -224,6 +226,7 @@ class WireRun implements RunLink, CallingRun {
     this.#link = link;
     this.#tools = new Set(Object.values(request.toolNames));
     this.#maxMessages = maxRequestMessages(request);
+    this.#replays = request.replayCalls !== undefined;
     this.outcome = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -255,7 +258,7 @@ class WireRun implements RunLink, CallingRun {
       return undefined;
     }
     if (report.type === "replayed") {
-      if (!this.#resolved) callSafely(() => this.#bridge.replayed?.(report.count));
+      if (!this.#resolved && this.#replays) callSafely(() => this.#bridge.replayed?.(report.count));
       return undefined;
     }
     if (report.type === "call") this.#call(report.call, report.tool, report.args, report.requested);

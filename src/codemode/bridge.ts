@@ -140,8 +140,9 @@ export class RunBridge implements SandboxBridge {
    */
   replayed(count: number): void {
     const { replay, signal } = this.#init;
-    if (signal.aborted || this.stop !== undefined) return;
-    const answered = replay?.answeredInSandbox(count) ?? { refused: this.#count };
+    // A run that replays nothing has nothing a sandbox could have answered: a stray count is ignored.
+    if (replay === undefined || signal.aborted || this.stop !== undefined) return;
+    const answered = replay.answeredInSandbox(count);
     if ("refused" in answered) {
       this.#count = answered.refused;
       this.#stop({
