@@ -1,7 +1,8 @@
 /**
  * An upstream MCP server's tools as cordon tools: namespaced by server (`github__search_issues`) so no
  * two ever clash, validated against their own JSON Schemas on the host before the server sees them, and
- * their results unwrapped into data (the structured content when given, else the text).
+ * their results unwrapped into data (the structured content when given, else the text, or the content
+ * items when the result has images, audio or resources).
  */
 
 import { createHash } from "node:crypto";
@@ -9,6 +10,7 @@ import type { CallToolResult, ContentBlock, Tool as McpTool } from "@modelcontex
 import { messageOf, ToolError } from "../errors.js";
 import { TOOL_NAME_PATTERN, tool } from "../tools/tool.js";
 import type { AnyTool, JsonSchema } from "../tools/types.js";
+import { contentForCode, UNSTRUCTURED_RESULT_SCHEMA } from "./content.js";
 import type { UpstreamServer } from "./upstream.js";
 
 /** What separates the server's name from the tool's: `<server>__<tool>`. */
@@ -67,7 +69,7 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     name,
     description: `${described || `The tool ${mcpTool.name}.`}\n(From the MCP server "${server.name}", where it is called ${mcpTool.name}.)`,
     input: mcpTool.inputSchema as JsonSchema,
-    ...(mcpTool.outputSchema ? { output: mcpTool.outputSchema as JsonSchema } : {}),
+    output: (mcpTool.outputSchema as JsonSchema | undefined) ?? UNSTRUCTURED_RESULT_SCHEMA,
     readOnly,
     // As MCP defines the hints: a tool that is not read-only may destroy something unless the server
     // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
@@ -79,18 +81,21 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
 
 /**
  * What code receives from an upstream's result: `structuredContent` when the server gave it, else the
- * text of its content. A result marked `isError` throws a {@link ToolError} with the server's message.
+ * text of its content when all of it is text, else its content blocks as data (`{ type: "image",
+ * mimeType, data }` …, see {@link contentForCode}). A result marked `isError` throws a {@link ToolError}
+ * with the server's message.
  */
 export function unwrapResult(result: CallToolResult, toolName: string): unknown {
-  const text = contentText(result.content ?? []);
+  const content = result.content ?? [];
   if (result.isError === true) {
+    const text = contentText(content);
     throw new ToolError(text.trim() === "" ? `${toolName} reported an error without a message.` : text);
   }
   if (result.structuredContent !== undefined) return result.structuredContent;
-  return text;
+  return contentForCode(content);
 }
 
-/** The text of a result's content blocks; other blocks are named in brackets, since code cannot see them. */
+/** The text of an error result's content blocks; other blocks are named in brackets. */
 function contentText(content: readonly ContentBlock[]): string {
   return content
     .map((block) => {

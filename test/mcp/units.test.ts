@@ -43,7 +43,7 @@ describe("namespaced upstream tool names", () => {
 });
 
 describe("unwrapping an upstream's result", () => {
-  it("gives structuredContent when present, else the text of the content", () => {
+  it("gives structuredContent when present, else the text, else the content items", () => {
     expect(
       unwrapResult({ content: [{ type: "text", text: "3" }], structuredContent: { sum: 3 } }, "add"),
     ).toEqual({
@@ -59,7 +59,10 @@ describe("unwrapping an upstream's result", () => {
         },
         "shot",
       ),
-    ).toBe("line one\n[image image/png]");
+    ).toEqual([
+      { type: "text", text: "line one" },
+      { type: "image", data: "AAAA", mimeType: "image/png" },
+    ]);
   });
 
   it("throws a ToolError with the upstream's message for isError", () => {
