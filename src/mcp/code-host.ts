@@ -14,6 +14,7 @@ import { messageOf } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
+import { MAX_CONTENT_ITEMS } from "./content.js";
 import {
   namesOnlyDeclarations,
   SEARCH_THRESHOLD_CHARS,
@@ -71,6 +72,9 @@ interface Generation {
   description: string;
 }
 
+/** Tells the model that content items it returns reach its client as MCP content. */
+const RETURNED_CONTENT_NOTE = `MCP content in the result: an image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place.`;
+
 /** The run_code tool (and search_tools) over a changing catalog. */
 export class CodeHost {
   readonly #options: CodeHostOptions;
@@ -103,6 +107,11 @@ export class CodeHost {
   /** The name of the run_code tool. */
   get runCodeName(): string {
     return this.#generation.cm.tool.name;
+  }
+
+  /** How many characters of report a run_code call's text may have. */
+  get maxOutputChars(): number {
+    return this.#generation.cm.limits.maxOutputChars;
   }
 
   /** Whether search_tools is offered now. */
@@ -198,7 +207,7 @@ export class CodeHost {
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
     const mode = this.#options.searchTools ?? "auto";
     const searching = mode === "on" || (mode === "auto" && cm.declarations.length > SEARCH_THRESHOLD_CHARS);
-    let description = cm.instructions;
+    let description = `${cm.instructions}\n${RETURNED_CONTENT_NOTE}\n`;
     if (searching && description.includes(cm.declarations)) {
       description = description.replace(cm.declarations, () => namesOnlyDeclarations(snapshot.tools));
     }

@@ -13,6 +13,7 @@ import {
 import { mcpApprover } from "./approval.js";
 import type { ApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
+import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 
 /** Options of {@link createMcpServer}. */
@@ -47,7 +48,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: extra.signal,
         approve: mcpApprover(server, approve, extra.requestId),
       });
-      return { content: [{ type: "text", text: result.output }], isError: !result.ok };
+      return runCodeCallResult(result, host.maxOutputChars);
     }
     if (name === SEARCH_TOOL_NAME && host.searching) {
       const query = typeof args?.query === "string" ? args.query : "";
