@@ -73,7 +73,7 @@ interface Generation {
 }
 
 /** Tells the model that content items it returns reach its client as MCP content. */
-const RETURNED_CONTENT_NOTE = `MCP content in the result: an image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place.`;
+const RETURNED_CONTENT_NOTE = `MCP content in the result: a valid image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place.`;
 
 /** The run_code tool (and search_tools) over a changing catalog. */
 export class CodeHost {
