@@ -17,6 +17,7 @@ import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
 import { formatBytes, oversizedDataOf } from "./upstream-oversized.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
+import { acceptsToolTasks, callToolAsTask, requiresTask } from "./upstream-task-call.js";
 import { UpstreamStdioTransport } from "./upstream-transport.js";
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
@@ -51,6 +52,7 @@ export class UpstreamServer {
   #client: Client | undefined;
   #starting: Promise<void> | undefined;
   #tools: McpTool[] = [];
+  #acceptsToolTasks = false;
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
 
@@ -67,6 +69,11 @@ export class UpstreamServer {
 
   get state(): UpstreamState {
     return this.#state;
+  }
+
+  /** Whether the server, as it last started, lets its tools be called as tasks. */
+  get acceptsToolTasks(): boolean {
+    return this.#acceptsToolTasks;
   }
 
   /** Why the server is not available, when it failed. */
@@ -106,6 +113,9 @@ export class UpstreamServer {
     // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
     const timeoutMs = this.#options.callTimeoutMs + 1_000;
     try {
+      if (this.#tools.some((listed) => listed.name === tool && requiresTask(listed))) {
+        return await callToolAsTask(client, params, { signal, timeoutMs });
+      }
       return (await client.callTool(params, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
@@ -172,6 +182,7 @@ export class UpstreamServer {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#relist(client));
     try {
       await client.connect(transport, { timeout: timeoutMs });
+      this.#acceptsToolTasks = acceptsToolTasks(client.getServerCapabilities());
       this.#tools = await listAllTools(client, timeoutMs);
     } catch (error) {
       const reason = this.#startFailure(error);
