@@ -54,7 +54,7 @@ export class UpstreamStdioTransport implements Transport {
 
   /** Starts the server's process; resolves once it runs, rejects when it cannot (e.g. ENOENT). */
   start(): Promise<void> {
-    if (this.#process) throw new Error("The upstream transport was already started.");
+    if (this.#process) return Promise.reject(new Error("The upstream transport was already started."));
     return new Promise((resolve, reject) => {
       const child = spawn(this.#options.command, [...this.#options.args], {
         env: this.#options.env,
