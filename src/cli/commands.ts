@@ -6,7 +6,11 @@
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
 import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
-import { DEFAULT_UPSTREAM_START_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../mcp/upstream-spec.js";
+import {
+  DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
+  DEFAULT_UPSTREAM_START_TIMEOUT_MS,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+} from "../mcp/upstream-spec.js";
 import { CHECKPOINT_KEY_VARIABLE } from "./checkpoint-key.js";
 import { EXIT } from "./cli-error.js";
 import type { CommandSpec, OptionSpec } from "./command-spec.js";
@@ -191,6 +195,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "string",
         placeholder: "<ms>",
         description: `How long an upstream server may take to start and list its tools, in ms (default ${DEFAULT_UPSTREAM_START_TIMEOUT_MS}).`,
+      },
+      {
+        name: "upstream-max-message",
+        type: "string",
+        placeholder: "<bytes>",
+        description: `The longest message read from an upstream server, in bytes (default ${DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES}); a longer one fails the call it answers, and the server keeps running.`,
       },
       {
         name: "search-tools",

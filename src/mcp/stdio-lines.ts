@@ -10,12 +10,22 @@ import { Transform, type TransformCallback } from "node:stream";
 /** The longest message `cordon mcp` reads on standard input, in bytes (the SDK transport's own default). */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
 
-/** How much of a skipped line is kept to find its request id. */
+/** How much of a skipped line's start, and of its end, is kept to find its request id. */
 const HEAD_BYTES = 4_096;
+const TAIL_BYTES = 4_096;
 
-/** A line too long to read: the start of it, and its size in bytes. */
+/** A line too long to read: the start and the end of it, and its size in bytes. */
 export interface SkippedLine {
   head: string;
+  /** The last bytes of the line (without its line break): where most JSON-RPC responses carry their id. */
+  tail: string;
+  bytes: number;
+}
+
+/** A skipped line while its bytes still arrive: the end kept so far is bytes, decoded once it is whole. */
+interface Skipping {
+  head: string;
+  tail: Buffer;
   bytes: number;
 }
 
@@ -29,7 +39,7 @@ export class LineLimit extends Transform {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   /** Set while the rest of an over-long line is skipped. */
-  #skipping: SkippedLine | undefined;
+  #skipping: Skipping | undefined;
 
   constructor(maxBytes: number, onSkipped: (line: SkippedLine) => void) {
     super();
@@ -52,6 +62,10 @@ export class LineLimit extends Transform {
     const skipping = this.#skipping;
     if (skipping) {
       skipping.bytes += piece.length;
+      skipping.tail = lastBytes(
+        Buffer.concat([skipping.tail, lastBytes(piece, TAIL_BYTES + 1)]),
+        TAIL_BYTES + 1,
+      );
     } else {
       this.#pending.push(piece);
       this.#pendingBytes += piece.length;
@@ -59,7 +73,11 @@ export class LineLimit extends Transform {
       if (this.#pendingBytes - (endsLine ? 1 : 0) > this.#maxBytes) {
         const line = Buffer.concat(this.#pending);
         const headEnd = Math.min(HEAD_BYTES, line.length - (endsLine ? 1 : 0));
-        this.#skipping = { head: line.subarray(0, headEnd).toString("utf8"), bytes: line.length };
+        this.#skipping = {
+          head: line.subarray(0, headEnd).toString("utf8"),
+          tail: lastBytes(line, TAIL_BYTES + 1),
+          bytes: line.length,
+        };
         this.#pending = [];
         this.#pendingBytes = 0;
       } else if (endsLine) {
@@ -72,11 +90,20 @@ export class LineLimit extends Transform {
     if (endsLine && this.#skipping) {
       const skipped = this.#skipping;
       this.#skipping = undefined;
-      // Its line break is not part of its size.
-      skipped.bytes -= 1;
-      this.#onSkipped(skipped);
+      // Its line break is not part of its size, nor of its end.
+      const tail = skipped.tail.subarray(0, skipped.tail.length - 1);
+      this.#onSkipped({
+        head: skipped.head,
+        tail: tail.subarray(Math.max(0, tail.length - TAIL_BYTES)).toString("utf8"),
+        bytes: skipped.bytes - 1,
+      });
     }
   }
+}
+
+/** The last `count` bytes of `bytes`, copied, so a large chunk is not kept alive by its end. */
+function lastBytes(bytes: Buffer, count: number): Buffer {
+  return Buffer.from(bytes.subarray(Math.max(0, bytes.length - count)));
 }
 
 /**

@@ -20,6 +20,16 @@ export const DEFAULT_UPSTREAM_START_TIMEOUT_MS = 60_000;
 /** How long an upstream may take to answer one call, by default. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 
+/**
+ * The longest message cordon reads from an upstream server by default, in bytes (the SDK's own stdio
+ * limit); a longer one fails only the call it answers (`--upstream-max-message` raises it).
+ */
+export const DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The least and the most `--upstream-max-message` may be, in bytes (a whole message is held as a string). */
+export const MIN_UPSTREAM_MAX_MESSAGE_BYTES = 1_024;
+export const MAX_UPSTREAM_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
 /** What an upstream's name must look like: it becomes part of every tool name in code. */
 export const UPSTREAM_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)*$/;
 

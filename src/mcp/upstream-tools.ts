@@ -12,12 +12,17 @@ import { TOOL_NAME_PATTERN, tool } from "../tools/tool.js";
 import type { AnyTool, JsonSchema } from "../tools/types.js";
 import { contentForCode, UNSTRUCTURED_RESULT_SCHEMA } from "./content.js";
 import type { UpstreamServer } from "./upstream.js";
+import { requiresTask } from "./upstream-task-call.js";
 
 /** What separates the server's name from the tool's: `<server>__<tool>`. */
 export const NAMESPACE_SEPARATOR = "__";
 
 /** Tool names are capped here (what every major provider accepts). */
 const MAX_TOOL_NAME_CHARS = 64;
+
+/** Why a tool that requires task-based execution is left out when its server does not offer tasks. */
+const TASKS_NOT_ACCEPTED =
+  'it requires task-based execution (execution.taskSupport "required"), and its server does not declare task support for tools/call (capabilities.tasks.requests.tools.call), so it cannot be called';
 
 /** An upstream's tools as cordon tools, and the ones that could not be made (with why). */
 export interface UpstreamTools {
@@ -31,6 +36,10 @@ export function upstreamTools(server: UpstreamServer, timeoutMs: number): Upstre
   const skipped: UpstreamTools["skipped"] = [];
   const taken = new Set<string>();
   for (const mcpTool of server.tools) {
+    if (requiresTask(mcpTool) && !server.acceptsToolTasks) {
+      skipped.push({ name: mcpTool.name, reason: TASKS_NOT_ACCEPTED });
+      continue;
+    }
     const name = namespacedName(server.name, mcpTool.name, taken);
     taken.add(name);
     try {

@@ -6,7 +6,6 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
   type CallToolResult,
   ErrorCode,
@@ -16,7 +15,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
+import { formatBytes, oversizedDataOf } from "./upstream-oversized.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
+import { acceptsToolTasks, callToolAsTask, requiresTask } from "./upstream-task-call.js";
+import { UpstreamStdioTransport } from "./upstream-transport.js";
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
 const STDERR_TAIL_LINES = 5;
@@ -27,6 +29,8 @@ export interface UpstreamOptions {
   startTimeoutMs: number;
   /** Each call (and each new listing of the tools) must finish within this, in ms. */
   callTimeoutMs: number;
+  /** The longest message read from the server, in bytes; a longer one fails the call it answers. */
+  maxMessageBytes: number;
   /** cordon's own version, sent as the client's version. */
   clientVersion: string;
   /** Where to report what happens (started, exited, relisted). */
@@ -48,6 +52,7 @@ export class UpstreamServer {
   #client: Client | undefined;
   #starting: Promise<void> | undefined;
   #tools: McpTool[] = [];
+  #acceptsToolTasks = false;
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
 
@@ -64,6 +69,11 @@ export class UpstreamServer {
 
   get state(): UpstreamState {
     return this.#state;
+  }
+
+  /** Whether the server, as it last started, lets its tools be called as tasks. */
+  get acceptsToolTasks(): boolean {
+    return this.#acceptsToolTasks;
   }
 
   /** Why the server is not available, when it failed. */
@@ -99,14 +109,18 @@ export class UpstreamServer {
         `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
       );
     }
+    const params = { name: tool, arguments: args };
+    // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
+    const timeoutMs = this.#options.callTimeoutMs + 1_000;
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
-        // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
-        timeout: this.#options.callTimeoutMs + 1_000,
-      })) as CallToolResult;
+      if (this.#tools.some((listed) => listed.name === tool && requiresTask(listed))) {
+        return await callToolAsTask(client, params, { signal, timeoutMs });
+      }
+      return (await client.callTool(params, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error;
+      const tooLarge = oversizedDataOf(error);
+      if (tooLarge) throw new Error(this.#tooLargeMessage(tool, tooLarge));
       if (this.#client !== client || this.#state !== "ready") {
         throw new Error(
           `The MCP server "${this.name}" stopped while running ${tool}: ${this.#failure ?? "it exited"}`,
@@ -121,6 +135,18 @@ export class UpstreamServer {
     }
   }
 
+  #tooLargeMessage(
+    tool: string,
+    tooLarge: { bytes: number; maxBytes: number; unattributed: boolean },
+  ): string {
+    const size = `${formatBytes(tooLarge.bytes)} bytes, over the ${formatBytes(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server`;
+    const raise = `Ask for less at a time, or start cordon mcp with a larger --upstream-max-message <bytes>.`;
+    if (tooLarge.unattributed) {
+      return `While running ${tool}, the MCP server "${this.name}" sent a message of ${size}; it was not read, and since it named no request, every call waiting on that server failed with it (the server keeps running). ${raise}`;
+    }
+    return `The MCP server "${this.name}" answered ${tool} with a message of ${size}; the answer was not read (the server keeps running). ${raise}`;
+  }
+
   /** Stops the server's process; later calls fail. */
   async close(): Promise<void> {
     this.#state = "closed";
@@ -133,14 +159,15 @@ export class UpstreamServer {
     const timeoutMs = this.#options.startTimeoutMs;
     this.#state = "starting";
     this.#stderrTail = [];
-    const transport = new StdioClientTransport({
+    const transport = new UpstreamStdioTransport({
       command: this.#spec.command,
       args: this.#spec.args,
       // The command is one the user wrote, as in a shell: it gets cordon's environment (tokens included).
       env: this.#options.env ?? inheritedEnvironment(),
-      stderr: "pipe",
+      maxMessageBytes: this.#options.maxMessageBytes,
+      onStderr: (text) => this.#keepStderr(text),
+      log: (line) => this.#options.log(`upstream ${this.name}: ${line}`),
     });
-    transport.stderr?.on("data", (chunk: Buffer) => this.#keepStderr(chunk.toString("utf8")));
     const client = new Client({ name: "cordon", version: this.#options.clientVersion });
     client.onclose = () => {
       if (this.#client !== client) return;
@@ -155,6 +182,7 @@ export class UpstreamServer {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#relist(client));
     try {
       await client.connect(transport, { timeout: timeoutMs });
+      this.#acceptsToolTasks = acceptsToolTasks(client.getServerCapabilities());
       this.#tools = await listAllTools(client, timeoutMs);
     } catch (error) {
       const reason = this.#startFailure(error);
@@ -219,6 +247,10 @@ export class UpstreamServer {
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
       return `it exited before it answered${this.#stderrNote()}`;
+    }
+    const tooLarge = oversizedDataOf(error);
+    if (tooLarge) {
+      return `it sent a message of ${formatBytes(tooLarge.bytes)} bytes, over the ${formatBytes(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server (raise it with --upstream-max-message <bytes>)`;
     }
     return `it could not be started: ${messageOf(error)}${this.#stderrNote()}`;
   }

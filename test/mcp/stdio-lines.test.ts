@@ -29,7 +29,9 @@ describe("the line filter in front of the stdio transport", () => {
     expect(exact.lines).toEqual(["0123456789\n"]);
     const over = run(10, ['{"id":5,"x', '":"xxxxxxxxxxxx"}\n', "next\n"]);
     expect(over.lines).toEqual(["next\n"]);
-    expect(over.skipped).toEqual([{ head: '{"id":5,"x":"xxxxxxxxxxxx"}', bytes: 27 }]);
+    expect(over.skipped).toEqual([
+      { head: '{"id":5,"x":"xxxxxxxxxxxx"}', tail: '{"id":5,"x":"xxxxxxxxxxxx"}', bytes: 27 },
+    ]);
   });
 });
 

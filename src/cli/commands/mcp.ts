@@ -12,8 +12,11 @@ import { isLoopbackName, serveHttp } from "../../mcp/http.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream.js";
 import {
+  DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
+  MAX_UPSTREAM_MAX_MESSAGE_BYTES,
+  MIN_UPSTREAM_MAX_MESSAGE_BYTES,
   parseUpstreamSpec,
 } from "../../mcp/upstream-spec.js";
 import type { AnyTool } from "../../tools/types.js";
@@ -55,6 +58,11 @@ export async function run(input: ParsedCommand): Promise<number> {
   const startTimeoutMs =
     integerOption(input, "upstream-start-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ??
     DEFAULT_UPSTREAM_START_TIMEOUT_MS;
+  const maxMessageBytes =
+    integerOption(input, "upstream-max-message", {
+      min: MIN_UPSTREAM_MAX_MESSAGE_BYTES,
+      max: MAX_UPSTREAM_MAX_MESSAGE_BYTES,
+    }) ?? DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES;
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
   const allowedHosts = stringsOption(input, "allow-host");
@@ -66,7 +74,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
   const upstreams = specs.map(
-    (spec) => new UpstreamServer(spec, { startTimeoutMs, callTimeoutMs, clientVersion: version, log }),
+    (spec) =>
+      new UpstreamServer(spec, {
+        startTimeoutMs,
+        callTimeoutMs,
+        maxMessageBytes,
+        clientVersion: version,
+        log,
+      }),
   );
   const catalog = new ToolCatalog({ local, upstreams, timeoutMs: callTimeoutMs, log });
   let host: CodeHost;

@@ -1,0 +1,118 @@
+/**
+ * Upstream tools that require task-based execution (`execution.taskSupport: "required"`). They were
+ * declared to the model, but every call failed with -32600 "requires task-based execution": the SDK's
+ * callTool refuses them. cordon now calls them as tasks (create, then wait for `tasks/result` within the
+ * call's timeout) and cancels the task (`tasks/cancel`) when the call times out or is aborted.
+ */
+
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "../cli/helpers.js";
+import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
+
+const TASK_COMMAND = `${process.execPath} --import tsx ${join(import.meta.dirname, "fixtures/task-server.ts")}`;
+
+let mcp: Connected | undefined;
+let scratch: string | undefined;
+
+beforeAll(() => ensureBuilt(), 120_000);
+
+afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+  scratch = undefined;
+});
+
+/** Runs `code` and parses the value it returned (the report's `result:` line, as JSON). */
+async function returnedBy(connected: Connected, code: string): Promise<unknown> {
+  const result = await runCode(connected.client, code);
+  const text = textOf(result);
+  expect(result.isError, text).toBeFalsy();
+  const value = /^result: (.*)$/m.exec(text)?.[1];
+  expect(value, text).toBeDefined();
+  return JSON.parse(value!);
+}
+
+/** Waits, within a bound, until `condition` holds; throws if it never does. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 300; tries++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`gave up waiting until ${what}`);
+}
+
+describe("cordon mcp: upstream tools that require task-based execution", () => {
+  it("a task-required tool is declared, and a run_code call gets its result (an optional one is called plainly)", async () => {
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
+    const { tools } = await mcp.client.listTools();
+    expect(tools[0]!.description).toContain("tasks__research");
+    const value = await returnedBy(
+      mcp,
+      `return {
+         research: await tools.tasks__research({ topic: "tides", ms: 200 }),
+         summary: await tools.tasks__summarize({ text: "a long text about tides" }),
+       };`,
+    );
+    expect(value).toEqual({ research: "findings on tides", summary: "summary: a long tex" });
+  });
+
+  it("a task call that times out cancels its task", async () => {
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`, "--upstream-timeout", "1500"]);
+    const value = (await returnedBy(
+      mcp,
+      `let outcome;
+       try { await tools.tasks__research({ topic: "tides", ms: 60000 }); outcome = "answered"; }
+       catch (e) { outcome = [e.kind, e.message]; }
+       const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 1000 });
+       return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
+    )) as { outcome: unknown; statuses: string[] };
+    expect(value.outcome).toEqual(["timeout", "tasks__research timed out after 1.5 s."]);
+    expect(value.statuses).toEqual(["cancelled"]);
+  });
+
+  it("a task call aborted by the client cancels its task", async () => {
+    scratch = mkdtempSync(join(tmpdir(), "cordon-tasks-"));
+    const marker = join(scratch, "task-created");
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
+    const abort = new AbortController();
+    const call = mcp.client.callTool(
+      {
+        name: "run_code",
+        arguments: {
+          code: `return await tools.tasks__research({ topic: "tides", ms: 60000, marker: ${JSON.stringify(marker)} });`,
+        },
+      },
+      undefined,
+      { signal: abort.signal },
+    );
+    call.catch(() => {});
+    await until(() => existsSync(marker), "the upstream created the task");
+    abort.abort(new Error("the user pressed stop"));
+    await expect(call).rejects.toThrow("the user pressed stop");
+    const statuses = await returnedBy(
+      mcp,
+      `return Object.values(JSON.parse(await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 })));`,
+    );
+    expect(statuses).toEqual(["cancelled"]);
+  });
+
+  it("a server that does not declare task support: its task-required tool is left out, with the reason", async () => {
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND} --no-task-capability`]);
+    const { tools } = await mcp.client.listTools();
+    expect(tools[0]!.description).not.toContain("tasks__research");
+    expect(tools[0]!.description).toContain("tasks__summarize");
+    const connected = mcp;
+    await until(
+      () =>
+        connected
+          .stderr()
+          .includes("upstream tasks: skipped its tool research: it requires task-based execution"),
+      "cordon logged the skipped tool",
+    );
+    expect(connected.stderr()).toContain("does not declare task support for tools/call");
+  });
+});
