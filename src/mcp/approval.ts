@@ -154,7 +154,8 @@ async function askOnPage(
       {
         relatedRequestId: how.relatedRequestId,
         signal: AbortSignal.any([request.signal, asking.signal]),
-        timeout: page.timeoutMs,
+        // Only a backstop: the request is aborted as soon as the page ends, by its expiry at the latest.
+        timeout: page.timeoutMs + 1_000,
       },
     )
     .then(

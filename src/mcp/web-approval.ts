@@ -144,7 +144,7 @@ export class WebApprovals {
     this.#pages.set(key, page);
     if (request.signal.aborted) onAbort();
     else request.signal.addEventListener("abort", onAbort, { once: true });
-    const origin = host === undefined ? this.#origin : `http://${host}`;
+    const origin = (host === undefined ? undefined : originOf(host)) ?? this.#origin;
     return {
       url: `${origin}${APPROVAL_PATH}${token}`,
       elicitationId: randomUUID(),
@@ -267,6 +267,17 @@ export class WebApprovals {
   #remember(key: string): void {
     this.#finished.push(key);
     while (this.#finished.length > MAX_FINISHED_PAGES) this.#pages.delete(this.#finished.shift()!);
+  }
+}
+
+/** `http://<host>` for a plain Host header (`name[:port]`); undefined for anything else (`a:1@b`). */
+function originOf(host: string): string | undefined {
+  try {
+    const url = new URL(`http://${host}`);
+    const plain = url.host === host.toLowerCase() && url.username === "" && url.pathname === "/";
+    return plain ? url.origin : undefined;
+  } catch {
+    return undefined;
   }
 }
 
