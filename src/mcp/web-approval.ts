@@ -156,7 +156,7 @@ export class WebApprovals {
       retire: (reason) =>
         page.end(
           { approved: false, reason },
-          { title: "This call no longer waits", text: `The call to ${toolName} was denied: ${reason}.` },
+          { title: "This call was denied", text: `The call to ${toolName} was denied: ${reason}.` },
           false,
         ),
     };
