@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image chromium
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -45,8 +45,8 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, then every test suite
-test: setup lint typecheck build image unit
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite
+test: setup lint typecheck build image chromium unit
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
@@ -56,15 +56,19 @@ docker-engine:
 image: setup docker-engine
 	$(TSX) scripts/build-image.ts
 
+## chromium: install Debian's chromium if missing, for the approval page's browser test
+chromium:
+	scripts/chromium.sh
+
 lint: setup
 	npm run lint
 
 typecheck: setup
 	npm run typecheck
 
-# The Docker suites must run, not skip, once the engines are up.
+# The Docker suites and the browser test must run, not skip, once the engines are up and chromium is in.
 unit: setup
-	CORDON_REQUIRE_DOCKER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
+	CORDON_REQUIRE_DOCKER=1 CORDON_REQUIRE_BROWSER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
 bench: build image

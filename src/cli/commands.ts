@@ -5,7 +5,7 @@
 
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
-import { APPROVE_POLICIES } from "../mcp/approve-policy.js";
+import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
@@ -148,7 +148,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ["mcp [--tools <module>] [--upstream NAME=COMMAND ...] [--http <port>] [options]"],
     details: [
       "An MCP server (stdio by default, or Streamable HTTP with --http) with one tool, run_code, whose description carries the instructions and the declarations of every tool the code can call: the tools module's, and those of each upstream MCP server, named <NAME>__<tool>. Upstream servers are started as child processes (the command is split into words; no shell) and restarted on their next call if they exit.",
-      "Gated calls are decided by --approve: with ask, the MCP client's user is asked through elicitation when the client supports it; otherwise the call is denied.",
+      "Gated calls are decided by --approve: with ask, the MCP client's user is asked through elicitation when the client supports it (a client that supports only URL-mode elicitation, over --http, is sent the URL of cordon's approval page); otherwise the call is denied. With web (only with --http), every gated call is decided on an approval page cordon serves on its own port at a one-time URL, sent to a client that supports URL-mode elicitation and always written to the log.",
       "Log lines go to standard error.",
     ],
     options: [
@@ -182,7 +182,11 @@ export const COMMANDS: readonly CommandSpec[] = [
           "Another name clients address --http by (repeatable). Requests naming any other host are refused (DNS rebinding); loopback names and the --host address are always allowed.",
       },
       ENV,
-      approve("the MCP client's user"),
+      {
+        ...approve("the MCP client's user"),
+        placeholder: MCP_APPROVE_POLICIES.join("|"),
+        description: `${approve("the MCP client's user").description} web decides each one on a one-time approval page on the --http port, whose URL goes to the client (URL-mode elicitation) and to the log; only with --http.`,
+      },
       TIMEOUT,
       {
         name: "upstream-timeout",

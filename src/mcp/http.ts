@@ -3,7 +3,8 @@
  * session; a session nobody uses for {@link DEFAULT_SESSION_IDLE_MS} is closed, and at most
  * {@link DEFAULT_MAX_SESSIONS} are kept. On whatever address it listens, it answers only requests whose Host
  * (and Origin, when a web page sends one) names a loopback host, the address it listens on, or a name
- * in `allowedHosts`, so that a web page cannot reach it through DNS rebinding.
+ * in `allowedHosts`, so that a web page cannot reach it through DNS rebinding. Approval pages are
+ * served under `/approve/` (src/mcp/web-approval.ts), behind the same Host and Origin rules.
  */
 
 import { randomUUID } from "node:crypto";
@@ -14,6 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../errors.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
+import { WebApprovals } from "./web-approval.js";
 
 /** The path the MCP endpoint is served on. */
 export const MCP_PATH = "/mcp";
@@ -45,6 +47,8 @@ export interface HttpOptions extends McpServerOptions {
   sessionIdleMs?: number;
   /** Sessions kept at once. Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number;
+  /** How long an approval page waits for a decision, in ms. Default `DEFAULT_APPROVAL_TIMEOUT_MS`. */
+  approvalTimeoutMs?: number;
 }
 
 /** A running HTTP server. */
@@ -86,6 +90,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   );
   sweeper.unref();
 
+  let approvals!: WebApprovals;
+
   /** Sessions being initialized now: they count against the cap before their id exists. */
   let initializing = 0;
   /**
@@ -113,6 +119,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       );
     }
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (WebApprovals.handles(path)) return approvals.handle(req, res, path);
     if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
@@ -154,7 +161,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         sessions.set(id, { server, transport, open: 0, lastActive: performance.now() });
       },
     });
-    const server = createMcpServer(options);
+    const server = createMcpServer({ ...options, webApprovals: approvals });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -182,10 +189,16 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   });
   const { port } = http.address() as AddressInfo;
   const shownHost = hostname.includes(":") ? `[${hostname}]` : hostname;
+  // Requests arrive only once listening, so the pages can be told their origin first.
+  approvals = new WebApprovals({
+    origin: `http://${isWildcardAddress(hostname) ? "127.0.0.1" : shownHost}:${port}`,
+    ...(options.approvalTimeoutMs === undefined ? {} : { timeoutMs: options.approvalTimeoutMs }),
+  });
   return {
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     async close() {
       clearInterval(sweeper);
+      approvals.close();
       await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => {})));
       sessions.clear();
       http.closeAllConnections();

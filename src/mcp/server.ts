@@ -11,17 +11,22 @@ import {
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { mcpApprover } from "./approval.js";
-import type { ApprovePolicy } from "./approve-policy.js";
+import type { McpApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
+import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
   host: CodeHost;
-  approve: ApprovePolicy;
+  approve: McpApprovePolicy;
   /** cordon's version, reported to the client. */
   version: string;
+  /** The approval pages of cordon's HTTP server (`--approve web`, URL-mode elicitation); none on stdio. */
+  webApprovals?: WebApprovals;
+  /** cordon's log (`--approve web` writes each approval page's URL there). */
+  log?: (line: string) => void;
 }
 
 const INSTRUCTIONS =
@@ -29,7 +34,7 @@ const INSTRUCTIONS =
 
 /** A new MCP server for one client connection; connect it to a transport. */
 export function createMcpServer(options: McpServerOptions): Server {
-  const { host, approve, version } = options;
+  const { host, approve, version, webApprovals, log } = options;
   const server = new Server(
     { name: "cordon", version },
     { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
@@ -46,7 +51,11 @@ export function createMcpServer(options: McpServerOptions): Server {
     if (name === host.runCodeName) {
       const result = await host.runCode(args ?? {}, {
         signal: extra.signal,
-        approve: mcpApprover(server, approve, extra.requestId),
+        approve: mcpApprover(
+          server,
+          { policy: approve, ...(webApprovals ? { webApprovals } : {}), ...(log ? { log } : {}) },
+          extra,
+        ),
       });
       return runCodeCallResult(result, host.maxOutputChars);
     }

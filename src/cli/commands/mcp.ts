@@ -5,7 +5,7 @@
  */
 
 import { messageOf } from "../../errors.js";
-import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
+import { MCP_APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
 import { isLoopbackName, serveHttp } from "../../mcp/http.js";
@@ -50,7 +50,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       throw new CliUsageError(`--upstream ${spec.name} is given twice; give each server its own name.`);
     names.add(spec.name);
   }
-  const approve = choiceOption(input, "approve", APPROVE_POLICIES);
+  const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const callTimeoutMs =
@@ -68,6 +68,11 @@ export async function run(input: ParsedCommand): Promise<number> {
   const allowedHosts = stringsOption(input, "allow-host");
   if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
     throw new CliUsageError("--host and --allow-host only apply with --http <port>.");
+  if (approve === "web" && port === undefined) {
+    throw new CliUsageError(
+      "--approve web serves its approval pages on cordon's HTTP port, and stdio has none: add --http <port>, or choose --approve ask, all or none.",
+    );
+  }
   const log = (line: string) => process.stderr.write(`cordon mcp: ${line}\n`);
   const version = cordonVersion();
 
