@@ -7,13 +7,16 @@
 import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
-import type { CodeModeLimits } from "../codemode/limits.js";
+import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
 import { messageOf } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
+import { type ClientLink, linkDeps } from "./client-link.js";
+import { consoleToClient, withRunConsole } from "./run-console.js";
+import { runProgress } from "./run-progress.js";
 import {
   namesOnlyDeclarations,
   SEARCH_THRESHOLD_CHARS,
@@ -71,6 +74,15 @@ interface Generation {
   description: string;
 }
 
+/** What a run_code call is run with. */
+export interface RunCodeOptions {
+  signal: AbortSignal;
+  /** Decides the gated calls the code makes. */
+  approve: Approver;
+  /** The MCP client the call is for: it gets the run's progress and console output, and upstreams' questions. */
+  link?: ClientLink;
+}
+
 /** The run_code tool (and search_tools) over a changing catalog. */
 export class CodeHost {
   readonly #options: CodeHostOptions;
@@ -83,11 +95,13 @@ export class CodeHost {
   constructor(options: CodeHostOptions) {
     this.#options = options;
     const shared = options.environment;
+    const maxLogChars = options.limits?.maxLogChars ?? DEFAULT_CODE_MODE_LIMITS.maxLogChars;
     // Every generation's code mode shares one environment (its warm pool); only the host closes it.
+    // Each sandbox sends its run's console output to the run's client as well.
     this.#environment = {
       name: shared.name,
       isolation: shared.isolation,
-      open: (limits) => shared.open(limits),
+      open: async (limits) => consoleToClient(await shared.open(limits), maxLogChars),
       close: async () => {},
     };
     this.#generation = this.#build();
@@ -138,17 +152,28 @@ export class CodeHost {
   /**
    * Runs one run_code call (`{ code, restart? }`) through the same pipeline a model's call takes. Gated
    * calls the code makes are decided by `approve`, one at a time. A run that did not end `ok` is a
-   * failed result (`ok: false`) whose output is the whole report.
+   * failed result (`ok: false`) whose output is the whole report. With a `link`, the calls the code makes
+   * go to it as progress, its console lines as log messages, and the upstream tools it calls find it.
    */
-  async runCode(args: unknown, options: { signal: AbortSignal; approve: Approver }): Promise<ToolResult> {
+  runCode(args: unknown, options: RunCodeOptions): Promise<ToolResult> {
+    const { link } = options;
+    return link
+      ? withRunConsole(link, () => this.#runCode(args, options, link))
+      : this.#runCode(args, options);
+  }
+
+  async #runCode(args: unknown, options: RunCodeOptions, link?: ClientLink): Promise<ToolResult> {
     const { cm, outer } = this.#generation;
+    // The link goes to every call of the run as its deps (nested dispatches inherit them).
     const handle = outer.dispatch(
       [{ id: `mcp-${randomUUID().slice(0, 8)}`, name: cm.tool.name, arguments: toArguments(args) }],
-      { signal: options.signal },
+      { signal: options.signal, ...(link ? { deps: linkDeps(link) } : {}) },
     );
+    const progress = link ? runProgress((message) => link.progress(message)) : undefined;
     const waiting = new Map<string, AbortController>();
     let queue = Promise.resolve();
     for await (const event of handle) {
+      progress?.(event);
       if (event.type === "approval_required") {
         const controller = new AbortController();
         waiting.set(event.callId, controller);

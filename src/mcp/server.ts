@@ -1,7 +1,8 @@
 /**
  * One MCP server connection (a stdio client, or one Streamable HTTP session), built on the official SDK's
  * low-level `Server`: it lists run_code (and search_tools for large catalogs), runs calls through the
- * code host, and tells its client when the tools changed.
+ * code host, and tells its client when the tools changed. While a run goes on, its client gets the run's
+ * progress and console output (see client-link.ts).
  */
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -9,11 +10,14 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { mcpApprover } from "./approval.js";
 import type { ApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
+import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
 
 /** Options of {@link createMcpServer}. */
 export interface McpServerOptions {
@@ -31,8 +35,16 @@ export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version } = options;
   const server = new Server(
     { name: "cordon", version },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
+  // This connection's identity and log level, shared by the links of its requests.
+  const connection = {};
+  let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
+  const level = () => logLevel;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await host.ready;
@@ -43,9 +55,20 @@ export function createMcpServer(options: McpServerOptions): Server {
     await host.ready;
     const { name, arguments: args } = request.params;
     if (name === host.runCodeName) {
+      const progressToken = request.params._meta?.progressToken;
+      const link = serverLink(server, {
+        client: connection,
+        logLevel: level,
+        request: {
+          requestId: extra.requestId,
+          sendNotification: extra.sendNotification,
+          ...(progressToken === undefined ? {} : { progressToken }),
+        },
+      });
       const result = await host.runCode(args ?? {}, {
         signal: extra.signal,
         approve: mcpApprover(server, approve, extra.requestId),
+        link,
       });
       return { content: [{ type: "text", text: result.output }], isError: !result.ok };
     }

@@ -9,6 +9,7 @@ import type { CallToolResult, ContentBlock, Tool as McpTool } from "@modelcontex
 import { messageOf, ToolError } from "../errors.js";
 import { TOOL_NAME_PATTERN, tool } from "../tools/tool.js";
 import type { AnyTool, JsonSchema } from "../tools/types.js";
+import { clientLinkOf } from "./client-link.js";
 import type { UpstreamServer } from "./upstream.js";
 
 /** What separates the server's name from the tool's: `<server>__<tool>`. */
@@ -73,7 +74,8 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
     needsApproval: !readOnly && annotations.destructiveHint !== false,
     timeout: timeoutMs,
-    run: async (args, ctx) => unwrapResult(await server.call(mcpTool.name, args, ctx.signal), mcpTool.name),
+    run: async (args, ctx) =>
+      unwrapResult(await server.call(mcpTool.name, args, ctx.signal, clientLinkOf(ctx.deps)), mcpTool.name),
   });
 }
 

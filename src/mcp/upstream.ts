@@ -16,6 +16,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
+import type { ClientLink } from "./client-link.js";
+import { forwardProgress, UpstreamProgress } from "./upstream-progress.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
@@ -50,6 +52,7 @@ export class UpstreamServer {
   #tools: McpTool[] = [];
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
+  readonly #progress = new UpstreamProgress();
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
@@ -88,9 +91,15 @@ export class UpstreamServer {
 
   /**
    * Calls one of the server's tools by its own name. Starts the server again first when it had failed.
-   * Resolves with the server's result; rejects with an Error whose message says what went wrong.
+   * Resolves with the server's result; rejects with an Error whose message says what went wrong. `link`
+   * is the MCP client the call is made for: it receives the call's progress.
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    link?: ClientLink,
+  ): Promise<CallToolResult> {
     if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
     if (this.#state !== "ready") await this.start();
     const client = this.#client;
@@ -99,8 +108,10 @@ export class UpstreamServer {
         `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
       );
     }
+    const progress = link ? this.#progress.open(forwardProgress(link, this.name, tool)) : undefined;
+    const meta = progress ? { _meta: { progressToken: progress.token } } : {};
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+      return (await client.callTool({ name: tool, arguments: args, ...meta }, undefined, {
         signal,
         // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
         timeout: this.#options.callTimeoutMs + 1_000,
@@ -118,6 +129,8 @@ export class UpstreamServer {
         );
       }
       throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
+    } finally {
+      progress?.end();
     }
   }
 
@@ -141,6 +154,8 @@ export class UpstreamServer {
       stderr: "pipe",
     });
     transport.stderr?.on("data", (chunk: Buffer) => this.#keepStderr(chunk.toString("utf8")));
+    // Called before the client's own handling of each message (see UpstreamProgress).
+    transport.onmessage = (message) => this.#progress.observe(message);
     const client = new Client({ name: "cordon", version: this.#options.clientVersion });
     client.onclose = () => {
       if (this.#client !== client) return;
