@@ -14,7 +14,7 @@ import { messageOf } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
-import { type ClientLink, linkDeps } from "./client-link.js";
+import { ClientDirectory, type ClientLink, linkDeps } from "./client-link.js";
 import { consoleToClient, withRunConsole } from "./run-console.js";
 import { runProgress } from "./run-progress.js";
 import {
@@ -85,6 +85,8 @@ export interface RunCodeOptions {
 
 /** The run_code tool (and search_tools) over a changing catalog. */
 export class CodeHost {
+  /** The MCP clients connected now; each server connection adds itself. */
+  readonly clients = new ClientDirectory();
   readonly #options: CodeHostOptions;
   readonly #environment: Environment;
   readonly #listeners = new Set<() => void>();
@@ -104,6 +106,7 @@ export class CodeHost {
       open: async (limits) => consoleToClient(await shared.open(limits), maxLogChars),
       close: async () => {},
     };
+    for (const upstream of options.catalog.upstreams) upstream.useClients(this.clients);
     this.#generation = this.#build();
     this.#unsubscribe = options.catalog.onChange(() => this.#rebuild());
     this.#ready = options.catalog.start();

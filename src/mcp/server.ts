@@ -2,7 +2,7 @@
  * One MCP server connection (a stdio client, or one Streamable HTTP session), built on the official SDK's
  * low-level `Server`: it lists run_code (and search_tools for large catalogs), runs calls through the
  * code host, and tells its client when the tools changed. While a run goes on, its client gets the run's
- * progress and console output (see client-link.ts).
+ * progress and console output, and the questions upstream servers ask (see client-link.ts).
  */
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -11,6 +11,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
   type LoggingLevel,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { mcpApprover } from "./approval.js";
@@ -45,6 +46,12 @@ export function createMcpServer(options: McpServerOptions): Server {
     logLevel = request.params.level;
     return {};
   });
+  let leave = () => {};
+  server.oninitialized = () => {
+    leave();
+    leave = host.clients.add(serverLink(server, { client: connection, logLevel: level }));
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => host.clients.rootsChanged());
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await host.ready;
@@ -89,7 +96,10 @@ export function createMcpServer(options: McpServerOptions): Server {
     // When the connection is gone or not initialised yet, its next tools/list sees the new tools anyway.
     server.sendToolListChanged().catch(() => {});
   });
-  server.onclose = () => unsubscribe();
+  server.onclose = () => {
+    unsubscribe();
+    leave();
+  };
   return server;
 }
 

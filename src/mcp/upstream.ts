@@ -16,8 +16,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
-import type { ClientLink } from "./client-link.js";
+import type { ClientDirectory, ClientLink } from "./client-link.js";
 import { forwardProgress, UpstreamProgress } from "./upstream-progress.js";
+import { UPSTREAM_CLIENT_CAPABILITIES, UpstreamQuestions } from "./upstream-questions.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
@@ -52,12 +53,27 @@ export class UpstreamServer {
   #tools: McpTool[] = [];
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
+  readonly #questions: UpstreamQuestions;
   readonly #progress = new UpstreamProgress();
+  #unsubscribeRoots: (() => void) | undefined;
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
     this.#spec = spec;
     this.#options = options;
+    this.#questions = new UpstreamQuestions(spec.name);
+  }
+
+  /**
+   * The MCP clients connected to cordon: the server is told when their roots change, and may get the
+   * roots of the only one that offers roots when it asks outside any call.
+   */
+  useClients(clients: ClientDirectory): void {
+    this.#questions.useClients(clients);
+    this.#unsubscribeRoots?.();
+    this.#unsubscribeRoots = clients.onRootsChanged(() => {
+      if (this.#state === "ready") this.#client?.sendRootsListChanged().catch(() => {});
+    });
   }
 
   /** The server's tools as it last listed them (kept after it failed, so calls can say why). */
@@ -92,7 +108,7 @@ export class UpstreamServer {
   /**
    * Calls one of the server's tools by its own name. Starts the server again first when it had failed.
    * Resolves with the server's result; rejects with an Error whose message says what went wrong. `link`
-   * is the MCP client the call is made for: it receives the call's progress.
+   * is the MCP client the call is made for: it receives the call's progress and the server's questions.
    */
   async call(
     tool: string,
@@ -108,6 +124,7 @@ export class UpstreamServer {
         `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
       );
     }
+    const done = this.#questions.track(link);
     const progress = link ? this.#progress.open(forwardProgress(link, this.name, tool)) : undefined;
     const meta = progress ? { _meta: { progressToken: progress.token } } : {};
     try {
@@ -131,12 +148,14 @@ export class UpstreamServer {
       throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
     } finally {
       progress?.end();
+      done();
     }
   }
 
   /** Stops the server's process; later calls fail. */
   async close(): Promise<void> {
     this.#state = "closed";
+    this.#unsubscribeRoots?.();
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
@@ -156,7 +175,11 @@ export class UpstreamServer {
     transport.stderr?.on("data", (chunk: Buffer) => this.#keepStderr(chunk.toString("utf8")));
     // Called before the client's own handling of each message (see UpstreamProgress).
     transport.onmessage = (message) => this.#progress.observe(message);
-    const client = new Client({ name: "cordon", version: this.#options.clientVersion });
+    const client = new Client(
+      { name: "cordon", version: this.#options.clientVersion },
+      { capabilities: UPSTREAM_CLIENT_CAPABILITIES },
+    );
+    this.#questions.install(client);
     client.onclose = () => {
       if (this.#client !== client) return;
       this.#client = undefined;
