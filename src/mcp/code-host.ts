@@ -7,14 +7,17 @@
 import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
-import type { CodeModeLimits } from "../codemode/limits.js";
+import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
 import { messageOf } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
+import { ClientDirectory, type ClientLink, linkDeps } from "./client-link.js";
 import { MAX_CONTENT_ITEMS } from "./content.js";
+import { consoleToClient, withRunConsole } from "./run-console.js";
+import { runProgress } from "./run-progress.js";
 import {
   namesOnlyDeclarations,
   SEARCH_THRESHOLD_CHARS,
@@ -75,8 +78,19 @@ interface Generation {
 /** Tells the model that content items it returns reach its client as MCP content. */
 const RETURNED_CONTENT_NOTE = `MCP content in the result: a valid image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place.`;
 
+/** What a run_code call is run with. */
+export interface RunCodeOptions {
+  signal: AbortSignal;
+  /** Decides the gated calls the code makes. */
+  approve: Approver;
+  /** The MCP client the call is for: it gets the run's progress and console output, and upstreams' questions. */
+  link?: ClientLink;
+}
+
 /** The run_code tool (and search_tools) over a changing catalog. */
 export class CodeHost {
+  /** The MCP clients connected now; each server connection adds itself. */
+  readonly clients = new ClientDirectory();
   readonly #options: CodeHostOptions;
   readonly #environment: Environment;
   readonly #listeners = new Set<() => void>();
@@ -87,13 +101,16 @@ export class CodeHost {
   constructor(options: CodeHostOptions) {
     this.#options = options;
     const shared = options.environment;
+    const maxLogChars = options.limits?.maxLogChars ?? DEFAULT_CODE_MODE_LIMITS.maxLogChars;
     // Every generation's code mode shares one environment (its warm pool); only the host closes it.
+    // Each sandbox sends its run's console output to the run's client as well.
     this.#environment = {
       name: shared.name,
       isolation: shared.isolation,
-      open: (limits) => shared.open(limits),
+      open: async (limits) => consoleToClient(await shared.open(limits), maxLogChars),
       close: async () => {},
     };
+    for (const upstream of options.catalog.upstreams) upstream.useClients(this.clients);
     this.#generation = this.#build();
     this.#unsubscribe = options.catalog.onChange(() => this.#rebuild());
     this.#ready = options.catalog.start();
@@ -147,17 +164,28 @@ export class CodeHost {
   /**
    * Runs one run_code call (`{ code, restart? }`) through the same pipeline a model's call takes. Gated
    * calls the code makes are decided by `approve`, one at a time. A run that did not end `ok` is a
-   * failed result (`ok: false`) whose output is the whole report.
+   * failed result (`ok: false`) whose output is the whole report. With a `link`, the calls the code makes
+   * go to it as progress, its console lines as log messages, and the upstream tools it calls find it.
    */
-  async runCode(args: unknown, options: { signal: AbortSignal; approve: Approver }): Promise<ToolResult> {
+  runCode(args: unknown, options: RunCodeOptions): Promise<ToolResult> {
+    const { link } = options;
+    return link
+      ? withRunConsole(link, () => this.#runCode(args, options, link))
+      : this.#runCode(args, options);
+  }
+
+  async #runCode(args: unknown, options: RunCodeOptions, link?: ClientLink): Promise<ToolResult> {
     const { cm, outer } = this.#generation;
+    // The link goes to every call of the run as its deps (nested dispatches inherit them).
     const handle = outer.dispatch(
       [{ id: `mcp-${randomUUID().slice(0, 8)}`, name: cm.tool.name, arguments: toArguments(args) }],
-      { signal: options.signal },
+      { signal: options.signal, ...(link ? { deps: linkDeps(link) } : {}) },
     );
+    const progress = link ? runProgress((message) => link.progress(message)) : undefined;
     const waiting = new Map<string, AbortController>();
     let queue = Promise.resolve();
     for await (const event of handle) {
+      progress?.(event);
       if (event.type === "approval_required") {
         const controller = new AbortController();
         waiting.set(event.callId, controller);

@@ -1,7 +1,8 @@
 /**
  * One MCP server connection (a stdio client, or one Streamable HTTP session), built on the official SDK's
  * low-level `Server`: it lists run_code (and search_tools for large catalogs), runs calls through the
- * code host, and tells its client when the tools changed.
+ * code host, and tells its client when the tools changed. While a run goes on, its client gets the run's
+ * progress and console output, and the questions upstream servers ask (see client-link.ts).
  */
 
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -9,12 +10,16 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { mcpApprover } from "./approval.js";
 import type { McpApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
+import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
 import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */
@@ -37,8 +42,22 @@ export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version, webApprovals, log } = options;
   const server = new Server(
     { name: "cordon", version },
-    { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
+  // This connection's identity and log level, shared by the links of its requests.
+  const connection = {};
+  let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
+  const level = () => logLevel;
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    logLevel = request.params.level;
+    return {};
+  });
+  let leave = () => {};
+  server.oninitialized = () => {
+    leave();
+    leave = host.clients.add(serverLink(server, { client: connection, logLevel: level }));
+  };
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => host.clients.rootsChanged());
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await host.ready;
@@ -49,6 +68,16 @@ export function createMcpServer(options: McpServerOptions): Server {
     await host.ready;
     const { name, arguments: args } = request.params;
     if (name === host.runCodeName) {
+      const progressToken = request.params._meta?.progressToken;
+      const link = serverLink(server, {
+        client: connection,
+        logLevel: level,
+        request: {
+          requestId: extra.requestId,
+          sendNotification: extra.sendNotification,
+          ...(progressToken === undefined ? {} : { progressToken }),
+        },
+      });
       const result = await host.runCode(args ?? {}, {
         signal: extra.signal,
         approve: mcpApprover(
@@ -56,6 +85,7 @@ export function createMcpServer(options: McpServerOptions): Server {
           { policy: approve, ...(webApprovals ? { webApprovals } : {}), ...(log ? { log } : {}) },
           extra,
         ),
+        link,
       });
       return runCodeCallResult(result, host.maxOutputChars);
     }
@@ -76,7 +106,10 @@ export function createMcpServer(options: McpServerOptions): Server {
     // When the connection is gone or not initialised yet, its next tools/list sees the new tools anyway.
     server.sendToolListChanged().catch(() => {});
   });
-  server.onclose = () => unsubscribe();
+  server.onclose = () => {
+    unsubscribe();
+    leave();
+  };
   return server;
 }
 

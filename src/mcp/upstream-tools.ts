@@ -10,6 +10,7 @@ import type { CallToolResult, ContentBlock, Tool as McpTool } from "@modelcontex
 import { messageOf, ToolError } from "../errors.js";
 import { TOOL_NAME_PATTERN, tool } from "../tools/tool.js";
 import type { AnyTool, JsonSchema } from "../tools/types.js";
+import { clientLinkOf } from "./client-link.js";
 import { contentForCode, UNSTRUCTURED_RESULT_SCHEMA } from "./content.js";
 import type { UpstreamServer } from "./upstream.js";
 import { requiresTask } from "./upstream-task-call.js";
@@ -84,7 +85,8 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
     needsApproval: !readOnly && annotations.destructiveHint !== false,
     timeout: timeoutMs,
-    run: async (args, ctx) => unwrapResult(await server.call(mcpTool.name, args, ctx.signal), mcpTool.name),
+    run: async (args, ctx) =>
+      unwrapResult(await server.call(mcpTool.name, args, ctx.signal, clientLinkOf(ctx.deps)), mcpTool.name),
   });
 }
 

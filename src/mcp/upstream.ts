@@ -15,7 +15,10 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
+import type { ClientDirectory, ClientLink } from "./client-link.js";
 import { formatBytes, oversizedDataOf } from "./upstream-oversized.js";
+import { forwardProgress, UpstreamProgress } from "./upstream-progress.js";
+import { UPSTREAM_CLIENT_CAPABILITIES, UpstreamQuestions } from "./upstream-questions.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
 import { acceptsToolTasks, callToolAsTask, requiresTask } from "./upstream-task-call.js";
 import { UpstreamStdioTransport } from "./upstream-transport.js";
@@ -55,11 +58,27 @@ export class UpstreamServer {
   #acceptsToolTasks = false;
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
+  readonly #questions: UpstreamQuestions;
+  readonly #progress = new UpstreamProgress();
+  #unsubscribeRoots: (() => void) | undefined;
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
     this.#spec = spec;
     this.#options = options;
+    this.#questions = new UpstreamQuestions(spec.name);
+  }
+
+  /**
+   * The MCP clients connected to cordon: the server is told when their roots change, and may get the
+   * roots of the only one that offers roots when it asks outside any call.
+   */
+  useClients(clients: ClientDirectory): void {
+    this.#questions.useClients(clients);
+    this.#unsubscribeRoots?.();
+    this.#unsubscribeRoots = clients.onRootsChanged(() => {
+      if (this.#state === "ready") this.#client?.sendRootsListChanged().catch(() => {});
+    });
   }
 
   /** The server's tools as it last listed them (kept after it failed, so calls can say why). */
@@ -98,9 +117,15 @@ export class UpstreamServer {
 
   /**
    * Calls one of the server's tools by its own name. Starts the server again first when it had failed.
-   * Resolves with the server's result; rejects with an Error whose message says what went wrong.
+   * Resolves with the server's result; rejects with an Error whose message says what went wrong. `link`
+   * is the MCP client the call is made for: it receives the call's progress and the server's questions.
    */
-  async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    link?: ClientLink,
+  ): Promise<CallToolResult> {
     if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
     if (this.#state !== "ready") await this.start();
     const client = this.#client;
@@ -109,7 +134,10 @@ export class UpstreamServer {
         `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
       );
     }
-    const params = { name: tool, arguments: args };
+    const done = this.#questions.track(link);
+    const progress = link ? this.#progress.open(forwardProgress(link, this.name, tool)) : undefined;
+    const meta = progress ? { _meta: { progressToken: progress.token } } : {};
+    const params = { name: tool, arguments: args, ...meta };
     // The dispatcher's own timeout for the tool normally ends the call first, as a "timeout".
     const timeoutMs = this.#options.callTimeoutMs + 1_000;
     try {
@@ -132,6 +160,9 @@ export class UpstreamServer {
         );
       }
       throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
+    } finally {
+      progress?.end();
+      done();
     }
   }
 
@@ -150,6 +181,7 @@ export class UpstreamServer {
   /** Stops the server's process; later calls fail. */
   async close(): Promise<void> {
     this.#state = "closed";
+    this.#unsubscribeRoots?.();
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
@@ -168,7 +200,13 @@ export class UpstreamServer {
       onStderr: (text) => this.#keepStderr(text),
       log: (line) => this.#options.log(`upstream ${this.name}: ${line}`),
     });
-    const client = new Client({ name: "cordon", version: this.#options.clientVersion });
+    // Called before the client's own handling of each message (see UpstreamProgress).
+    transport.onmessage = (message) => this.#progress.observe(message);
+    const client = new Client(
+      { name: "cordon", version: this.#options.clientVersion },
+      { capabilities: UPSTREAM_CLIENT_CAPABILITIES },
+    );
+    this.#questions.install(client);
     client.onclose = () => {
       if (this.#client !== client) return;
       this.#client = undefined;

@@ -7,8 +7,15 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
+  type CreateMessageRequestParams,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
   ElicitRequestSchema,
   type ElicitResult,
+  ListRootsRequestSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+  type Root,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CORDON_BIN, root } from "../cli/helpers.js";
@@ -16,8 +23,19 @@ import { CORDON_BIN, root } from "../cli/helpers.js";
 /** The command that starts the test upstream MCP server (the SDK's McpServer over stdio). */
 export const UPSTREAM_COMMAND = `${process.execPath} --import tsx ${join(root, "test/mcp/fixtures/upstream-server.ts")}`;
 
+/** The command that starts the asking test upstream (fixtures/asking-server.ts: elicitation, sampling, roots, progress). */
+export const ASKING_COMMAND = `${process.execPath} --import tsx ${join(root, "test/mcp/fixtures/asking-server.ts")}`;
+
 /** How the test client answers elicitation requests; absent: the client does not support elicitation. */
 export type ElicitAnswer = (message: string) => ElicitResult;
+
+/** What else the test client declares and answers (each absent: the client does not support it). */
+export interface MoreClientOptions {
+  /** Answers sampling requests. */
+  sampling?: (params: CreateMessageRequestParams) => CreateMessageResult;
+  /** The client's roots, read at each request (change the array to change them). */
+  roots?: Root[];
+}
 
 /** A connected client, what cordon logged on stderr, and how many list_changed notifications arrived. */
 export interface Connected {
@@ -28,6 +46,8 @@ export interface Connected {
   questions: string[];
   /** The elicitation requests themselves (message and requested schema). */
   elicitations: unknown[];
+  /** The log messages (`notifications/message`) the client received. */
+  logs: LoggingMessageNotification["params"][];
   close(): Promise<void>;
 }
 
@@ -37,11 +57,25 @@ function newClient(
   onListChanged: () => void,
   elicitations: unknown[] = [],
   elicitation: Record<string, object> = { form: {} },
+  more: MoreClientOptions = {},
+  logs: LoggingMessageNotification["params"][] = [],
 ): Client {
+  const capabilities = {
+    ...(answer ? { elicitation } : {}),
+    ...(more.sampling ? { sampling: {} } : {}),
+    ...(more.roots ? { roots: { listChanged: true } } : {}),
+  };
   const client = new Client(
     { name: "cordon-test-client", version: "1.0.0" },
-    answer ? { capabilities: { elicitation } } : {},
+    Object.keys(capabilities).length > 0 ? { capabilities } : {},
   );
+  const { sampling, roots } = more;
+  if (sampling)
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => sampling(request.params));
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => {
+    logs.push(notification.params);
+  });
   if (answer) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       questions.push(request.params.message);
@@ -59,11 +93,13 @@ export async function connectStdio(
   answer?: ElicitAnswer,
   /** The elicitation modes the client declares (with an `answer`): form mode unless said. */
   elicitation?: Record<string, object>,
+  more?: MoreClientOptions,
 ): Promise<Connected> {
   let stderr = "";
   let changes = 0;
   const questions: string[] = [];
   const elicitations: unknown[] = [];
+  const logs: LoggingMessageNotification["params"][] = [];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CORDON_BIN, "mcp", ...args],
@@ -74,7 +110,7 @@ export async function connectStdio(
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString("utf8");
   });
-  const client = newClient(answer, questions, () => changes++, elicitations, elicitation);
+  const client = newClient(answer, questions, () => changes++, elicitations, elicitation, more, logs);
   await client.connect(transport);
   return {
     client,
@@ -82,6 +118,7 @@ export async function connectStdio(
     listChanged: () => changes,
     questions,
     elicitations,
+    logs,
     close: () => client.close(),
   };
 }
@@ -90,6 +127,7 @@ export async function connectStdio(
 export async function connectHttp(
   args: readonly string[],
   answer?: ElicitAnswer,
+  more?: MoreClientOptions,
 ): Promise<Connected & { url: string }> {
   const child = spawn(process.execPath, [CORDON_BIN, "mcp", "--http", "0", ...args], {
     cwd: root,
@@ -111,7 +149,8 @@ export async function connectHttp(
   let changes = 0;
   const questions: string[] = [];
   const elicitations: unknown[] = [];
-  const client = newClient(answer, questions, () => changes++, elicitations);
+  const logs: LoggingMessageNotification["params"][] = [];
+  const client = newClient(answer, questions, () => changes++, elicitations, undefined, more, logs);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
@@ -121,6 +160,7 @@ export async function connectHttp(
     listChanged: () => changes,
     questions,
     elicitations,
+    logs,
     async close() {
       await client.close();
       child.kill("SIGTERM");
