@@ -83,4 +83,4 @@ bench-peers: build
 	scripts/bench-peers.sh
 
 clean:
-	rm -rf dist node_modules .bench-peers
+	rm -rf dist node_modules .bench-peers .node22
