@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image chromium
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image chromium conformance
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -45,8 +45,8 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite
-test: setup lint typecheck build image chromium unit
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite and the MCP conformance suite
+test: setup lint typecheck build image chromium unit conformance
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
@@ -70,6 +70,10 @@ typecheck: setup
 unit: setup
 	CORDON_REQUIRE_DOCKER=1 CORDON_REQUIRE_BROWSER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
+## conformance: the official MCP conformance suite's server scenarios against cordon mcp --http (Node 22 and the suite from the npm registry), compared with test/mcp/conformance/expected.json
+conformance: build
+	scripts/conformance.sh
+
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
 bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
@@ -87,4 +91,4 @@ bench-peers: build
 	scripts/bench-peers.sh
 
 clean:
-	rm -rf dist node_modules .bench-peers
+	rm -rf dist node_modules .bench-peers .conformance .node22

@@ -14,6 +14,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../errors.js";
+import { SessionEventStore, SSE_RETRY_MS } from "./event-store.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 import { WebApprovals } from "./web-approval.js";
 
@@ -61,6 +62,8 @@ export interface HttpServing {
 interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** What the session sent on its SSE streams, for a client that reconnects with Last-Event-ID. */
+  events: SessionEventStore;
   /** Requests of the session being answered now (a GET stream stays open for as long as it listens). */
   open: number;
   /** When its last request started or ended (performance.now()). */
@@ -125,6 +128,12 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
       if (!session) return reply(res, 404, "Unknown or expired session: initialize a new one.");
+      const lastEventId = req.headers["last-event-id"];
+      const resumeProblem =
+        req.method === "GET" && typeof lastEventId === "string" && lastEventId !== ""
+          ? session.events.resumeProblem(lastEventId)
+          : undefined;
+      if (resumeProblem) return reply(res, 400, resumeProblem);
       session.open++;
       session.lastActive = performance.now();
       res.once("close", () => {
@@ -154,15 +163,19 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       if (counted) initializing--;
       counted = false;
     };
+    const events = new SessionEventStore();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      eventStore: events,
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         initialized();
-        sessions.set(id, { server, transport, open: 0, lastActive: performance.now() });
+        sessions.set(id, { server, transport, events, open: 0, lastActive: performance.now() });
       },
     });
     const server = createMcpServer({ ...options, webApprovals: approvals });
     transport.onclose = () => {
+      events.close();
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     try {
