@@ -190,7 +190,9 @@ export class CodeHost {
         const controller = new AbortController();
         waiting.set(event.callId, controller);
         // The stream goes on while a person thinks; decisions are asked for one at a time.
-        queue = queue.then(() => decide(event, controller.signal, options.approve));
+        // Once answered, the question is no longer waiting: the decision event must not cancel it.
+        const answered = () => waiting.delete(event.callId);
+        queue = queue.then(() => decide(event, controller.signal, options.approve, answered));
       } else if (event.type === "approval_decided") {
         waiting.get(event.callId)?.abort();
         waiting.delete(event.callId);
@@ -251,16 +253,19 @@ async function decide(
   event: Extract<DispatchEvent, { type: "approval_required" }>,
   signal: AbortSignal,
   approve: Approver,
+  answered: () => void,
 ): Promise<void> {
   if (signal.aborted) return;
   try {
     const { name: toolName, args, approvalKeys } = event;
     const decision = await approve({ toolName, args, signal, ...(approvalKeys ? { approvalKeys } : {}) });
+    answered();
     if (decision.approved) event.approve();
     else event.reject(decision.reason);
   } catch (error) {
     // The SDK repeats an error's "MCP error <code>: " when a client's error response is raised again.
     const message = messageOf(error).replace(/^(MCP error -?\d+: )\1+/, "$1");
+    answered();
     event.reject(`the approval could not be asked for (${message})`);
   }
 }

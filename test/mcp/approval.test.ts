@@ -3,7 +3,7 @@
  * asked through MCP elicitation when the client supports it; otherwise --approve decides; never open.
  */
 
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CancelledNotificationSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
@@ -30,6 +30,19 @@ describe("approvals in cordon mcp", () => {
     expect(mcp.questions).toHaveLength(1);
     expect(mcp.questions[0]).toContain("refund_order");
     expect(mcp.questions[0]).toContain('order_id: "A115"');
+  });
+
+  it("an approval question the user answered is not cancelled afterwards (no notifications/cancelled for it)", async () => {
+    mcp = await connectStdio(["--tools", SHOP_TOOLS], () => ({ action: "accept", content: { allow: true } }));
+    const cancelled: unknown[] = [];
+    mcp.client.setNotificationHandler(CancelledNotificationSchema, async (notification) => {
+      cancelled.push(notification.params);
+    });
+    const result = await runCode(mcp.client, REFUND);
+    expect(textOf(result)).toContain('["refunded",54]');
+    expect(mcp.questions).toHaveLength(1);
+    // A cancellation would have been written before the run's result on the same pipe.
+    expect(cancelled).toEqual([]);
   });
 
   it("a reason padded with spaces cannot push the order id out of the question, and the full arguments come with it", async () => {
