@@ -42,7 +42,9 @@ export interface ToolDeclarationsOptions {
 /**
  * Valid TypeScript declaring `declare const tools: { ... }`, one method per tool with its description as
  * JSDoc: `name(args: Params): Promise<Output>`. The argument is optional when the parameters require
- * nothing. A schema that cannot be expressed degrades to `unknown` for that tool only.
+ * nothing. A schema that cannot be expressed degrades to `unknown` for that tool only. An output schema
+ * that several tools share, titled with a type name (`"title": "McpToolResult"`), is declared once before
+ * the tools (`type McpToolResult = ...;`) and named in their signatures, so it is paid for once.
  */
 export function toolDeclarations(
   tools: readonly DeclaredTool[],
@@ -50,6 +52,8 @@ export function toolDeclarations(
 ): string {
   if (tools.length === 0) return "declare const tools: {};";
   const indent = "  ";
+  const shared = sharedOutputTypes(tools);
+  const aliases: string[] = [];
   const methods = tools.map((tool) => {
     const convert = (schema: JsonSchema, part: "parameters" | "output") =>
       schemaToType(schema, {
@@ -58,7 +62,12 @@ export function toolDeclarations(
         onError: (message) => options.onSchemaError?.(tool.name, part, message),
       });
     const params = convert(tool.parameters, "parameters");
-    const output = tool.outputSchema === undefined ? "unknown" : convert(tool.outputSchema, "output");
+    const alias = tool.outputSchema === undefined ? undefined : shared.get(tool.outputSchema);
+    if (alias !== undefined && !aliases.some((line) => line.startsWith(`type ${alias} =`))) {
+      aliases.push(`type ${alias} = ${convert(tool.outputSchema!, "output")};`);
+    }
+    const output =
+      alias ?? (tool.outputSchema === undefined ? "unknown" : convert(tool.outputSchema, "output"));
     const optional = params !== "unknown" && !requiresArguments(tool.parameters);
     const lines = descriptionLines(tool.description);
     if (tool.readOnly === true) lines.push(READ_ONLY_NOTE);
@@ -66,8 +75,48 @@ export function toolDeclarations(
     const signature = `${indent}${propertyKey(tool.name)}(args${optional ? "?" : ""}: ${params}): Promise<${output}>;`;
     return doc ? `${doc}\n${signature}` : signature;
   });
-  return `declare const tools: {\n${methods.join("\n")}\n};`;
+  const declared = `declare const tools: {\n${methods.join("\n")}\n};`;
+  return aliases.length === 0 ? declared : `${aliases.join("\n")}\n\n${declared}`;
 }
+
+/** A title that may name a shared output type: a capitalised identifier that no built-in type has. */
+const TYPE_NAME = /^[A-Z][A-Za-z0-9]{2,63}$/;
+
+/**
+ * The output schemas worth declaring once: titled with a type name, used by at least two tools, and the
+ * same schema (by its JSON) wherever that title appears; a title two different schemas share names none.
+ */
+function sharedOutputTypes(tools: readonly DeclaredTool[]): Map<JsonSchema, string> {
+  const byTitle = new Map<string, { json: string; schemas: JsonSchema[] } | "conflict">();
+  for (const { outputSchema } of tools) {
+    const title = outputSchema?.title;
+    if (outputSchema === undefined || typeof title !== "string" || !TYPE_NAME.test(title)) continue;
+    if (BUILT_IN_TYPE_NAMES.has(title)) continue;
+    const json = JSON.stringify(outputSchema);
+    const seen = byTitle.get(title);
+    if (seen === undefined) byTitle.set(title, { json, schemas: [outputSchema] });
+    else if (seen !== "conflict" && seen.json === json) seen.schemas.push(outputSchema);
+    else byTitle.set(title, "conflict");
+  }
+  const shared = new Map<JsonSchema, string>();
+  for (const [title, seen] of byTitle) {
+    if (seen === "conflict" || seen.schemas.length < 2) continue;
+    for (const schema of seen.schemas) shared.set(schema, title);
+  }
+  return shared;
+}
+
+/** Type names the model's code may mean as the built-in ones (ES lib types and the sandbox's globals). */
+const BUILT_IN_TYPE_NAMES = new Set(
+  (
+    "Array ArrayBuffer BigInt Boolean DataView Date Error EvalError Function Generator Iterable Iterator " +
+    "JSON Map Math Number Object Partial Pick Omit Promise PromiseLike Proxy RangeError ReadonlyArray " +
+    "Readonly Record ReferenceError RegExp Required Set String Symbol SyntaxError TypeError URIError " +
+    "WeakMap WeakSet Exclude Extract NonNullable ReturnType Awaited Parameters InstanceType Uint8Array " +
+    "Int8Array Uint16Array Int16Array Uint32Array Int32Array Float32Array Float64Array Console " +
+    "TextEncoder TextDecoder URL URLSearchParams AbortController AbortSignal Intl"
+  ).split(" "),
+);
 
 /** Whether the parameters schema (or the local $ref it points at) lists any required property. */
 function requiresArguments(schema: JsonSchema): boolean {

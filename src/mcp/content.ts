@@ -102,6 +102,8 @@ function objectSchema(properties: Record<string, JsonSchema>, required: string[]
  * `structuredContent` (an object) when it sends one anyway.
  */
 export const UNSTRUCTURED_RESULT_SCHEMA: JsonSchema = {
+  // Declared once as `type McpToolResult` when several tools return it (see toolDeclarations).
+  title: "McpToolResult",
   anyOf: [
     STRING,
     {

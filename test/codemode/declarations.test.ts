@@ -527,6 +527,48 @@ describe("toolDeclarations", () => {
     expect(checkUsage(text, 'await tools["not-an-id"]({ a: 1 });')).toEqual([]);
     expect(checkUsage(toolDeclarations([]), "const t: {} = tools;")).toEqual([]);
   });
+
+  describe("an output schema several tools share, titled with a type name", () => {
+    const result: JsonSchema = {
+      title: "FileResult",
+      anyOf: [
+        { type: "string" },
+        { type: "array", items: { type: "object", properties: { uri: { type: "string" } } } },
+      ],
+    };
+    const reader = (name: string, output: JsonSchema): DeclaredTool => ({
+      name,
+      description: "",
+      parameters: { type: "object", properties: {} },
+      outputSchema: structuredClone(output),
+    });
+
+    it("is declared once as a type alias and named in each signature, and the code type-checks", () => {
+      const declared = toolDeclarations([reader("read_a", result), reader("read_b", result)]);
+      expect(declared.startsWith("type FileResult = string | {")).toBe(true);
+      expect(declared.match(/type FileResult =/g)).toHaveLength(1);
+      expect(declared).toContain("read_a(args?: Record<string, never>): Promise<FileResult>;");
+      expect(declared).toContain("read_b(args?: Record<string, never>): Promise<FileResult>;");
+      const usage = `const r = await tools.read_a(); const s: string | undefined = typeof r === "string" ? r : r[0]?.uri;`;
+      expect(checkUsage(declared, usage)).toEqual([]);
+    });
+
+    it("stays inline when only one tool has it, when two different schemas share the title, or when the title is a built-in type's name", () => {
+      expect(toolDeclarations([reader("read_a", result)])).not.toContain("type FileResult");
+      const other: JsonSchema = { title: "FileResult", type: "number" };
+      const clash = toolDeclarations([
+        reader("read_a", result),
+        reader("read_b", result),
+        reader("count", other),
+      ]);
+      expect(clash).not.toContain("type FileResult");
+      expect(clash).toContain("count(args?: Record<string, never>): Promise<number>;");
+      const builtIn: JsonSchema = { ...result, title: "Promise" };
+      expect(toolDeclarations([reader("read_a", builtIn), reader("read_b", builtIn)])).not.toContain(
+        "type Promise",
+      );
+    });
+  });
 });
 
 // --- Names ---------------------------------------------------------------------------------------------

@@ -119,9 +119,12 @@ describe("MCP content through cordon mcp (official client, real upstream)", () =
     expect(description).toMatch(
       /media__stats\(args\?: [^)]*\): Promise<\{ count: number; label: string \}>;/,
     );
+    // Declared once for every upstream tool without an outputSchema, and named in each signature.
     expect(description).toMatch(
-      /media__chart\(args\?: [^)]*\): Promise<string \| \(\{ type: "text"; text: string \} \| \{ type: "image" \| "audio"; mimeType: string; data: string \}/,
+      /type McpToolResult = string \| \(\{ type: "text"; text: string \} \| \{ type: "image" \| "audio"; mimeType: string; data: string \}/,
     );
+    expect(description.match(/type McpToolResult =/g)).toHaveLength(1);
+    expect(description).toMatch(/media__chart\(args\?: [^)]*\): Promise<McpToolResult>;/);
     expect(description).toContain("is sent to you as MCP content of that type");
   });
 
