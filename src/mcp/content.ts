@@ -73,16 +73,7 @@ function toContentItem(block: ContentBlock): ContentItem {
       };
     }
     case "resource_link": {
-      const { uri, name, title, description, mimeType, size } = block;
-      return {
-        type: "resource_link",
-        uri,
-        name,
-        ...(title === undefined ? {} : { title }),
-        ...(description === undefined ? {} : { description }),
-        ...(mimeType === undefined ? {} : { mimeType }),
-        ...(size === undefined ? {} : { size }),
-      };
+      return resourceLink(block);
     }
     default:
       // The SDK's client only lets the five types above through; a newer type is named, not lost silently.
@@ -191,6 +182,27 @@ export function itemMarker(block: ContentBlock): string {
   }
 }
 
+/** A resource link with only the fields it has (checked already), `_meta` and annotations left behind. */
+function resourceLink(link: {
+  uri: string;
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  mimeType?: string | undefined;
+  size?: number | undefined;
+}): Extract<ContentItem, { type: "resource_link" }> {
+  const { uri, name, title, description, mimeType, size } = link;
+  return {
+    type: "resource_link",
+    uri,
+    name,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    ...(mimeType === undefined ? {} : { mimeType }),
+    ...(size === undefined ? {} : { size }),
+  };
+}
+
 /**
  * A valid MCP content block made of `item`, or undefined when it is not one: an image or audio item
  * needs a MIME type (`type/subtype`) and non-empty base64 data; a resource a URI and either text or a
@@ -225,15 +237,7 @@ export function toContentBlock(item: unknown): ContentBlock | undefined {
       if (description !== undefined && typeof description !== "string") return undefined;
       if (mimeType !== undefined && !isMimeType(mimeType)) return undefined;
       if (size !== undefined && !(Number.isSafeInteger(size) && (size as number) >= 0)) return undefined;
-      return {
-        type: "resource_link",
-        uri,
-        name,
-        ...(title === undefined ? {} : { title }),
-        ...(description === undefined ? {} : { description }),
-        ...(mimeType === undefined ? {} : { mimeType }),
-        ...(size === undefined ? {} : { size: size as number }),
-      };
+      return resourceLink({ uri, name, title, description, mimeType, size: size as number | undefined });
     }
     default:
       return undefined;

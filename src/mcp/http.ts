@@ -15,6 +15,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../errors.js";
 import { SessionEventStore, SSE_RETRY_MS } from "./event-store.js";
+import { readBody } from "./read-body.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 import { WebApprovals } from "./web-approval.js";
 
@@ -258,15 +259,10 @@ function hostOf(header: string): string {
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk);
-  }
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body === undefined) return undefined;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(body.toString("utf8"));
   } catch {
     return undefined;
   }

@@ -13,6 +13,7 @@ import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { visibleText } from "../dispatch/preview.js";
 import type { ApprovalDecision, ApprovalRequest } from "./code-host.js";
+import { readBody } from "./read-body.js";
 import { APPROVAL_PAGE_CSP, type ApprovalPageCall, approvalPage, messagePage } from "./web-approval-page.js";
 
 /** The path approval pages are served under: `/approve/<token>`. */
@@ -314,14 +315,8 @@ function fromThePageItself(req: IncomingMessage): boolean {
 async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded") return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const body = await readBody(req, MAX_FORM_BYTES);
+  return body === undefined ? undefined : new URLSearchParams(body.toString("utf8"));
 }
 
 /** What a page that ended says to a later visitor: 410, it is gone for good. */

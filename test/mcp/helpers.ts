@@ -180,3 +180,17 @@ export function textOf(result: unknown): string {
 export async function runCode(client: Client, code: string): Promise<CallToolResult> {
   return (await client.callTool({ name: "run_code", arguments: { code } })) as CallToolResult;
 }
+
+/**
+ * Runs `code` and parses the value it returned (the report's `result:` line, as JSON); throws with the
+ * whole report when the run failed or returned nothing.
+ */
+export async function returnedBy(connected: Pick<Connected, "client">, code: string): Promise<unknown> {
+  const result = await runCode(connected.client, code);
+  const text = textOf(result);
+  const value = /^result: (.*)$/m.exec(text)?.[1];
+  if (result.isError === true || value === undefined) {
+    throw new Error(`the run did not return a value:\n${text}`);
+  }
+  return JSON.parse(value);
+}

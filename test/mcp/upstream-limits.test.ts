@@ -14,7 +14,7 @@ import {
   MIN_UPSTREAM_MAX_MESSAGE_BYTES,
 } from "../../src/mcp/upstream-spec.js";
 import { cordon, ensureBuilt } from "../cli/helpers.js";
-import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
+import { type Connected, connectStdio, returnedBy } from "./helpers.js";
 
 const LARGE_COMMAND = `${process.execPath} --import tsx ${join(import.meta.dirname, "fixtures/large-result-server.ts")}`;
 const LIMIT = 100_000;
@@ -27,16 +27,6 @@ afterEach(async () => {
   await mcp?.close();
   mcp = undefined;
 });
-
-/** Runs `code` and parses the value it returned (the report's `result:` line, as JSON). */
-async function returnedBy(connected: Connected, code: string): Promise<unknown> {
-  const result = await runCode(connected.client, code);
-  const text = textOf(result);
-  expect(result.isError, text).toBeFalsy();
-  const value = /^result: (.*)$/m.exec(text)?.[1];
-  expect(value, text).toBeDefined();
-  return JSON.parse(value!);
-}
 
 function serve(): Promise<Connected> {
   return connectStdio(["--upstream", `big=${LARGE_COMMAND}`, "--upstream-max-message", String(LIMIT)]);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt } from "../cli/helpers.js";
-import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
+import { type Connected, connectStdio, returnedBy } from "./helpers.js";
 
 const TASK_COMMAND = `${process.execPath} --import tsx ${join(import.meta.dirname, "fixtures/task-server.ts")}`;
 
@@ -25,16 +25,6 @@ afterEach(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
   scratch = undefined;
 });
-
-/** Runs `code` and parses the value it returned (the report's `result:` line, as JSON). */
-async function returnedBy(connected: Connected, code: string): Promise<unknown> {
-  const result = await runCode(connected.client, code);
-  const text = textOf(result);
-  expect(result.isError, text).toBeFalsy();
-  const value = /^result: (.*)$/m.exec(text)?.[1];
-  expect(value, text).toBeDefined();
-  return JSON.parse(value!);
-}
 
 /** Waits, within a bound, until `condition` holds; throws if it never does. */
 async function until(condition: () => boolean, what: string): Promise<void> {
