@@ -104,6 +104,21 @@ export {
 } from "./codemode/result.js";
 export { REPLAY_DIVERGED, SESSIONS_DO_NOT_PAUSE } from "./codemode/run.js";
 export { CODE_TOO_LONG, MAX_CODE_CHARS } from "./codemode/transpile.js";
+export {
+  DEFAULT_TYPECHECK_LIMITS,
+  DEFAULT_TYPECHECK_MEMORY_MB,
+  DEFAULT_TYPECHECK_TIME_MS,
+  MAX_DIAGNOSTIC_MESSAGE_CHARS,
+  MAX_TYPE_DIAGNOSTICS,
+  MIN_TYPECHECK_MEMORY_MB,
+} from "./codemode/typecheck/limits.js";
+export { TYPE_CHECK_ERROR } from "./codemode/typecheck/render.js";
+export type { TypeScriptResolver } from "./codemode/typecheck/resolve-typescript.js";
+export type {
+  TypeCheckLimits,
+  TypeCheckMode,
+  TypeDiagnostic,
+} from "./codemode/typecheck/types.js";
 export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export { type PausedWork, ToolPaused } from "./dispatch/paused-work.js";

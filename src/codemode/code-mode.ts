@@ -26,6 +26,14 @@ import {
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
+import { DEFAULT_TYPECHECK_LIMITS, MIN_TYPECHECK_MEMORY_MB } from "./typecheck/limits.js";
+import {
+  resolveTypeScriptFromCordon,
+  type TypeScriptResolver,
+  typescriptPath,
+} from "./typecheck/resolve-typescript.js";
+import { TypeChecker } from "./typecheck/type-checker.js";
+import { TYPECHECK_MODES, type TypeCheckLimits, type TypeCheckMode } from "./typecheck/types.js";
 
 export {
   type CodeRunOptions,
@@ -102,6 +110,24 @@ export interface CodeModeOptions {
    * `false` (or throw) to refuse it: for example when its id was used already (exactly-once resumes).
    */
   onCheckpointUsed?: (checkpoint: CheckpointInfo) => unknown;
+  /**
+   * Whether the code is type-checked (TypeScript, against the declarations of `tools` and the sandbox's
+   * globals) before it runs. `"block"`: with a type error nothing runs; the run ends `error` with
+   * `error.name` `"TypeCheckError"`, no calls, and `diagnostics`. `"report"`: the code runs anyway, and
+   * the errors are in `diagnostics` and the report. `"off"` (the default): no check. Needs the
+   * `typescript` package (version 5); the checker runs in a worker thread, warmed when the code mode is
+   * created. A check over its time budget or memory cap (`typecheckLimits`) is cut off: the run is
+   * refused in "block" mode (a `TypeCheckError` saying so, with no diagnostics), and runs unchecked,
+   * with a note, in "report" mode. A resumed run is not checked again.
+   */
+  typecheck?: TypeCheckMode;
+  /** The time budget and memory cap of one check; unset ones take {@link DEFAULT_TYPECHECK_LIMITS}. */
+  typecheckLimits?: Partial<TypeCheckLimits>;
+  /**
+   * Finds the `typescript` package's main module for the check (a file path). Default: resolved from
+   * cordon's own location. For hosts that keep TypeScript elsewhere.
+   */
+  resolveTypeScript?: TypeScriptResolver;
 }
 
 /** What {@link CodeMode.resume} is given besides the checkpoint. */
@@ -200,21 +226,39 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     );
   }
   const pause = pauseSettings(options, toolset, limits);
+  const typecheck = options.typecheck ?? "off";
+  if (!TYPECHECK_MODES.includes(typecheck)) {
+    throw new UserError(
+      `codeMode: typecheck must be "block", "report" or "off", got ${JSON.stringify(typecheck)}.`,
+    );
+  }
   const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
   const identifiers = toolIdentifiers(toolset.names());
-  const declarations = toolDeclarations(
-    Object.entries(identifiers).map(([identifier, real]) => {
-      const t = toolset.get(real)!;
-      return {
-        name: identifier,
-        description: t.description,
-        // Code may leave optional fields out, so a strict tool is declared from its loose schema.
-        parameters: t.looseParameters ?? t.parameters,
-        outputSchema: t.outputSchema,
-        readOnly: t.options.readOnly,
-      };
-    }),
-  );
+  const declaredTools = Object.entries(identifiers).map(([identifier, real]) => {
+    const t = toolset.get(real)!;
+    return {
+      name: identifier,
+      description: t.description,
+      // Code may leave optional fields out, so a strict tool is declared from its loose schema.
+      parameters: t.looseParameters ?? t.parameters,
+      outputSchema: t.outputSchema,
+      readOnly: t.options.readOnly,
+    };
+  });
+  const declarations = toolDeclarations(declaredTools);
+  // Started now, so the checker is warm by the first run.
+  const checker =
+    typecheck === "off"
+      ? undefined
+      : new TypeChecker({
+          typescriptPath: typescriptPath(
+            options.resolveTypeScript ?? resolveTypeScriptFromCordon,
+            `codeMode: typecheck "${typecheck}"`,
+          ),
+          declarations: toolDeclarations(declaredTools, { forChecking: true }),
+          toolNames: identifiers,
+          limits: typecheckLimits(options.typecheckLimits),
+        });
   // Calls of these may wait minutes for a person: the sandbox does not hold a thread waiting inside them.
   const waitingTools = [...new Set(Object.values(identifiers))].filter((real) => {
     const options = toolset.get(real)?.options;
@@ -240,6 +284,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     humanTools: Object.entries(identifiers)
       .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
       .map(([identifier]) => identifier),
+    typecheck,
   };
   const setup: RunSetup = {
     environment,
@@ -252,6 +297,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     sessions: state === "session" ? sessions : undefined,
     approval,
     pause,
+    typecheck:
+      checker && typecheck !== "off" ? { mode: typecheck, checker, sessionNames: new WeakMap() } : undefined,
   };
   let closed = false;
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
@@ -326,6 +373,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     async close() {
       if (closed) return;
       closed = true;
+      await checker?.close();
       await sessions.close();
       await environment.close();
     },
@@ -420,6 +468,22 @@ function pauseSettings(
       return { name, parameters: t.parameters, output: t.outputSchema ?? null };
     });
   return { settings, binding: { tools: digestOf(tools), limits: digestOf(limits) } };
+}
+
+/** The limits of one check: the defaults, with the ones given checked and put in their place. */
+function typecheckLimits(given: Partial<TypeCheckLimits> | undefined): TypeCheckLimits {
+  const limits = { ...DEFAULT_TYPECHECK_LIMITS, ...given };
+  if (typeof limits.timeMs !== "number" || !(limits.timeMs > 0) || !Number.isFinite(limits.timeMs)) {
+    throw new UserError(
+      `codeMode: typecheckLimits.timeMs must be a number of ms > 0, got ${String(limits.timeMs)}.`,
+    );
+  }
+  if (!Number.isInteger(limits.memoryMb) || limits.memoryMb < MIN_TYPECHECK_MEMORY_MB) {
+    throw new UserError(
+      `codeMode: typecheckLimits.memoryMb must be a whole number of MB, at least ${MIN_TYPECHECK_MEMORY_MB} (TypeScript and its lib need about 100), got ${String(limits.memoryMb)}.`,
+    );
+  }
+  return limits;
 }
 
 function checkToolList(tools: unknown): AnyTool[] {

@@ -37,7 +37,16 @@ export interface ToolDeclarationsOptions {
   maxDepth?: number;
   /** Told when a tool's schema cannot be expressed and degrades to `unknown`. */
   onSchemaError?: (tool: string, part: "parameters" | "output", message: string) => void;
+  /**
+   * The declarations the type check reads rather than the model: a tool without an output schema returns
+   * `Promise<any>` (only declared shapes are enforced), and `tools` is declared through
+   * `interface Tools`, so that the check can add the names the dispatcher repairs. Default false.
+   */
+  forChecking?: boolean;
 }
+
+/** The interface `tools` is declared with for the type check (see `forChecking`). */
+export const CHECKED_TOOLS_INTERFACE = "Tools";
 
 /**
  * Valid TypeScript declaring `declare const tools: { ... }`, one method per tool with its description as
@@ -50,9 +59,14 @@ export function toolDeclarations(
   tools: readonly DeclaredTool[],
   options: ToolDeclarationsOptions = {},
 ): string {
-  if (tools.length === 0) return "declare const tools: {};";
+  const checking = options.forChecking === true;
+  const declareTools = (body: string) =>
+    checking
+      ? `interface ${CHECKED_TOOLS_INTERFACE} ${body}\ndeclare const tools: ${CHECKED_TOOLS_INTERFACE};`
+      : `declare const tools: ${body};`;
+  if (tools.length === 0) return declareTools("{}");
   const indent = "  ";
-  const shared = sharedOutputTypes(tools);
+  const shared = sharedOutputTypes(tools, checking ? [CHECKED_TOOLS_INTERFACE] : []);
   const aliases: string[] = [];
   const methods = tools.map((tool) => {
     const convert = (schema: JsonSchema, part: "parameters" | "output") =>
@@ -67,7 +81,12 @@ export function toolDeclarations(
       aliases.push(`type ${alias} = ${convert(tool.outputSchema!, "output")};`);
     }
     const output =
-      alias ?? (tool.outputSchema === undefined ? "unknown" : convert(tool.outputSchema, "output"));
+      alias ??
+      (tool.outputSchema === undefined
+        ? checking
+          ? "any"
+          : "unknown"
+        : convert(tool.outputSchema, "output"));
     const optional = params !== "unknown" && !requiresArguments(tool.parameters);
     const lines = descriptionLines(tool.description);
     if (tool.readOnly === true) lines.push(READ_ONLY_NOTE);
@@ -75,7 +94,7 @@ export function toolDeclarations(
     const signature = `${indent}${propertyKey(tool.name)}(args${optional ? "?" : ""}: ${params}): Promise<${output}>;`;
     return doc ? `${doc}\n${signature}` : signature;
   });
-  const declared = `declare const tools: {\n${methods.join("\n")}\n};`;
+  const declared = declareTools(`{\n${methods.join("\n")}\n}`);
   return aliases.length === 0 ? declared : `${aliases.join("\n")}\n\n${declared}`;
 }
 
@@ -86,12 +105,16 @@ const TYPE_NAME = /^[A-Z][A-Za-z0-9]{2,63}$/;
  * The output schemas worth declaring once: titled with a type name, used by at least two tools, and the
  * same schema (by its JSON) wherever that title appears; a title two different schemas share names none.
  */
-function sharedOutputTypes(tools: readonly DeclaredTool[]): Map<JsonSchema, string> {
+function sharedOutputTypes(
+  tools: readonly DeclaredTool[],
+  /** Type names taken already. */
+  reserved: readonly string[],
+): Map<JsonSchema, string> {
   const byTitle = new Map<string, { json: string; schemas: JsonSchema[] } | "conflict">();
   for (const { outputSchema } of tools) {
     const title = outputSchema?.title;
     if (outputSchema === undefined || typeof title !== "string" || !TYPE_NAME.test(title)) continue;
-    if (BUILT_IN_TYPE_NAMES.has(title)) continue;
+    if (BUILT_IN_TYPE_NAMES.has(title) || reserved.includes(title)) continue;
     const json = JSON.stringify(outputSchema);
     const seen = byTitle.get(title);
     if (seen === undefined) byTitle.set(title, { json, schemas: [outputSchema] });

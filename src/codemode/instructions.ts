@@ -1,6 +1,7 @@
 import { formatDuration } from "../dispatch/failures.js";
 import type { CodeModeLimits } from "./limits.js";
 import { MAX_CODE_CHARS } from "./transpile.js";
+import type { TypeCheckMode } from "./typecheck/types.js";
 
 /** What the instructions need to say true things about a code mode. */
 export interface InstructionFacts {
@@ -17,6 +18,19 @@ export interface InstructionFacts {
   declarationsIn: "tool" | "instructions";
   /** The code names of the tools that wait for a person (`waitsForHuman`), such as `ask_human`. */
   humanTools: readonly string[];
+  /** Whether the code is type-checked before it runs, and what an error then does. */
+  typecheck: TypeCheckMode;
+}
+
+/** The one sentence about the type check, when there is one. */
+export function typecheckSentence(mode: TypeCheckMode): string | undefined {
+  if (mode === "block") {
+    return "Before it runs, the code is type-checked against the declarations of `tools`: with a type error nothing runs, and you get each error with its line and the fix TypeScript suggests.";
+  }
+  if (mode === "report") {
+    return "The code is type-checked against the declarations of `tools`; type errors are listed with the result, and the code runs anyway.";
+  }
+  return undefined;
 }
 
 /** Which waits for a person the run's clock leaves out: approvals always, and the tools that ask. */
@@ -34,6 +48,7 @@ export function toolDescription(facts: InstructionFacts): string {
     "Run TypeScript in a sandbox to do several tool calls, loops, filtering and arithmetic in one step.",
     "Inside the code, call tools as `await tools.<name>(args)`; they return structured data.",
     "Top-level await works; return a value (or end with an expression) and it becomes the result. console.log output is returned too.",
+    ...[typecheckSentence(facts.typecheck) ?? []].flat(),
     facts.state === "session"
       ? "Variables persist between runs of the same session; pass restart: true to start over."
       : "Each run starts fresh: nothing persists between runs.",
@@ -57,7 +72,12 @@ Use the ${facts.toolName} tool when a task needs several tool calls, loops, filt
 
 How the code runs:
 - It is TypeScript; types are stripped, top-level \`await\` works, and markdown fences are allowed.
-- The value of a top-level \`return\` (or else of the last expression) is the result you receive, as JSON. Return a small summary rather than raw data.
+${[typecheckSentence(facts.typecheck) ?? []]
+  .flat()
+  .map((sentence) => `- ${sentence}\n`)
+  .join(
+    "",
+  )}- The value of a top-level \`return\` (or else of the last expression) is the result you receive, as JSON. Return a small summary rather than raw data.
 - \`tools.<name>(args)\` returns a Promise of the tool's own value (structured data such as an object or array, not the text a direct call would show). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit"; "cancelled" or "refused" once the run is ending) and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
 - \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).

@@ -6,6 +6,8 @@
 
 import type { LogEntry } from "../../sandbox/contract/index.js";
 import type { PendingCall } from "../dispatch/paused-work.js";
+import { diagnosticLine, TYPE_CHECK_ERROR } from "./typecheck/render.js";
+import type { TypeDiagnostic } from "./typecheck/types.js";
 
 export type { PendingCall } from "../dispatch/paused-work.js";
 
@@ -59,6 +61,12 @@ export interface CodeRunResult {
   checkpointId?: string;
   /** For a paused run: every call that waits for a person. */
   pending?: PendingCall[];
+  /**
+   * With `typecheck` on: the TypeScript errors found in the code (at most `MAX_TYPE_DIAGNOSTICS`). A run
+   * they stopped (`"block"`) has `error.name` `TypeCheckError` and no calls; in `"report"` mode the run
+   * went on. Absent when the check found none.
+   */
+  diagnostics?: TypeDiagnostic[];
 }
 
 /**
@@ -319,6 +327,14 @@ function render(result: CodeRunResult, maxChars: number): string {
   const head = [statusLine(result)];
   if (result.error) head.push(errorLine(result.error, Math.max(200, Math.floor(maxChars / 4))));
   else if (result.status !== "ok") head.push(STATUS_ERRORS[result.status] ?? `Error: ${result.status}`);
+  // A run the check stopped lists its errors in the error itself; a run that went on lists them here.
+  const diagnostics = result.diagnostics ?? [];
+  if (diagnostics.length > 0 && result.error?.name !== TYPE_CHECK_ERROR) {
+    const listed = diagnostics.map(diagnosticLine).join("\n");
+    head.push(
+      cutText(`type errors (the code ran anyway):\n${listed}`, Math.max(200, Math.floor(maxChars / 4))),
+    );
+  }
   const logs = result.logs ?? [];
   const dropped = result.logsDropped ?? 0;
   const showValue = result.status === "ok";
@@ -369,12 +385,12 @@ function statusLine(result: CodeRunResult): string {
   return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}${renameText}`;
 }
 
+function cutText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…[${text.length - max} chars cut]` : text;
+}
+
 function errorLine(error: NonNullable<CodeRunResult["error"]>, maxMessage: number): string {
-  const message = String(error.message ?? "");
-  const cut =
-    message.length > maxMessage
-      ? `${message.slice(0, maxMessage)}…[${message.length - maxMessage} chars cut]`
-      : message;
+  const cut = cutText(String(error.message ?? ""), maxMessage);
   const tool = error.tool ? ` [tool ${error.tool}${error.kind ? `, ${error.kind}` : ""}]` : "";
   const where = error.line ? ` (line ${error.line}${error.column ? `, column ${error.column}` : ""})` : "";
   // A plain Error needs no name: "Error: Error: ..." says nothing more.

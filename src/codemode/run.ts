@@ -30,6 +30,9 @@ import { digestOfCode, type PausedRun, type PauseSettings, pendingCalls, sealPau
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
+import type { TypeChecker } from "./typecheck/type-checker.js";
+import type { DeclaredNames } from "./typecheck/types.js";
+import { type GoVerdict, type StopVerdict, verdictOf } from "./typecheck/verdict.js";
 
 /** The note a run gets when its session's sandbox had died (timeout, limit) and was started afresh. */
 export const SESSION_REPLACED =
@@ -101,7 +104,20 @@ export interface RunSetup {
   approval: "wait" | "pause";
   /** With a `checkpointKey`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
+  /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
+  typecheck?: TypeCheckSetup | undefined;
 }
+
+/** How runs are type-checked. */
+export interface TypeCheckSetup {
+  mode: "block" | "report";
+  checker: TypeChecker;
+  /** What earlier runs in each session sandbox declared: a later run's check knows those names. */
+  sessionNames: WeakMap<Sandbox, DeclaredNames>;
+}
+
+/** Nothing declared: a fresh sandbox. */
+const NO_NAMES: DeclaredNames = { values: [], types: [] };
 
 /** Runs the model's code: prepares it, picks its sandbox, and runs it there. Never rejects. */
 export async function runCode(
@@ -141,19 +157,31 @@ export async function runCode(
   }
   const execute = (sandbox: Sandbox) =>
     runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption);
+  // A resumed run is not checked again: its code was checked when it first ran, and the calls its
+  // checkpoint recorded have taken effect; a check now could only stop it halfway.
+  const typecheck = resumption ? undefined : setup.typecheck;
   const { sessions } = setup;
   if (sessions) {
     const session = options.session;
     const sessionId = (typeof session === "string" ? session : session?.id) ?? DEFAULT_SESSION_ID;
     try {
       return await sessions.use(sessionId, options.restart === true, async (sandbox, replaced, reopen) => {
-        let result = await execute(sandbox);
+        const verdict = typecheck
+          ? await checkCode(typecheck, prepared.source, typecheck.sessionNames.get(sandbox) ?? NO_NAMES)
+          : undefined;
+        let ranIn = sandbox;
+        let result = verdict?.run === false ? stoppedRun(verdict, started) : await execute(ranIn);
         // Otherwise the model would meet ReferenceErrors for variables it set in an earlier run.
         let note = replaced ? SESSION_REPLACED : undefined;
         if (result.error?.name === TAMPERED) {
           // The refused run did nothing: it runs again in a clean sandbox, and the model learns why.
           note = `${SESSION_TAMPERED} ${result.error.message}`;
-          result = await execute(await reopen());
+          ranIn = await reopen();
+          result = await execute(ranIn);
+        }
+        if (typecheck && verdict?.run === true) {
+          recordDeclared(typecheck, ranIn, verdict);
+          result = withVerdict(result, verdict);
         }
         if (note) result.logs.unshift({ level: "warn", text: note });
         return result;
@@ -162,6 +190,8 @@ export async function runCode(
       return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
     }
   }
+  // The check and the opening of the sandbox go on together; a run the check stops disposes it unused.
+  const checking = typecheck ? checkCode(typecheck, prepared.source, NO_NAMES) : undefined;
   let sandbox: Sandbox;
   try {
     // The run's session, when it has one, is its tenant: its sandbox shares a process with no other's.
@@ -171,13 +201,50 @@ export async function runCode(
       tenant === undefined ? {} : { tenant },
     );
   } catch (error) {
+    await checking;
     return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
   }
   try {
-    return await execute(sandbox);
+    const verdict = await checking;
+    if (verdict?.run === false) return stoppedRun(verdict, started);
+    const result = await execute(sandbox);
+    return verdict ? withVerdict(result, verdict) : result;
   } finally {
     await sandbox.dispose();
   }
+}
+
+/** The check of the code, as the verdict for its run. Never rejects. */
+async function checkCode(
+  typecheck: TypeCheckSetup,
+  source: string,
+  session: DeclaredNames,
+): Promise<StopVerdict | GoVerdict> {
+  return verdictOf(typecheck.mode, await typecheck.checker.check(source, session), source);
+}
+
+/** A run the check stopped: nothing ran, no tool was called. */
+function stoppedRun(verdict: StopVerdict, started: number): CodeRunResult {
+  return {
+    ...failedRun(verdict.error.name, verdict.error.message, started),
+    diagnostics: verdict.diagnostics,
+  };
+}
+
+/** A run that went on after its check: the errors found (in "report" mode) and the check's note. */
+function withVerdict(result: CodeRunResult, verdict: GoVerdict): CodeRunResult {
+  if (verdict.note !== undefined) result.logs.unshift({ level: "warn", text: verdict.note });
+  return verdict.diagnostics === undefined ? result : { ...result, diagnostics: verdict.diagnostics };
+}
+
+/** Adds what a run declared to what its session's sandbox holds, for the next run's check. */
+function recordDeclared(typecheck: TypeCheckSetup, sandbox: Sandbox, verdict: GoVerdict): void {
+  if (verdict.declared === undefined) return;
+  const held = typecheck.sessionNames.get(sandbox) ?? NO_NAMES;
+  typecheck.sessionNames.set(sandbox, {
+    values: [...new Set([...held.values, ...verdict.declared.values])],
+    types: [...new Set([...held.types, ...verdict.declared.types])],
+  });
 }
 
 /**

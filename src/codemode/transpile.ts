@@ -25,6 +25,11 @@ export interface PreparedCode {
   mapPosition(line: number, column: number): { line: number; column: number } | undefined;
   /** How the source was turned into `js`: taken as it is (plain JavaScript), or through esbuild. */
   via: "javascript" | "esbuild";
+  /**
+   * The model's code that was compiled: the fenced block (or the whole text), line breaks as `\n`. Its
+   * lines are the lines `mapPosition` gives; the type check reads this text.
+   */
+  source: string;
 }
 
 /** Options of {@link prepareCode}. */
@@ -273,6 +278,7 @@ function compileJavaScript(code: string): PreparedCode | undefined {
       return col0 === undefined ? undefined : { line: line0, column: col0 + 1 };
     },
     via: "javascript",
+    source: code,
   };
 }
 
@@ -310,6 +316,7 @@ async function compileTypeScript(code: string, timeoutMs: number): Promise<Prepa
       return col0 === undefined ? undefined : toSource(line - 1, col0);
     },
     via: "esbuild",
+    source: code,
   };
 }
 

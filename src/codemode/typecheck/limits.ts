@@ -1,0 +1,33 @@
+/** The numbers of the type check: every figure its messages and documentation state comes from here. */
+
+import type { TypeCheckLimits } from "./types.js";
+
+/** How long one check may take by default, in ms: past it the check is cut off. */
+export const DEFAULT_TYPECHECK_TIME_MS = 2_000;
+
+/**
+ * The checker's heap by default, in MB. TypeScript with the ES2023 lib and a tool set's declarations
+ * holds about 100 MB warm; the rest is room for one check.
+ */
+export const DEFAULT_TYPECHECK_MEMORY_MB = 512;
+
+/** The default limits of one check. */
+export const DEFAULT_TYPECHECK_LIMITS: Readonly<TypeCheckLimits> = Object.freeze({
+  timeMs: DEFAULT_TYPECHECK_TIME_MS,
+  memoryMb: DEFAULT_TYPECHECK_MEMORY_MB,
+});
+
+/** At most this many TypeScript errors are reported per run; the model fixes these first. */
+export const MAX_TYPE_DIAGNOSTICS = 5;
+
+/**
+ * How long the checker may take to start (load TypeScript, parse the lib and the declarations) before a
+ * check that waits for it gives up. Starting is not counted in a check's own budget.
+ */
+export const TYPECHECK_START_TIMEOUT_MS = 30_000;
+
+/** A diagnostic's message is cut to this many characters (TypeScript can print long types). */
+export const MAX_DIAGNOSTIC_MESSAGE_CHARS = 600;
+
+/** The smallest memory cap a checker may be given, in MB: TypeScript with its lib needs about 100. */
+export const MIN_TYPECHECK_MEMORY_MB = 128;

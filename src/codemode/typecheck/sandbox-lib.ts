@@ -1,0 +1,54 @@
+/**
+ * The lib the model's code is checked against: what the sandbox's global scope holds, no more. The
+ * sandbox is a bare V8 isolate with cordon's prelude (sandbox/guest/prelude.ts): the ES2023 built-ins,
+ * minus the few the prelude removes, plus `tools`, `console`, `ToolCallError` and `queueMicrotask`. There
+ * is no DOM and no Node: no timers, `fetch`, `structuredClone`, `TextEncoder`, `URL` or `process`, so
+ * none of them is declared, and code that uses them fails the check as it would fail the run.
+ */
+
+/** TypeScript's lib the checker starts from (its `lib.<name>.d.ts` and every lib that one references). */
+export const SANDBOX_LIB = "es2023";
+
+/**
+ * Built-in globals the prelude deletes from the sandbox: their `declare var` is taken out of the lib, so
+ * using one as a value is an error (the types of the same names stay, and harm nothing).
+ */
+export const REMOVED_GLOBALS: readonly string[] = ["SharedArrayBuffer", "FinalizationRegistry"];
+
+/** A lib file's text without the `declare var` of the globals the sandbox removes. */
+export function withoutRemovedGlobals(text: string): string {
+  let out = text;
+  for (const name of REMOVED_GLOBALS) {
+    out = out.replace(new RegExp(`^declare var ${name}: [A-Za-z]+;$`, "m"), "");
+  }
+  return out;
+}
+
+/** The names of the libs `lib.<name>.d.ts` references through `/// <reference lib="..." />`. */
+export function referencedLibs(text: string): string[] {
+  return [...text.matchAll(/^\/\/\/\s*<reference\s+lib="([^"]+)"\s*\/>/gm)].map((match) => match[1]!);
+}
+
+/**
+ * The globals the prelude adds, as declarations. `console` has the methods the sandbox's console has;
+ * `ToolCallError` is what a failed tool call rejects with.
+ */
+export const SANDBOX_GLOBALS = `interface Console {
+  log(...data: any[]): void;
+  info(...data: any[]): void;
+  warn(...data: any[]): void;
+  error(...data: any[]): void;
+  debug(...data: any[]): void;
+  trace(...data: any[]): void;
+  dir(...data: any[]): void;
+  table(...data: any[]): void;
+}
+declare const console: Console;
+/** A failed tools.* call: the real tool name, the kind of failure, and a message. */
+declare class ToolCallError extends Error {
+  readonly tool: string;
+  readonly kind: string;
+  constructor(tool: string, kind: string, message: string);
+}
+declare function queueMicrotask(callback: () => void): void;
+`;
