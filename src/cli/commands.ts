@@ -4,6 +4,7 @@
  */
 
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
+import { DEFAULT_TYPECHECK_TIME_MS, MAX_TYPE_DIAGNOSTICS } from "../codemode/typecheck/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import {
@@ -38,6 +39,14 @@ const TIMEOUT: OptionSpec = {
   type: "string",
   placeholder: "<ms>",
   description: `Wall-clock limit of one run, in milliseconds (default ${DEFAULT_CODE_MODE_LIMITS.timeoutMs}).`,
+};
+
+const TYPECHECK: OptionSpec = {
+  name: "typecheck",
+  type: "string",
+  placeholder: "block|report|off",
+  description:
+    "Type-check the code against the tools' declarations before it runs (needs the typescript package, version 5): block runs nothing when it has a type error, report runs it anyway and reports the errors, off does not check (the default).",
 };
 
 const JSON_OUTPUT: OptionSpec = { name: "json", type: "boolean", description: "Print JSON instead of text." };
@@ -89,6 +98,7 @@ export const COMMANDS: readonly CommandSpec[] = [
           "With --approve pause: the file a paused run is saved to (mode 0600), for cordon resume. Required with --approve pause, and only with it.",
       },
       TIMEOUT,
+      TYPECHECK,
     ],
     positionals: { min: 1, max: 1 },
     examples: [
@@ -129,6 +139,20 @@ export const COMMANDS: readonly CommandSpec[] = [
       "cordon resume run.ckpt --tools examples/shop/tools.ts --approve all --json",
     ],
     load: () => import("./commands/resume.js"),
+  },
+  {
+    name: "check",
+    summary: "Type-check a TypeScript file as a model's run_code code, against your tools' declarations.",
+    usage: ["check <file.ts | -> --tools <module> [--json]"],
+    details: [
+      "Reads the code as run_code does (a markdown fence, top-level await and return, the last expression as the result) and checks it with TypeScript against the declarations of `tools` and the sandbox's globals, without running it. Prints each error with its line and column in the file, the line of code, and the fix TypeScript suggests (at most " +
+        `${MAX_TYPE_DIAGNOSTICS}, then how many more). A check that takes longer than ${DEFAULT_TYPECHECK_TIME_MS} ms is stopped. Needs the typescript package, version 5. Give - to read the code from standard input.`,
+      `Exit code: ${EXIT.ok} when the code has no type error, ${EXIT.codeFailed} when it has (or does not parse, or could not be checked), ${EXIT.usage} for a usage error.`,
+    ],
+    options: [TOOLS, JSON_OUTPUT],
+    positionals: { min: 1, max: 1 },
+    examples: ["cordon check examples/shop/task.ts --tools examples/shop/tools.ts"],
+    load: () => import("./commands/check.js"),
   },
   {
     name: "types",
@@ -213,6 +237,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         description:
           "Also offer search_tools, and list only tool names in run_code's description: auto does so when the declarations are too long (default).",
       },
+      TYPECHECK,
     ],
     positionals: { min: 0, max: 0 },
     examples: [

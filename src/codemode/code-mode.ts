@@ -10,7 +10,8 @@ import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
 import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import { toolDeclarations, toolIdentifiers } from "./declarations.js";
+import { declaredToolsOf } from "./declared-tools.js";
+import { toolDeclarations } from "./declarations.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import {
@@ -233,18 +234,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     );
   }
   const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
-  const identifiers = toolIdentifiers(toolset.names());
-  const declaredTools = Object.entries(identifiers).map(([identifier, real]) => {
-    const t = toolset.get(real)!;
-    return {
-      name: identifier,
-      description: t.description,
-      // Code may leave optional fields out, so a strict tool is declared from its loose schema.
-      parameters: t.looseParameters ?? t.parameters,
-      outputSchema: t.outputSchema,
-      readOnly: t.options.readOnly,
-    };
-  });
+  const { identifiers, declared: declaredTools } = declaredToolsOf(toolset);
   const declarations = toolDeclarations(declaredTools);
   // Started now, so the checker is warm by the first run.
   const checker =

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
 import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
+import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
 import { messageOf } from "../errors.js";
@@ -62,6 +63,8 @@ export interface CodeHostOptions {
   environment: Environment;
   limits?: Partial<CodeModeLimits>;
   searchTools?: SearchToolsMode;
+  /** Whether run_code type-checks the code first (see `CodeModeOptions.typecheck`). Default "off". */
+  typecheck?: TypeCheckMode;
   /** Where to report a catalog change that could not be taken up. */
   log?: (line: string) => void;
 }
@@ -230,6 +233,7 @@ export class CodeHost {
       tools: snapshot.tools,
       environment: this.#environment,
       declarationsIn: "instructions",
+      ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     // An earlier generation is not closed: closing a fresh-state code mode frees nothing (the shared

@@ -31,6 +31,7 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsModule } from "../load-tools.js";
+import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
 
 const SEARCH_MODES: readonly SearchToolsMode[] = ["auto", "on", "off"];
@@ -52,6 +53,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
+  const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const callTimeoutMs =
     integerOption(input, "upstream-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
@@ -96,6 +98,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       environment,
       searchTools,
       log,
+      typecheck,
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
     });
   } catch (error) {

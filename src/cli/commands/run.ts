@@ -26,6 +26,7 @@ import { reportRun } from "../report-run.js";
 import { RUN_APPROVE_CHOICES } from "../run-approve.js";
 import { styleFor } from "../style.js";
 import { terminalApproval } from "../terminal-approval.js";
+import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 
 /** The largest --timeout, in ms (a day). */
 export const MAX_TIMEOUT_MS = 86_400_000;
@@ -39,6 +40,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const checkpointFile = stringOption(input, "checkpoint") || undefined;
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const envName = stringOption(input, "env");
+  const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
   const progress = progressOn(process.stderr);
   const errStyle = styleFor(process.stderr);
 
@@ -80,6 +82,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
     ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
+    typecheck,
   });
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));

@@ -31,3 +31,9 @@ export const MAX_DIAGNOSTIC_MESSAGE_CHARS = 600;
 
 /** The smallest memory cap a checker may be given, in MB: TypeScript with its lib needs about 100. */
 export const MIN_TYPECHECK_MEMORY_MB = 128;
+
+/**
+ * A checker unused this long ends its worker thread (and frees what it holds); the next check starts
+ * a new one, and waits for it to start (not counted in the check's budget). 10 minutes.
+ */
+export const TYPECHECK_IDLE_MS = 10 * 60_000;

@@ -6,7 +6,7 @@
  */
 
 import type { Worker } from "node:worker_threads";
-import { TYPECHECK_START_TIMEOUT_MS } from "./limits.js";
+import { TYPECHECK_IDLE_MS, TYPECHECK_START_TIMEOUT_MS } from "./limits.js";
 import { repairedToolNames } from "./name-repair.js";
 import type {
   CheckerWorkerData,
@@ -53,26 +53,52 @@ export class TypeChecker {
   #queue: Promise<unknown> = Promise.resolve();
   #nextId = 1;
   #closed = false;
+  /** Checks asked for and not yet answered. */
+  #waiting = 0;
+  /** Ends an idle worker (see TYPECHECK_IDLE_MS). */
+  #idleTimer: NodeJS.Timeout | undefined;
 
   /** Starts the worker now: it loads TypeScript and parses the lib and the declarations while idle. */
   constructor(settings: TypeCheckerSettings) {
     this.#settings = settings;
     this.#current = this.#start();
+    this.#idleLater();
   }
 
   /** Checks the model's code (as prepared: fence taken out). `session` names what earlier runs left. */
   check(code: string, session: DeclaredNames): Promise<TypeCheckOutcome> {
+    this.#waiting++;
+    clearTimeout(this.#idleTimer);
     const next = this.#queue.then(() => this.#checkNow(code, session));
     this.#queue = next.catch(() => {});
-    return next;
+    return next.finally(() => {
+      if (--this.#waiting === 0) this.#idleLater();
+    });
   }
 
   /** Ends the worker; later checks end `unchecked`. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#idleTimer);
     const current = this.#current;
     this.#current = undefined;
     await current?.worker?.terminate();
+  }
+
+  /**
+   * A worker left idle for TYPECHECK_IDLE_MS is ended: it holds TypeScript and the lib (about 100 MB),
+   * and a code mode that is no longer used (an MCP catalog replaced by a newer one) must not keep it.
+   * The next check starts a new one.
+   */
+  #idleLater(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      if (this.#waiting > 0 || this.#current === undefined) return;
+      const idle = this.#current;
+      this.#current = undefined;
+      void idle.worker?.terminate();
+    }, TYPECHECK_IDLE_MS);
+    this.#idleTimer.unref();
   }
 
   #start(): Started {
