@@ -10,8 +10,8 @@ import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
 import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import { declaredToolsOf } from "./declared-tools.js";
 import { toolDeclarations } from "./declarations.js";
+import { declaredToolsOf } from "./declared-tools.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import {

@@ -5,11 +5,15 @@
  */
 
 import type { Toolset } from "../../tools/toolset.js";
-import { declaredToolsOf } from "../declared-tools.js";
 import { toolDeclarations } from "../declarations.js";
+import { declaredToolsOf } from "../declared-tools.js";
 import { prepareCode } from "../transpile.js";
 import { DEFAULT_TYPECHECK_LIMITS } from "./limits.js";
-import { resolveTypeScriptFromCordon, type TypeScriptResolver, typescriptPath } from "./resolve-typescript.js";
+import {
+  resolveTypeScriptFromCordon,
+  type TypeScriptResolver,
+  typescriptPath,
+} from "./resolve-typescript.js";
 import { TypeChecker } from "./type-checker.js";
 import type { RepairedToolName, TypeCheckLimits, TypeDiagnostic } from "./types.js";
 
