@@ -18,6 +18,12 @@ import type {
 } from "./types.js";
 import { startCheckerWorker } from "./worker-script.js";
 
+/**
+ * The checker's young generation, in MB: each check allocates a new program's worth of short-lived
+ * objects, and a roomier nursery collects them less often (bench/typecheck.ts: p50 about 2 ms lower).
+ */
+const CHECKER_YOUNG_GENERATION_MB = 64;
+
 /** What a checker is made for: one tool set, the typescript to load, and the limits of a check. */
 export interface TypeCheckerSettings {
   typescriptPath: string;
@@ -112,7 +118,10 @@ export class TypeChecker {
     try {
       worker = startCheckerWorker({
         workerData,
-        resourceLimits: { maxOldGenerationSizeMb: limits.memoryMb },
+        resourceLimits: {
+          maxOldGenerationSizeMb: limits.memoryMb,
+          maxYoungGenerationSizeMb: CHECKER_YOUNG_GENERATION_MB,
+        },
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
