@@ -4,6 +4,8 @@
 // "block" and "report" measure the checker: no correct program blocked or flagged, and at least 90% of the
 // faulty ones stopped before any tool ran, with a diagnostic on the line of the mistake.
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CorpusProgram, loadCorpus, MISTAKE_KINDS } from "./typecheck-corpus/corpus.js";
@@ -139,6 +141,11 @@ describe("typecheck block", () => {
       );
     }
     expect(caught.length / runs.length).toBeGreaterThanOrEqual(MIN_CATCH_RATE);
+    // The README quotes these figures: they must be the ones this corpus gives.
+    const readme = readFileSync(join(import.meta.dirname, "../../README.md"), "utf8").replace(/\s+/g, " ");
+    expect(readme).toContain(
+      `${falseBlocks.length} of ${correct.length} correct programs falsely blocked, ${caught.length} of ${runs.length} faulty programs stopped before any tool call`,
+    );
   });
 });
 
