@@ -4,15 +4,14 @@
  * program is handed to TypeScript for reuse), then asks for the diagnostics of the code's file alone.
  */
 
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import type ts from "typescript";
 import { CHECKED_TOOLS_INTERFACE } from "../declarations.js";
 import { checkedSource } from "./checked-source.js";
 import { compilerOptions } from "./compiler-settings.js";
 import { modelDiagnostics } from "./diagnostics.js";
 import { MAX_TYPE_DIAGNOSTICS } from "./limits.js";
-import { referencedLibs, SANDBOX_GLOBALS, SANDBOX_LIB, withoutRemovedGlobals } from "./sandbox-lib.js";
+import { SANDBOX_GLOBALS, sandboxLibFiles } from "./sandbox-lib.js";
 import type { CheckRequest, DeclaredNames, TypeDiagnostic } from "./types.js";
 
 /** Where the checked files live in the checker's own file system (nothing is read from disk by name). */
@@ -57,17 +56,8 @@ export class ModelCodeChecker {
     this.#ts = typescript;
     this.#options = compilerOptions(typescript);
     this.#toolIdentifiers = new Set(toolIdentifiers);
-    const libDirectory = dirname(typescriptPath);
-    const pending = [SANDBOX_LIB];
-    const seen = new Set<string>();
-    while (pending.length > 0) {
-      const name = pending.pop()!;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      const text = readFileSync(join(libDirectory, `lib.${name}.d.ts`), "utf8");
-      pending.push(...referencedLibs(text));
-      this.#addFile(`${ROOT}lib.${name}.d.ts`, withoutRemovedGlobals(text));
-    }
+    for (const [name, text] of sandboxLibFiles(dirname(typescriptPath)))
+      this.#addFile(`${ROOT}${name}`, text);
     for (const file of this.#files.values()) {
       for (const statement of file.statements) this.#collectLibName(statement);
     }

@@ -6,6 +6,9 @@
  * none of them is declared, and code that uses them fails the check as it would fail the run.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
 /** TypeScript's lib the checker starts from (its `lib.<name>.d.ts` and every lib that one references). */
 export const SANDBOX_LIB = "es2023";
 
@@ -27,6 +30,25 @@ export function withoutRemovedGlobals(text: string): string {
 /** The names of the libs `lib.<name>.d.ts` references through `/// <reference lib="..." />`. */
 export function referencedLibs(text: string): string[] {
   return [...text.matchAll(/^\/\/\/\s*<reference\s+lib="([^"]+)"\s*\/>/gm)].map((match) => match[1]!);
+}
+
+/**
+ * The lib files of the check, read from `libDirectory` (the folder of TypeScript's main module): file name
+ * (`lib.es2023.d.ts`, ...) to text, {@link SANDBOX_LIB} and every lib it references, each without the
+ * globals the sandbox removes. Also what bench/ts7 gives TypeScript 7, so both compilers see this text.
+ */
+export function sandboxLibFiles(libDirectory: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const pending = [SANDBOX_LIB];
+  while (pending.length > 0) {
+    const name = pending.pop()!;
+    const fileName = `lib.${name}.d.ts`;
+    if (files.has(fileName)) continue;
+    const text = readFileSync(join(libDirectory, fileName), "utf8");
+    pending.push(...referencedLibs(text));
+    files.set(fileName, withoutRemovedGlobals(text));
+  }
+  return files;
 }
 
 /**
