@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers clean docker-engine image chromium conformance
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers bench-ts7 clean docker-engine image chromium conformance
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -91,5 +91,9 @@ bench: build image
 bench-peers: build
 	scripts/bench-peers.sh
 
+## bench-ts7: the type check with TypeScript 5's JavaScript API beside TypeScript 7's native compiler (installed from the npm registry into .bench-ts7/, not a dependency), same files, same run
+bench-ts7: setup
+	scripts/bench-ts7.sh
+
 clean:
-	rm -rf dist node_modules .bench-peers .conformance .node22
+	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .node22

@@ -22,7 +22,7 @@ import { startCheckerWorker } from "./worker-script.js";
  * The checker's young generation, in MB: each check allocates a new program's worth of short-lived
  * objects, and a roomier nursery collects them less often (bench/typecheck.ts: p50 about 2 ms lower).
  */
-const CHECKER_YOUNG_GENERATION_MB = 64;
+export const CHECKER_YOUNG_GENERATION_MB = 64;
 
 /** What a checker is made for: one tool set, the typescript to load, and the limits of a check. */
 export interface TypeCheckerSettings {
