@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers bench-ts7 clean docker-engine image chromium conformance
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -45,8 +45,8 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite and the MCP conformance suite
-test: setup lint typecheck build image chromium unit conformance
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite, the MCP conformance suite, and the Node matrix
+test: setup lint typecheck build image chromium unit conformance node-matrix
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
@@ -74,6 +74,10 @@ unit: setup
 conformance: build
 	scripts/conformance.sh
 
+## node-matrix: the security, conformance and packed-consumer suites on Node 22, 24 and 26 too (from the npm registry), each with its isolated-vm built from source (scripts/node-matrix.json pins both)
+node-matrix: build
+	scripts/node-matrix.sh
+
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
 bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
@@ -96,4 +100,4 @@ bench-ts7: setup
 	scripts/bench-ts7.sh
 
 clean:
-	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .node22
+	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix

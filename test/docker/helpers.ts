@@ -11,12 +11,23 @@ import { OWNER_ENV_LABEL, SANDBOX_LABEL } from "../../environments/docker/engine
 /** Whether the Docker suites must run. */
 export const DOCKER_REQUIRED = process.env.CORDON_REQUIRE_DOCKER === "1";
 
+/**
+ * Whether the Docker environment is left out on purpose: scripts/node-matrix.sh sets CORDON_SKIP_DOCKER=1
+ * on the Nodes it adds (and says why each run), because a container runs the image's Node, not theirs.
+ */
+export const DOCKER_SKIPPED = process.env.CORDON_SKIP_DOCKER === "1";
+if (DOCKER_REQUIRED && DOCKER_SKIPPED) {
+  throw new Error(
+    "CORDON_REQUIRE_DOCKER=1 and CORDON_SKIP_DOCKER=1 contradict each other: unset one of them.",
+  );
+}
+
 /** The default engine's socket, and the second engine's (see scripts/docker-engine.sh). */
 export const DEFAULT_SOCKET = "/var/run/docker.sock";
 export const SECOND_SOCKET = process.env.CORDON_SECOND_DOCKER_SOCKET ?? "/run/cordon-docker-2/docker.sock";
 
-/** True when the default engine's socket exists (the suites then run) or they are required. */
-export const DOCKER_SUITES = DOCKER_REQUIRED || existsSync(DEFAULT_SOCKET);
+/** True when the suites are required, or not skipped and the default engine's socket exists. */
+export const DOCKER_SUITES = DOCKER_REQUIRED || (!DOCKER_SKIPPED && existsSync(DEFAULT_SOCKET));
 
 /** A dockerode client of the default engine, or of another socket. */
 export function engine(socketPath = DEFAULT_SOCKET): Docker {
