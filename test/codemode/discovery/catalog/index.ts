@@ -8,7 +8,7 @@
 import type { AnyTool } from "cordon";
 import { CALENDAR } from "./calendar.js";
 import { CRM } from "./crm.js";
-import { namespaceTools } from "./define.js";
+import { namespaceTools, type ToolRow } from "./define.js";
 import { DIRECTORY } from "./directory.js";
 import { DRIVE } from "./drive.js";
 import { FILES } from "./files.js";
@@ -24,24 +24,27 @@ import { SLACK } from "./slack.js";
 import { STRIPE } from "./stripe.js";
 import { ZOOM } from "./zoom.js";
 
+/** The catalog's namespaces and their rows, in order. */
+export const CATALOG_NAMESPACES: readonly (readonly [namespace: string, rows: readonly ToolRow[]])[] = [
+  ["github", GITHUB],
+  ["jira", JIRA],
+  ["calendar", CALENDAR],
+  ["slack", SLACK],
+  ["gmail", GMAIL],
+  ["drive", DRIVE],
+  ["pagerduty", PAGERDUTY],
+  ["stripe", STRIPE],
+  ["crm", CRM],
+  ["shop", SHOP],
+  ["files", FILES],
+  ["directory", DIRECTORY],
+  ["notion", NOTION],
+  ["monitoring", MONITORING],
+  ["zoom", ZOOM],
+  ["hr", HR],
+];
+
 /** Every tool of the catalog, namespace by namespace. */
 export function catalogTools(): AnyTool[] {
-  return [
-    ...namespaceTools("github", GITHUB),
-    ...namespaceTools("jira", JIRA),
-    ...namespaceTools("calendar", CALENDAR),
-    ...namespaceTools("slack", SLACK),
-    ...namespaceTools("gmail", GMAIL),
-    ...namespaceTools("drive", DRIVE),
-    ...namespaceTools("pagerduty", PAGERDUTY),
-    ...namespaceTools("stripe", STRIPE),
-    ...namespaceTools("crm", CRM),
-    ...namespaceTools("shop", SHOP),
-    ...namespaceTools("files", FILES),
-    ...namespaceTools("directory", DIRECTORY),
-    ...namespaceTools("notion", NOTION),
-    ...namespaceTools("monitoring", MONITORING),
-    ...namespaceTools("zoom", ZOOM),
-    ...namespaceTools("hr", HR),
-  ];
+  return CATALOG_NAMESPACES.flatMap(([namespace, rows]) => namespaceTools(namespace, rows));
 }
