@@ -93,6 +93,41 @@ export {
   sanitizeToolName,
   toolDeclarations,
 } from "./codemode/declarations.js";
+export {
+  type IndexTextDetail,
+  MAX_BEST_KNOWN_TOOLS,
+  type ToolIndexText,
+  type ToolIndexTextOptions,
+  toolIndexText,
+} from "./codemode/discovery/index-text.js";
+export {
+  MAX_OBSERVED_ARRAY_SAMPLES,
+  MAX_OBSERVED_DEPTH,
+  MAX_OBSERVED_KEY_CHARS,
+  MAX_OBSERVED_KEYS,
+  MAX_OBSERVED_PROPERTIES,
+  MAX_OBSERVED_TYPE_CHARS,
+  MAX_OBSERVED_UNION,
+  MAX_OBSERVED_VALUES,
+  mergeObservedTypes,
+  type ObservedProperty,
+  type ObservedType,
+  observe,
+  observeValue,
+  renderObservedType,
+} from "./codemode/discovery/observed-types.js";
+export { OBSERVED_RETURNS_PREFIX } from "./codemode/discovery/tool-declaration.js";
+export {
+  createToolIndex,
+  DEFAULT_MATCH_LIMIT,
+  type IndexedTool,
+  MAX_MATCH_LIMIT,
+  type ToolIndex,
+  type ToolIndexEntry,
+  type ToolIndexOptions,
+  type ToolMatch,
+  type ToolSearchOptions,
+} from "./codemode/discovery/tool-index.js";
 export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/journal.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";

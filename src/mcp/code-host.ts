@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
+import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
@@ -76,6 +77,8 @@ interface Generation {
   snapshot: CatalogSnapshot;
   searching: boolean;
   description: string;
+  /** The search index of the snapshot's tools, built at the first search. */
+  index?: ToolIndex;
 }
 
 /** Tells the model that content items it returns reach its client as MCP content. */
@@ -161,7 +164,9 @@ export class CodeHost {
 
   /** Declarations of the tools matching `query` (search_tools). */
   search(query: string, limit?: number): string {
-    return searchTools(this.#generation.snapshot.tools, query, limit);
+    const generation = this.#generation;
+    generation.index ??= createToolIndex(generation.snapshot.tools);
+    return searchTools(generation.snapshot.tools, query, limit, generation.index);
   }
 
   /**

@@ -4,6 +4,7 @@
  */
 
 import { sanitizeToolName, toolDeclarations } from "../codemode/declarations.js";
+import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 
@@ -55,38 +56,32 @@ export function namesOnlyDeclarations(tools: Toolset): string {
   ].join("\n");
 }
 
-/** Declarations of the tools that best match `query`, best first; a sentence when nothing matches. */
-export function searchTools(tools: Toolset, query: string, limit = DEFAULT_SEARCH_LIMIT): string {
-  const words = query
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1)
-    // A plural finds the singular too: "issues" matches create_issue.
-    .map((word) => (word.length > 3 && word.endsWith("s") ? word.slice(0, -1) : word));
-  const count = Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)));
-  const scored = tools
-    .list()
-    .map((tool) => {
-      const name = tool.name.toLowerCase();
-      const description = tool.description.toLowerCase();
-      let score = 0;
-      for (const word of words) {
-        if (name.includes(word)) score += 3;
-        if (description.includes(word)) score += 1;
-      }
-      return { tool, score };
-    })
-    .filter((entry) => entry.score > 0)
-    .sort((a, b) => b.score - a.score)
-    .slice(0, count);
-  if (scored.length === 0) {
+/**
+ * Declarations of the tools that best match `query`, best first, ranked by the same search engine as code
+ * mode's discovery (pass the catalog's index when it is kept between searches); a sentence when nothing
+ * matches.
+ */
+export function searchTools(
+  tools: Toolset,
+  query: string,
+  limit = DEFAULT_SEARCH_LIMIT,
+  index: ToolIndex = createToolIndex(tools),
+): string {
+  const count = Number.isFinite(limit)
+    ? Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)))
+    : DEFAULT_SEARCH_LIMIT;
+  const found = index
+    .search(query, { limit: count })
+    .map((match) => tools.get(index.toolName(match.name) ?? ""))
+    .filter((tool) => tool !== undefined);
+  if (found.length === 0) {
     return `No tool matches ${JSON.stringify(query)}. Try other words; the tools are: ${tools.names().map(sanitizeToolName).join(", ")}.`;
   }
   return toolDeclarations(
-    scored.map(({ tool }) => ({
+    found.map((tool) => ({
       name: sanitizeToolName(tool.name),
       description: tool.description,
-      parameters: tool.parameters,
+      parameters: tool.looseParameters ?? tool.parameters,
       outputSchema: tool.outputSchema,
       readOnly: tool.options.readOnly,
     })),

@@ -87,7 +87,7 @@ describe("search_tools", () => {
     expect(found.indexOf("gh__list_issues(")).toBeLessThan(found.indexOf("gh__create_issue("));
     expect(found).toContain("List open issues of a repository.");
     expect(found).not.toContain("fs__read_file");
-    expect(searchTools(tools, "issue", 1)).not.toContain("gh__create_issue(");
+    expect(searchTools(tools, "list issues", 1)).not.toContain("gh__create_issue(");
   });
 
   it("says so, listing the names, when nothing matches", () => {
