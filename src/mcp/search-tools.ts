@@ -74,9 +74,7 @@ export function searchTools(
     .search(query, { limit: count })
     .map((match) => tools.get(index.toolName(match.name) ?? ""))
     .filter((tool) => tool !== undefined);
-  if (found.length === 0) {
-    return `No tool matches ${JSON.stringify(query)}. Try other words; the tools are: ${tools.names().map(sanitizeToolName).join(", ")}.`;
-  }
+  if (found.length === 0) return noMatch(query, index);
   return toolDeclarations(
     found.map((tool) => ({
       name: sanitizeToolName(tool.name),
@@ -86,4 +84,18 @@ export function searchTools(
       readOnly: tool.options.readOnly,
     })),
   );
+}
+
+/**
+ * What a search that found nothing says: not every name again (run_code's description lists them, and a
+ * catalog searched is one too large to repeat), but the namespaces with their counts, to search by.
+ */
+function noMatch(query: string, index: ToolIndex): string {
+  const counts = new Map<string, number>();
+  for (const { namespace } of index.entries) {
+    const key = namespace ?? "(no namespace)";
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const namespaces = [...counts].map(([name, count]) => `${name} (${count})`).join(", ");
+  return `No tool matches ${JSON.stringify(query)}. Try other words: what the tool does or what it works on ("list issues", "refund"); run_code's description lists every tool's name. The ${index.size} tools by namespace: ${namespaces}.`;
 }

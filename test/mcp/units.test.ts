@@ -90,8 +90,11 @@ describe("search_tools", () => {
     expect(searchTools(tools, "list issues", 1)).not.toContain("gh__create_issue(");
   });
 
-  it("says so, listing the names, when nothing matches", () => {
-    expect(searchTools(tools, "weather")).toMatch(/^No tool matches "weather"\..*fs__read_file/);
+  it("says so when nothing matches, naming the namespaces with their counts rather than every tool again", () => {
+    const answer = searchTools(tools, "weather");
+    expect(answer).toMatch(/^No tool matches "weather"\./);
+    expect(answer).toContain("The 3 tools by namespace: gh (2), fs (1).");
+    expect(answer).not.toContain("fs__read_file");
   });
 
   it("names-only declarations list every tool and point to search_tools", () => {
