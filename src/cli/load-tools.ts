@@ -13,6 +13,7 @@ import { messageOf } from "../errors.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
 import { CliUsageError } from "./cli-error.js";
+import type { Progress } from "./progress.js";
 
 /** The file extensions a tools module may have. */
 export const TOOLS_MODULE_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"] as const;
@@ -119,4 +120,14 @@ function loader(): (specifier: string, parent: string) => Promise<unknown> {
   }
   importScoped = api.import;
   return importScoped;
+}
+
+/** {@link loadToolsModule}, with a progress line while it loads (loading TypeScript can take a moment). */
+export async function loadToolsShowingProgress(path: string, progress: Progress): Promise<AnyTool[]> {
+  progress.show(`loading tools from ${path}`);
+  try {
+    return await loadToolsModule(path);
+  } finally {
+    progress.clear();
+  }
 }

@@ -9,7 +9,7 @@ import type { TypeDiagnostic } from "../../codemode/typecheck/types.js";
 import { Toolset } from "../../tools/toolset.js";
 import { EXIT } from "../cli-error.js";
 import { flagOption, type ParsedCommand, requiredOption } from "../command-spec.js";
-import { loadToolsModule } from "../load-tools.js";
+import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
 import { styleFor } from "../style.js";
@@ -21,13 +21,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const json = flagOption(input, "json");
   const code = await readCode(source, process.stdin);
   const progress = progressOn(process.stderr);
-  progress.show(`loading tools from ${toolsPath}`);
-  let tools: Toolset;
-  try {
-    tools = new Toolset(await loadToolsModule(toolsPath));
-  } finally {
-    progress.clear();
-  }
+  const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
   progress.show(`checking ${source === "-" ? "the code from standard input" : source}`);
   let result: Awaited<ReturnType<typeof checkOnce>>;
   try {

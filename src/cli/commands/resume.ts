@@ -32,7 +32,7 @@ import {
 } from "../command-spec.js";
 import { decidePending } from "../decide-pending.js";
 import { createEnvironment } from "../environments.js";
-import { loadToolsModule } from "../load-tools.js";
+import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { reportRun } from "../report-run.js";
 import { type Style, styleFor } from "../style.js";
@@ -51,13 +51,7 @@ export async function run(input: ParsedCommand): Promise<number> {
 
   const text = await readCheckpointFile(checkpointFile);
   const { key } = await loadCheckpointKey(process.env);
-  progress.show(`loading tools from ${toolsPath}`);
-  let tools: Toolset;
-  try {
-    tools = new Toolset(await loadToolsModule(toolsPath));
-  } finally {
-    progress.clear();
-  }
+  const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
   const approvalKeysOf = (name: string) => tools.get(name)?.options.approvalKeys;
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
   let claimProblem: string | undefined;

@@ -19,7 +19,7 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
-import { loadToolsModule } from "../load-tools.js";
+import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
 import { reportRun } from "../report-run.js";
@@ -64,13 +64,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
 
   const code = await readCode(source, process.stdin);
-  progress.show(`loading tools from ${toolsPath}`);
-  let tools: Toolset;
-  try {
-    tools = new Toolset(await loadToolsModule(toolsPath));
-  } finally {
-    progress.clear();
-  }
+  const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
   // Pausing: no handler decides, so every gated call (and every question) pauses the run.
   const approval = pausing

@@ -10,7 +10,7 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
-import { loadToolsModule } from "../load-tools.js";
+import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { styleFor } from "../style.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
@@ -21,13 +21,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const json = flagOption(input, "json");
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const progress = progressOn(process.stderr);
-  progress.show(`loading tools from ${toolsPath}`);
-  let tools: Awaited<ReturnType<typeof loadToolsModule>>;
-  try {
-    tools = await loadToolsModule(toolsPath);
-  } finally {
-    progress.clear();
-  }
+  const tools = await loadToolsShowingProgress(toolsPath, progress);
   // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
   const cm = createCodeMode({
