@@ -79,6 +79,10 @@ interface Generation {
   description: string;
   /** The search index of the snapshot's tools, built at the first search. */
   index?: ToolIndex;
+  /** run_code calls running on this generation now. */
+  running: number;
+  /** A newer generation serves new calls: this one is closed once its last call ends. */
+  retired: boolean;
 }
 
 /** Tells the model that content items it returns reach its client as MCP content. */
@@ -102,6 +106,8 @@ export class CodeHost {
   readonly #listeners = new Set<() => void>();
   readonly #ready: Promise<void>;
   #generation: Generation;
+  /** Every generation not closed yet: the current one, and retired ones with calls still running. */
+  readonly #open = new Set<Generation>();
   #unsubscribe: () => void;
 
   constructor(options: CodeHostOptions) {
@@ -135,6 +141,14 @@ export class CodeHost {
   /** How many characters of report a run_code call's text may have. */
   get maxOutputChars(): number {
     return this.#generation.cm.limits.maxOutputChars;
+  }
+
+  /**
+   * How many generations of the catalog hold a code mode now: 1, plus one for each replaced generation
+   * whose run_code calls have not ended yet (each holds its own type checker while it is open).
+   */
+  get openGenerations(): number {
+    return this.#open.size;
   }
 
   /** Whether search_tools is offered now. */
@@ -183,7 +197,23 @@ export class CodeHost {
   }
 
   async #runCode(args: unknown, options: RunCodeOptions, link?: ClientLink): Promise<ToolResult> {
-    const { cm, outer } = this.#generation;
+    const generation = this.#generation;
+    generation.running++;
+    try {
+      return await this.#runOn(generation, args, options, link);
+    } finally {
+      generation.running--;
+      if (generation.retired && generation.running === 0) await this.#closeGeneration(generation);
+    }
+  }
+
+  async #runOn(
+    generation: Generation,
+    args: unknown,
+    options: RunCodeOptions,
+    link?: ClientLink,
+  ): Promise<ToolResult> {
+    const { cm, outer } = generation;
     // The link goes to every call of the run as its deps (nested dispatches inherit them).
     const handle = outer.dispatch(
       [{ id: `mcp-${randomUUID().slice(0, 8)}`, name: cm.tool.name, arguments: toArguments(args) }],
@@ -214,11 +244,21 @@ export class CodeHost {
   async close(): Promise<void> {
     this.#unsubscribe();
     await this.#options.catalog.close();
-    await this.#generation.cm.close();
+    await Promise.all([...this.#open].map((generation) => this.#closeGeneration(generation)));
     await this.#options.environment.close();
   }
 
+  async #closeGeneration(generation: Generation): Promise<void> {
+    if (!this.#open.delete(generation)) return;
+    try {
+      await generation.cm.close();
+    } catch (error) {
+      this.#options.log?.(`a replaced generation of the tools could not be closed: ${messageOf(error)}`);
+    }
+  }
+
   #rebuild(): void {
+    const previous = this.#generation;
     try {
       this.#generation = this.#build();
     } catch (error) {
@@ -228,6 +268,10 @@ export class CodeHost {
       );
       return;
     }
+    // Calls already running on the previous generation finish there; it closes (its type checker
+    // worker with it) when the last one ends, so a burst of catalog changes holds no more than that.
+    previous.retired = true;
+    if (previous.running === 0) void this.#closeGeneration(previous);
     for (const listener of this.#listeners) listener();
   }
 
@@ -241,8 +285,6 @@ export class CodeHost {
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
-    // An earlier generation is not closed: closing a fresh-state code mode frees nothing (the shared
-    // environment stays open), and a run_code call that started on it must still finish there.
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
     const mode = this.#options.searchTools ?? "auto";
     const searching = mode === "on" || (mode === "auto" && cm.declarations.length > SEARCH_THRESHOLD_CHARS);
@@ -254,7 +296,17 @@ export class CodeHost {
       const lines = snapshot.unavailable.map(({ name, reason }) => `- ${name}: ${reason}`);
       description += `\nThese MCP servers are not available now, so their tools are missing above:\n${lines.join("\n")}\n`;
     }
-    return { cm, outer, snapshot, searching, description };
+    const generation: Generation = {
+      cm,
+      outer,
+      snapshot,
+      searching,
+      description,
+      running: 0,
+      retired: false,
+    };
+    this.#open.add(generation);
+    return generation;
   }
 }
 
