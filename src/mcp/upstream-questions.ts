@@ -20,6 +20,12 @@ import type { ClientAsk, ClientDirectory, ClientLink } from "./client-link.js";
 /** The longest elicitation message passed on, in characters; a longer one is cut, saying so. */
 export const MAX_ELICITATION_MESSAGE_CHARS = 10_000;
 
+/**
+ * How many elicitation and sampling requests an upstream may pass on during one of its calls; later ones
+ * are refused: a server cannot keep a person (or the client's model) answering without end.
+ */
+export const MAX_UPSTREAM_QUESTIONS_PER_CALL = 10;
+
 /** What cordon's side of the connection declares it can answer for an upstream. */
 export const UPSTREAM_CLIENT_CAPABILITIES = {
   elicitation: { form: {} },
@@ -44,6 +50,8 @@ class Refusal extends Error {
 
 interface InFlight {
   link: ClientLink | undefined;
+  /** Elicitation and sampling requests passed on during this call. */
+  asked: number;
 }
 
 /** The calls in flight on one upstream and the clients they are for, and the handlers of its questions. */
@@ -66,7 +74,7 @@ export class UpstreamQuestions {
 
   /** Notes a call in flight for `link` (undefined: a call made for no MCP client); returns its end. */
   track(link: ClientLink | undefined): () => void {
-    const call: InFlight = { link };
+    const call: InFlight = { link, asked: 0 };
     this.#calls.add(call);
     return () => {
       this.#calls.delete(call);
@@ -86,6 +94,7 @@ export class UpstreamQuestions {
         throw new Refusal("cordon passes on only form-mode elicitation requests.");
       }
       const link = this.#linkFor("elicitation");
+      this.#count(link, "elicitation");
       const message = `The MCP server "${this.#server}" asks: ${shown(params.message)}`;
       return this.#ask(link, "elicitation", extra.signal, (signal) =>
         link.elicit({ mode: "form", message, requestedSchema: params.requestedSchema }, signal),
@@ -93,6 +102,7 @@ export class UpstreamQuestions {
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       const link = this.#linkFor("sampling");
+      this.#count(link, "sampling");
       // Task-augmented sampling is not declared; the rest goes to the client's model as it was asked.
       const { task: _task, ...params } = request.params;
       return this.#ask(link, "sampling", extra.signal, (signal) => link.createMessage(params, signal));
@@ -134,6 +144,18 @@ export class UpstreamQuestions {
         ? "cordon has no roots to give: no call of this server is in flight and no connected MCP client offers roots."
         : `cordon cannot tell whose roots to give: no call of this server is in flight and ${offering.length} connected MCP clients offer roots.`,
     );
+  }
+
+  /** Counts a question against the call in flight it is asked during; refuses it past the cap. */
+  #count(link: ClientLink, ask: ClientAsk): void {
+    const call = [...this.#calls].find((inFlight) => inFlight.link?.client === link.client);
+    if (!call) return;
+    if (call.asked >= MAX_UPSTREAM_QUESTIONS_PER_CALL) {
+      throw new Refusal(
+        `cordon refused this ${ask} request: the MCP server "${this.#server}" already asked ${MAX_UPSTREAM_QUESTIONS_PER_CALL} questions (elicitation or sampling) during this call, the most cordon passes on for one call. Answer the call with what you have.`,
+      );
+    }
+    call.asked++;
   }
 
   /** Passes a question on to `link`'s client, for as long as the upstream waits and a call of that client is in flight. */

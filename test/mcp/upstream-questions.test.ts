@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema, type Root } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { MAX_UPSTREAM_QUESTIONS_PER_CALL } from "../../src/mcp/upstream-questions.js";
 import { ensureBuilt } from "../cli/helpers.js";
 import { ASKING_COMMAND, type Connected, connectHttp, connectStdio, runCode, textOf } from "./helpers.js";
 
@@ -72,6 +73,19 @@ describe("upstream servers' questions in cordon mcp", () => {
     );
     expect(textOf(result)).toContain("decline: undefined");
     expect(mcp.questions[0]).toBe('The MCP server "ask" asks: \\u{202E}evil\\u{1B}[2K');
+  });
+
+  it("an upstream that keeps asking during one call is refused past the per-call cap, and the person is asked no more", async () => {
+    mcp = await connectStdio(["--upstream", ASKING], () => ({ action: "accept", content: { answer: "y" } }));
+    const result = await runCode(
+      mcp.client,
+      `return await tools.ask__ask_many({ count: ${MAX_UPSTREAM_QUESTIONS_PER_CALL + 5} });`,
+    );
+    expect(textOf(result)).toContain(`answered ${MAX_UPSTREAM_QUESTIONS_PER_CALL}; then:`);
+    expect(textOf(result)).toContain(
+      `already asked ${MAX_UPSTREAM_QUESTIONS_PER_CALL} questions (elicitation or sampling) during this call`,
+    );
+    expect(mcp.questions).toHaveLength(MAX_UPSTREAM_QUESTIONS_PER_CALL);
   });
 
   it("a client without elicitation: the upstream's question is refused with a clear error the code sees", async () => {
