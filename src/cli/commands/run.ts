@@ -4,7 +4,8 @@
  * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
  */
 
-import { createCodeMode } from "../../codemode/code-mode.js";
+import { type CodeMode, createCodeMode } from "../../codemode/code-mode.js";
+import { resolveLimits, sandboxLimitsOf } from "../../codemode/limits.js";
 import { Dispatcher } from "../../dispatch/dispatcher.js";
 import { Toolset } from "../../tools/toolset.js";
 import { checkCheckpointTarget } from "../checkpoint-file.js";
@@ -64,20 +65,32 @@ export async function run(input: ParsedCommand): Promise<number> {
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
 
   const code = await readCode(source, process.stdin);
-  const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
+  const limits = timeoutMs === undefined ? {} : { timeoutMs };
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
-  // Pausing: no handler decides, so every gated call (and every question) pauses the run.
-  const approval = pausing
-    ? undefined
-    : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
-  const cm = createCodeMode({
-    tools,
-    environment,
-    dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
-    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
-    ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
-    typecheck,
-  });
+  // The sandbox (a process, in the default environment) starts while the tools module loads.
+  environment.prepare?.(sandboxLimitsOf(resolveLimits(limits)));
+  let tools: Toolset;
+  let approval: ReturnType<typeof terminalApproval> | undefined;
+  let cm: CodeMode;
+  try {
+    tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
+    // Pausing: no handler decides, so every gated call (and every question) pauses the run.
+    approval = pausing
+      ? undefined
+      : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
+    cm = createCodeMode({
+      tools,
+      environment,
+      dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
+      limits,
+      ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
+      typecheck,
+    });
+  } catch (error) {
+    approval?.close();
+    await environment.close();
+    throw error;
+  }
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);
