@@ -4,10 +4,9 @@
  * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
  */
 
-import { type CodeMode, createCodeMode } from "../../codemode/code-mode.js";
+import type { CodeMode } from "../../codemode/code-mode.js";
 import { resolveLimits, sandboxLimitsOf } from "../../codemode/limits.js";
-import { Dispatcher } from "../../dispatch/dispatcher.js";
-import { Toolset } from "../../tools/toolset.js";
+import type { Toolset } from "../../tools/toolset.js";
 import { checkCheckpointTarget } from "../checkpoint-file.js";
 import { loadCheckpointKey } from "../checkpoint-key.js";
 import { CliUsageError } from "../cli-error.js";
@@ -20,13 +19,11 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
-import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
-import { reportRun } from "../report-run.js";
 import { RUN_APPROVE_CHOICES } from "../run-approve.js";
 import { styleFor } from "../style.js";
-import { terminalApproval } from "../terminal-approval.js";
+import type { terminalApproval } from "../terminal-approval.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 
 /** The largest --timeout, in ms (a day). */
@@ -69,6 +66,21 @@ export async function run(input: ParsedCommand): Promise<number> {
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
   // The sandbox (a process, in the default environment) starts while the tools module loads.
   environment.prepare?.(sandboxLimitsOf(resolveLimits(limits)));
+  // What loads the tools and runs the code is imported now, while the sandbox process starts.
+  const [codeMode, dispatch, toolset, loadTools, report, terminal] = await Promise.all([
+    import("../../codemode/code-mode.js"),
+    import("../../dispatch/dispatcher.js"),
+    import("../../tools/toolset.js"),
+    import("../load-tools.js"),
+    import("../report-run.js"),
+    import("../terminal-approval.js"),
+  ]);
+  const { createCodeMode } = codeMode;
+  const { Dispatcher } = dispatch;
+  const { Toolset } = toolset;
+  const { loadToolsShowingProgress } = loadTools;
+  const { reportRun } = report;
+  const { terminalApproval } = terminal;
   let tools: Toolset;
   let approval: ReturnType<typeof terminalApproval> | undefined;
   let cm: CodeMode;
