@@ -14,11 +14,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { cordonVersion } from "../version.js";
+import { cordonCacheDir } from "./cache-dir.js";
 
 /** Bumped when what the cache holds changes shape, so that older entries are not read. */
 const CACHE_FORMAT = 1;
@@ -36,8 +36,8 @@ interface Manifest {
 
 /** The cache directory of compiled tools modules: $XDG_CACHE_HOME/cordon/tools, else ~/.cache/cordon/tools. */
 export function toolsCacheDir(env: NodeJS.ProcessEnv): string | undefined {
-  const base = env.XDG_CACHE_HOME || (homedir() ? join(homedir(), ".cache") : "");
-  return base ? join(base, "cordon", "tools") : undefined;
+  const base = cordonCacheDir(env);
+  return base === undefined ? undefined : join(base, "tools");
 }
 
 /**
