@@ -20,7 +20,6 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
 import { PROTOCOL_VERSION } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
 import { cordonVersion } from "../../src/version.js";
@@ -122,6 +121,7 @@ async function assembleRootfs(root: string): Promise<void> {
   for (const file of ["package.json", "isolated-vm.js", "out/isolated_vm.node"]) {
     place(join(addonDir, file), target, file, 0o644);
   }
+  const { build } = await import("esbuild");
   const bundle = await build({
     entryPoints: [hostMainEntry()],
     bundle: true,

@@ -5,7 +5,8 @@
  * are. A dropped connection ends the runs that were on it; the next run connects again.
  */
 
-import WebSocket from "ws";
+import { createRequire } from "node:module";
+import type WebSocket from "ws";
 import {
   type Environment,
   MAX_MESSAGE_BYTES,
@@ -65,7 +66,9 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
 
   const connect = (): Promise<WireConnection> =>
     new Promise<WireConnection>((resolve, reject) => {
-      const ws = new WebSocket(url, {
+      // ws is loaded on the first connection: importing cordon does not pay for it.
+      const WebSocketClass = createRequire(import.meta.url)("ws") as typeof WebSocket;
+      const ws = new WebSocketClass(url, {
         headers: { authorization: `Bearer ${options.token}` },
         maxPayload: MAX_MESSAGE_BYTES + 1,
         handshakeTimeout: connectTimeoutMs,
@@ -93,7 +96,7 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
       const connection = new WireConnection(
         {
           write: (line) => {
-            if (ws.readyState === WebSocket.OPEN) ws.send(line);
+            if (ws.readyState === ws.OPEN) ws.send(line);
           },
         },
         {

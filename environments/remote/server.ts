@@ -8,9 +8,10 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import {
   clampLimits,
   type Environment,
@@ -167,7 +168,9 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
   };
 
   const sockets = new Set<WebSocket>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES + 1 });
+  // ws is loaded when a server starts: importing cordon does not pay for it.
+  const wsPackage = createRequire(import.meta.url)("ws") as { WebSocketServer: typeof WebSocketServer };
+  const wss = new wsPackage.WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES + 1 });
   // Without the token nothing is said about what serves here, not even that it takes WebSockets.
   const server: Server = createServer((_request, response) => {
     response.writeHead(401, { "content-type": "text/plain" }).end("unauthorized");

@@ -153,6 +153,10 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
       const first = await placeSandbox(limits, placement);
       return new PlacedSandbox(first, () => placeSandbox(limits, { ...placement, alone: true }));
     },
+    prepare(limits: SandboxLimits): void {
+      if (settingsOfProcesses.warmLimits === undefined) settingsOfProcesses.warmLimits = { ...limits };
+      pool.warm();
+    },
     close: () => pool.close(),
   };
 }

@@ -108,6 +108,11 @@ export class ProcessPool {
     }
   }
 
+  /** Starts processes until `size` are starting or ready, ahead of the first placement. */
+  warm(): void {
+    this.#fill();
+  }
+
   /** Kills every process (their runs end as cancelled) and starts no more. */
   async close(): Promise<void> {
     this.#closed = true;

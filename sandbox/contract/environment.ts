@@ -285,6 +285,11 @@ export interface Environment {
   readonly isolation: string;
   /** Opens a new sandbox, for `options.tenant` when given. */
   open(limits: SandboxLimits, options?: OpenOptions): Promise<Sandbox>;
+  /**
+   * Optional: starts now what opening a sandbox with these limits will need (a process, say), so that the
+   * first `open` waits less. A caller that knows a run is coming calls it while it gets other things ready.
+   */
+  prepare?(limits: SandboxLimits): void;
   /** Frees what the environment holds (pools, processes, connections). */
   close(): Promise<void>;
 }

@@ -7,9 +7,9 @@
  * unwrapped. The endpoint rate-limits automated use; production agents should prefer a keyed backend.
  */
 import { type AnyNode, type Element, hasChildren, isTag, isText } from "domhandler";
-import { parseDocument } from "htmlparser2";
 import { ToolError } from "../errors.js";
 import type { Tool } from "../tools/types.js";
+import { htmlParser } from "./html-parser.js";
 import { ServiceClient } from "./service-http.js";
 import {
   type SearchOptions,
@@ -138,7 +138,7 @@ function targetOf(href: string | undefined): string | undefined {
 
 /** Reads the results of DuckDuckGo's HTML result page, ads left out. */
 export function parseDuckDuckGo(html: string): SearchResult[] {
-  const document = parseDocument(html, { lowerCaseTags: true, decodeEntities: true });
+  const document = htmlParser().parseDocument(html, { lowerCaseTags: true, decodeEntities: true });
   const results: SearchResult[] = [];
   const seen = new Set<string>();
   for (const block of findAll(

@@ -14,7 +14,7 @@
  * guess would lose content silently, while a navigation bar that slips through costs a few lines.
  */
 import { type AnyNode, type Element, hasChildren, isTag, isText } from "domhandler";
-import { parseDocument } from "htmlparser2";
+import { htmlParser } from "./html-parser.js";
 import { toMarkdown } from "./markdown.js";
 import { capNesting } from "./nesting.js";
 import type { PageImage } from "./page.js";
@@ -249,7 +249,7 @@ function collectImages(found: Survey, base: string): PageImage[] {
 
 /** Converts an HTML page fetched from `pageUrl`: title, images, and the main content as Markdown. */
 export function convertHtml(html: string, pageUrl: string): ConvertedHtml {
-  const document = parseDocument(capNesting(html), {
+  const document = htmlParser().parseDocument(capNesting(html), {
     lowerCaseTags: true,
     lowerCaseAttributeNames: true,
     decodeEntities: true,

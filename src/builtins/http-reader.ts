@@ -4,7 +4,7 @@
  */
 import type { LookupFunction } from "node:net";
 import type { ConnectionOptions } from "node:tls";
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { untilAborted } from "../dispatch/abort.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { ToolError, UserError } from "../errors.js";
@@ -14,6 +14,7 @@ import { convertHtml } from "./html.js";
 import type { Page, PageReader, ReadOptions } from "./page.js";
 import { TtlCache } from "./page-cache.js";
 import { BlockedAddressError, HostGuard } from "./ssrf-guard.js";
+import { createAgent } from "./undici-agent.js";
 import { formatBytes } from "./util.js";
 
 /** Default time for one whole read (every redirect hop and the body), in milliseconds. */
@@ -118,7 +119,7 @@ export class HttpReader implements PageReader {
       ...(options.allowHosts ? { allowHosts: options.allowHosts } : {}),
       allowPrivate: options.allowPrivate === true,
     });
-    this.#agent = new Agent({
+    this.#agent = createAgent({
       connect: {
         ...options.tls,
         timeout: Math.min(timeout, 10_000),

@@ -9,7 +9,7 @@
  * together with everything inside it, so no hidden or raw-text element can lose its tag and spill its
  * contents into the page's text.
  */
-import { Tokenizer } from "htmlparser2";
+import { htmlParser } from "./html-parser.js";
 
 /** Elements nested deeper than this are left out of a page, with their contents. */
 export const MAX_HTML_DEPTH = 256;
@@ -108,7 +108,7 @@ export function capNesting(html: string, maxDepth: number = MAX_HTML_DEPTH): str
     }
   };
   const noop = () => {};
-  const tokenizer = new Tokenizer(
+  const tokenizer = new (htmlParser().Tokenizer)(
     { xmlMode: false, decodeEntities: false },
     {
       onopentagname(start, endIndex) {

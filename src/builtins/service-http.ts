@@ -3,10 +3,11 @@
  * a capped body, and failures as messages the model can read. The service's address comes from the
  * host's configuration, never from the model, so the SSRF guard does not apply here.
  */
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { formatDuration } from "../dispatch/failures.js";
 import { ToolError, UserError } from "../errors.js";
 import { readCapped } from "./body.js";
+import { createAgent } from "./undici-agent.js";
 
 /** The largest service response read, in bytes. */
 export const MAX_SERVICE_RESPONSE_BYTES = 4_000_000;
@@ -19,7 +20,7 @@ export interface ServiceResponse {
 
 /** A keep-alive connection pool to one service, safe for concurrent requests. */
 export class ServiceClient {
-  readonly #agent = new Agent({ connections: 16 });
+  readonly #agent: Agent = createAgent({ connections: 16 });
   readonly #base: URL;
   readonly #service: string;
   readonly #timeout: number;

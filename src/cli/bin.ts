@@ -1,12 +1,19 @@
 #!/usr/bin/env node
 /**
- * The `cordon` executable. isolated-vm needs Node to run with `--no-node-snapshot`; when this process
- * was started without it, the same command is run again in a child Node that has it, with the same
- * standard streams, and its exit code (or signal) becomes this process's.
+ * The `cordon` executable. isolated-vm needs Node to run with `--no-node-snapshot`, but only a process
+ * that hosts isolates itself: the default environment hosts them in sandbox-host child processes, which
+ * get the flag when they are started. So this process runs the command as it is, unless the command asks
+ * for isolates in this very process (`--env inprocess`) and Node was started without the flag: then the
+ * same command is run again in a child Node that has it, with the same standard streams, and its exit
+ * code (or signal) becomes this process's. (Node without its start-up snapshot also starts slower.)
  */
 
 import { spawn } from "node:child_process";
+import module from "node:module";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cordonCacheDir } from "./cache-dir.js";
+import { hostsIsolatesHere } from "./isolates-here.js";
 
 const FLAG = "--no-node-snapshot";
 
@@ -14,17 +21,28 @@ function hasFlag(): boolean {
   return process.execArgv.includes(FLAG) || (process.env.NODE_OPTIONS ?? "").split(/\s+/).includes(FLAG);
 }
 
-if (hasFlag()) {
+const argv = process.argv.slice(2);
+
+/** Node 22.8+ keeps V8's compiled code of the modules it loads in a folder, for the next start. */
+type WithCompileCache = { enableCompileCache?: (directory?: string) => unknown };
+
+if (hasFlag() || !hostsIsolatesHere(argv)) {
+  const cache = cordonCacheDir(process.env);
+  // Compiling cordon's modules is much of a command's start; older Nodes have no such cache.
+  if (cache !== undefined)
+    (module as WithCompileCache).enableCompileCache?.(join(cache, "node-compile-cache"));
   const { main } = await import("./main.js");
-  const code = await main(process.argv.slice(2));
+  const code = await main(argv);
   process.exitCode = code;
   // Anything still open (a pool's timers, a closed stdin) must not keep a finished command alive.
   setTimeout(() => process.exit(code), 2_000).unref();
 } else {
   const child = spawn(
     process.execPath,
-    [FLAG, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: "inherit" },
+    [FLAG, ...process.execArgv, fileURLToPath(import.meta.url), ...argv],
+    {
+      stdio: "inherit",
+    },
   );
   // The child is in the same process group: a Ctrl-C reaches it directly. Other signals are passed on.
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {

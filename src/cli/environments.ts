@@ -11,6 +11,7 @@ import {
   sandboxHostEnvironment,
 } from "../environments.js";
 import { CliUsageError } from "./cli-error.js";
+import { IN_PROCESS_ENVIRONMENT } from "./isolates-here.js";
 
 /** What an environment's factory is told about how it will be used. */
 export interface EnvironmentUse {
@@ -33,7 +34,7 @@ export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
     description: "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment()",
     create: ({ oneShot }) => sandboxHostEnvironment(oneShot ? { processes: 1 } : {}),
   },
-  inprocess: {
+  [IN_PROCESS_ENVIRONMENT]: {
     description:
       "isolated-vm isolates in cordon's own process: faster, for trusted code (isolateEnvironment)",
     create: () => isolateEnvironment(),

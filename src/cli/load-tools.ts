@@ -1,18 +1,19 @@
 /**
  * Loads a tools module: a .ts or .js file whose default export is a Toolset or an array of tools.
- * TypeScript is loaded without a build step, through tsx (esbuild underneath), scoped to the module and
- * what it imports.
+ * TypeScript needs no build step: the module is compiled once into the user's cache and imported from
+ * there (`compiled-tools.ts`); one that must run where it is goes through tsx (esbuild underneath),
+ * scoped to the module and what it imports.
  */
 
 import { existsSync, statSync } from "node:fs";
 import { register } from "node:module";
 import { extname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { register as registerTsx } from "tsx/esm/api";
 import { messageOf } from "../errors.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
 import { CliUsageError } from "./cli-error.js";
+import { compiledToolsModule, toolsCacheDir } from "./compiled-tools.js";
 import type { Progress } from "./progress.js";
 
 /** The file extensions a tools module may have. */
@@ -46,7 +47,11 @@ export async function loadToolsModule(path: string): Promise<AnyTool[]> {
   }
   let loaded: unknown;
   try {
-    loaded = await loader()(pathToFileURL(file).href, import.meta.url);
+    const compiled = await compiledToolsModule(file, cordonTargets(), toolsCacheDir(process.env));
+    loaded =
+      compiled === undefined
+        ? await (await loader())(pathToFileURL(file).href, import.meta.url)
+        : await import(compiled);
   } catch (error) {
     throw new CliUsageError(`--tools ${path}: the module failed to load: ${messageOf(error)}`);
   }
@@ -104,16 +109,23 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/** tsx's import scoped to tools modules, with `cordon` pinned to this copy; set up once per process. */
-function loader(): (specifier: string, parent: string) => Promise<unknown> {
-  if (importScoped) return importScoped;
-  const api = registerTsx({ namespace: "cordon-tools" });
+/** The URLs of this copy's package entry points, by specifier (none when running from the sources). */
+function cordonTargets(): Record<string, string> {
   const targets: Record<string, string> = {};
   for (const [specifier, entry] of Object.entries(CORDON_ENTRIES)) {
     // From dist/src/cli/ the package's front doors are two levels up; from the sources they do not exist.
     const url = new URL(`../../${entry}`, import.meta.url);
     if (existsSync(fileURLToPath(url))) targets[specifier] = url.href;
   }
+  return targets;
+}
+
+/** tsx's import scoped to tools modules, with `cordon` pinned to this copy; set up once per process. */
+async function loader(): Promise<(specifier: string, parent: string) => Promise<unknown>> {
+  if (importScoped) return importScoped;
+  const { register: registerTsx } = await import("tsx/esm/api");
+  const api = registerTsx({ namespace: "cordon-tools" });
+  const targets = cordonTargets();
   // Registered after tsx, so it runs first (hooks run last-registered first).
   if (Object.keys(targets).length > 0) {
     register(new URL("./cordon-resolve-hook.js", import.meta.url), { data: { targets } });

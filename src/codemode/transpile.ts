@@ -5,12 +5,13 @@
  *
  * Source that already is plain JavaScript (it parses with acorn as the body of an async function, and
  * has no `<` ... `>` that TypeScript could read as type arguments) skips esbuild: it runs as written,
- * so its positions need no map. esbuild runs as a service process, and even `1 + 1` costs a round trip.
+ * so its positions need no map. esbuild runs as a service process, and even `1 + 1` costs a round trip;
+ * its module is loaded on the first code that needs it.
  */
 
 import type { Node, Program, Statement, Token } from "acorn";
 import { Parser, parse, tokTypes } from "acorn";
-import { type Message, stop as stopEsbuild, transform } from "esbuild";
+import type { Message } from "esbuild";
 import { within } from "../dispatch/abort.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
@@ -331,6 +332,7 @@ const SERVICE_GONE = /The service (is no longer running|was stopped)/;
  * crash on one run's code must not break the runs after it).
  */
 async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: string; map: string }> {
+  const { stop: stopEsbuild, transform } = await import("esbuild");
   for (let attempt = 1; ; attempt++) {
     try {
       // A late answer after the deadline is dropped.

@@ -3,8 +3,9 @@
  * JSON Schema the model sees and a `validate` function that coerces and checks raw arguments.
  */
 
-import { Ajv, type Options as AjvOptions, type ErrorObject, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type { Ajv, Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
+import type { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { type ArgumentIssue, messageOf, UserError } from "../errors.js";
 import { prepareArguments } from "./coerce.js";
@@ -324,13 +325,18 @@ const FORMATS: Record<string, RegExp> = {
   ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
 };
 
-// One Ajv per dialect, created on first use: a new instance costs ~10 ms, a compile well under 1 ms.
+// One Ajv per dialect, created on first use: a new instance costs ~10 ms, a compile well under 1 ms. Ajv
+// itself is loaded then too: most tools are zod schemas, and loading Ajv costs more than an instance.
 const ajvInstances = new Map<"2020-12" | "draft-07", Ajv | Ajv2020>();
 
 function ajvFor(dialect: "2020-12" | "draft-07"): Ajv | Ajv2020 {
   let ajv = ajvInstances.get(dialect);
   if (ajv === undefined) {
-    ajv = dialect === "2020-12" ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+    const require = createRequire(import.meta.url);
+    ajv =
+      dialect === "2020-12"
+        ? new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020(AJV_OPTIONS)
+        : new (require("ajv") as typeof import("ajv")).Ajv(AJV_OPTIONS);
     for (const [name, pattern] of Object.entries(FORMATS)) ajv.addFormat(name, pattern);
     ajvInstances.set(dialect, ajv);
   }

@@ -117,6 +117,40 @@ describe("cordon run", () => {
     expect(JSON.parse(stdout).status).toBe("timeout");
   });
 
+  it("starts the sandbox process while the tools module loads (Linux: read from /proc)", async () => {
+    // At its top level the module counts the sandbox-host processes this process has started so far.
+    const tools = scratchFile(
+      "sandbox-count.ts",
+      `import { readdirSync, readFileSync } from "node:fs";
+import { tool } from "cordon";
+const children = readdirSync("/proc/self/task").flatMap((task) =>
+  readFileSync(\`/proc/self/task/\${task}/children\`, "utf8").split(" ").filter(Boolean),
+);
+const hosts = children.filter((pid) => readFileSync(\`/proc/\${pid}/cmdline\`, "utf8").includes("sandbox-host"));
+export default [tool({ name: "hosts", description: "Sandbox processes seen.", input: { type: "object", properties: {} }, run: () => hosts.length })];
+`,
+    );
+    const { code, stdout } = await cordon(["run", "-", "--tools", tools, "--json"], {
+      input: "return await tools.hosts({});",
+    });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toBe(1);
+  });
+
+  it("runs in the Node it was started with: only --env inprocess starts Node again with --no-node-snapshot", async () => {
+    const tools = scratchFile(
+      "node-flags.ts",
+      `import { tool } from "cordon";
+export default [tool({ name: "flags", description: "This process's Node flags.", input: { type: "object", properties: {} }, run: () => process.execArgv })];
+`,
+    );
+    const input = "return await tools.flags({});";
+    const byDefault = await cordon(["run", "-", "--tools", tools, "--json"], { input });
+    expect(JSON.parse(byDefault.stdout).value).not.toContain("--no-node-snapshot");
+    const inProcess = await cordon(["run", "-", "--tools", tools, "--json", "--env", "inprocess"], { input });
+    expect(JSON.parse(inProcess.stdout).value).toContain("--no-node-snapshot");
+  });
+
   it("--env inprocess runs in cordon's own process (the executable starts Node with --no-node-snapshot)", async () => {
     const { code, stdout } = await cordon(["run", "-", "--tools", NOTES, "--env", "inprocess", "--json"], {
       input: "return (await tools.list_notes()).length;",

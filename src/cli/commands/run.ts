@@ -4,9 +4,9 @@
  * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
  */
 
-import { createCodeMode } from "../../codemode/code-mode.js";
-import { Dispatcher } from "../../dispatch/dispatcher.js";
-import { Toolset } from "../../tools/toolset.js";
+import type { CodeMode } from "../../codemode/code-mode.js";
+import { resolveLimits, sandboxLimitsOf } from "../../codemode/limits.js";
+import type { Toolset } from "../../tools/toolset.js";
 import { checkCheckpointTarget } from "../checkpoint-file.js";
 import { loadCheckpointKey } from "../checkpoint-key.js";
 import { CliUsageError } from "../cli-error.js";
@@ -19,13 +19,11 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
-import { loadToolsShowingProgress } from "../load-tools.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
-import { reportRun } from "../report-run.js";
 import { RUN_APPROVE_CHOICES } from "../run-approve.js";
 import { styleFor } from "../style.js";
-import { terminalApproval } from "../terminal-approval.js";
+import type { terminalApproval } from "../terminal-approval.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 
 /** The largest --timeout, in ms (a day). */
@@ -64,20 +62,47 @@ export async function run(input: ParsedCommand): Promise<number> {
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
 
   const code = await readCode(source, process.stdin);
-  const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
+  const limits = timeoutMs === undefined ? {} : { timeoutMs };
   const environment = createEnvironment(envName, { oneShot: true, env: process.env });
-  // Pausing: no handler decides, so every gated call (and every question) pauses the run.
-  const approval = pausing
-    ? undefined
-    : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
-  const cm = createCodeMode({
-    tools,
-    environment,
-    dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
-    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
-    ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
-    typecheck,
-  });
+  // The sandbox (a process, in the default environment) starts while the tools module loads.
+  environment.prepare?.(sandboxLimitsOf(resolveLimits(limits)));
+  // What loads the tools and runs the code is imported now, while the sandbox process starts.
+  const [codeMode, dispatch, toolset, loadTools, report, terminal] = await Promise.all([
+    import("../../codemode/code-mode.js"),
+    import("../../dispatch/dispatcher.js"),
+    import("../../tools/toolset.js"),
+    import("../load-tools.js"),
+    import("../report-run.js"),
+    import("../terminal-approval.js"),
+  ]);
+  const { createCodeMode } = codeMode;
+  const { Dispatcher } = dispatch;
+  const { Toolset } = toolset;
+  const { loadToolsShowingProgress } = loadTools;
+  const { reportRun } = report;
+  const { terminalApproval } = terminal;
+  let tools: Toolset;
+  let approval: ReturnType<typeof terminalApproval> | undefined;
+  let cm: CodeMode;
+  try {
+    tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
+    // Pausing: no handler decides, so every gated call (and every question) pauses the run.
+    approval = pausing
+      ? undefined
+      : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
+    cm = createCodeMode({
+      tools,
+      environment,
+      dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
+      limits,
+      ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
+      typecheck,
+    });
+  } catch (error) {
+    approval?.close();
+    await environment.close();
+    throw error;
+  }
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);

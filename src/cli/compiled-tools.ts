@@ -1,0 +1,190 @@
+/**
+ * A tools module compiled once into a plain ES module in the user's cache, so that later commands import
+ * it directly: no TypeScript loader, whose module hooks run in a thread of their own that every later
+ * import of the process would go through, and no esbuild either while the sources stay the same.
+ *
+ * esbuild bundles the module with its own files (TypeScript or JavaScript); every package it imports
+ * stays an import, of the very file Node would load from the module's place (`cordon` and its subpaths
+ * of the copy that runs the command). A module this cannot reproduce faithfully (CommonJS, `require`,
+ * `import.meta`, `__dirname`, a build warning or error) is left to the TypeScript loader, which runs it
+ * where it is; that answer is cached too.
+ */
+
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { isBuiltin } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Plugin } from "esbuild";
+import { cordonVersion } from "../version.js";
+import { cordonCacheDir } from "./cache-dir.js";
+
+/** Bumped when what the cache holds changes shape, so that older entries are not read. */
+const CACHE_FORMAT = 1;
+
+/** What is known about one tools module: its compiled copy, or that the loader must run it as it is. */
+interface Manifest {
+  format: number;
+  /** The files the module is made of, with the SHA-256 of each one's content. */
+  inputs: [path: string, sha256: string][];
+  /** The package files the compiled copy imports: it is stale once one of them is gone. */
+  externals: string[];
+  /** The compiled copy's file name in the cache directory; absent when the loader must run the module. */
+  output?: string;
+}
+
+/** The cache directory of compiled tools modules: $XDG_CACHE_HOME/cordon/tools, else ~/.cache/cordon/tools. */
+export function toolsCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const base = cordonCacheDir(env);
+  return base === undefined ? undefined : join(base, "tools");
+}
+
+/**
+ * The URL of a compiled copy of the tools module `file` (an absolute path), compiled now unless the cache
+ * has one for the sources as they are; undefined when the module must be run where it is by the loader
+ * (or there is no cache directory). `cordon` maps the package's specifiers to this copy's entry URLs.
+ */
+export async function compiledToolsModule(
+  file: string,
+  cordon: Readonly<Record<string, string>>,
+  cacheDir: string | undefined,
+): Promise<string | undefined> {
+  if (cacheDir === undefined || /\.c[jt]s$/.test(file)) return undefined;
+  const key = sha256(JSON.stringify([CACHE_FORMAT, cordonVersion(), process.version, file, cordon])).slice(
+    0,
+    32,
+  );
+  const manifestFile = join(cacheDir, `${key}.json`);
+  const cached = await readManifest(manifestFile);
+  if (cached && (await isCurrent(cached))) {
+    return cached.output === undefined ? undefined : pathToFileURL(join(cacheDir, cached.output)).href;
+  }
+  try {
+    const manifest = await compile(file, cordon, cacheDir, key);
+    if (cached?.output !== undefined && cached.output !== manifest.output) {
+      await rm(join(cacheDir, cached.output), { force: true });
+    }
+    await writeAtomically(manifestFile, JSON.stringify(manifest));
+    return manifest.output === undefined ? undefined : pathToFileURL(join(cacheDir, manifest.output)).href;
+  } catch {
+    // No cache (a read-only home, a full disk): the loader runs the module as before.
+    return undefined;
+  }
+}
+
+async function readManifest(path: string): Promise<Manifest | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(path, "utf8")) as Manifest;
+    return manifest.format === CACHE_FORMAT ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when every source still has the content it was compiled from and every imported package file is there. */
+async function isCurrent(manifest: Manifest): Promise<boolean> {
+  for (const [path, hash] of manifest.inputs) {
+    try {
+      if (sha256(await readFile(path)) !== hash) return false;
+    } catch {
+      return false;
+    }
+  }
+  return manifest.externals.every((path) => existsSync(path));
+}
+
+/** Output that runs differently from a copy than from the module's own place. */
+const PLACE_BOUND = /\bimport\.meta\b|\b__require\b|\b__dirname\b|\b__filename\b/;
+
+async function compile(
+  file: string,
+  cordon: Readonly<Record<string, string>>,
+  cacheDir: string,
+  key: string,
+): Promise<Manifest> {
+  const { build } = await import("esbuild");
+  const externals = new Set<string>();
+  const result = await build({
+    entryPoints: [file],
+    bundle: true,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    target: `node${process.versions.node.split(".")[0]}`,
+    // Node's own conditions and fields: esbuild would also try `module`, which Node never reads.
+    conditions: [],
+    mainFields: ["main"],
+    sourcemap: "inline",
+    sourcesContent: false,
+    logLevel: "silent",
+    absWorkingDir: dirname(file),
+    plugins: [packagesWhereNodeFindsThem(cordon, externals)],
+  }).catch(() => undefined);
+  const inputs = result ? Object.keys(result.metafile.inputs) : [file];
+  const manifest: Manifest = {
+    format: CACHE_FORMAT,
+    inputs: await Promise.all(
+      inputs.map(async (input): Promise<[string, string]> => {
+        const path = join(dirname(file), input);
+        return [path, sha256(await readFile(path))];
+      }),
+    ),
+    externals: [...externals],
+  };
+  const text = result?.outputFiles[0]?.text;
+  const faithful =
+    result !== undefined &&
+    result.warnings.length === 0 &&
+    Object.values(result.metafile.inputs).every((input) => input.format !== "cjs") &&
+    text !== undefined &&
+    !PLACE_BOUND.test(text);
+  if (!faithful) return manifest;
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
+  const output = `${key}.${sha256(text).slice(0, 16)}.mjs`;
+  await writeAtomically(join(cacheDir, output), text);
+  return { ...manifest, output };
+}
+
+/**
+ * Leaves every package import an import, of the file Node would load for it from the importing file's
+ * place (esbuild's resolver, with Node's conditions), so the compiled copy may live anywhere.
+ */
+function packagesWhereNodeFindsThem(
+  cordon: Readonly<Record<string, string>>,
+  externals: Set<string>,
+): Plugin {
+  return {
+    name: "cordon-packages",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === "inner" || args.kind === "entry-point") return undefined;
+        const pinned = Object.hasOwn(cordon, args.path) ? cordon[args.path] : undefined;
+        if (pinned !== undefined) return { path: pinned, external: true };
+        if (isBuiltin(args.path)) return { path: args.path, external: true };
+        const found = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: "inner",
+        });
+        if (found.errors.length > 0 || found.external || !found.path) return { errors: found.errors };
+        externals.add(found.path);
+        return { path: pathToFileURL(found.path).href, external: true };
+      });
+    },
+  };
+}
+
+function sha256(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** Writes through a temporary file and a rename, so a reader never sees half a file. */
+async function writeAtomically(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text, { mode: 0o600 });
+  await rename(temporary, path);
+}

@@ -1,0 +1,107 @@
+// The real cordon command with a cache directory of its own: a tools module is compiled once into the
+// cache and imported from there while its sources stay the same; one that must run where it is goes
+// through the TypeScript loader; packages come from where Node finds them from the module's place.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cordon, ensureBuilt } from "./helpers.js";
+
+let scratch: string;
+let cache: string;
+let toolsCache: string;
+
+beforeAll(() => {
+  ensureBuilt();
+  scratch = mkdtempSync(join(tmpdir(), "cordon-compiled-"));
+  cache = join(scratch, "cache");
+  toolsCache = join(cache, "cordon", "tools");
+});
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Writes the files of a tools module's folder (paths relative to it); returns the folder. */
+function moduleFolder(name: string, files: Record<string, string>): string {
+  const folder = join(scratch, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(folder, path, ".."), { recursive: true });
+    writeFileSync(join(folder, path), text);
+  }
+  return folder;
+}
+
+/** A tools module with one tool, `value`, that returns `expression` (plain JSON Schema input). */
+const toolsReturning = (expression: string, header = "") =>
+  `import { tool } from "cordon";\n${header}\nexport default [tool({ name: "value", description: "The value.", input: { type: "object", properties: {} }, run: () => ${expression} })];\n`;
+
+async function valueFrom(toolsFile: string): Promise<unknown> {
+  const { code, stdout, stderr } = await cordon(["run", "-", "--tools", toolsFile, "--json"], {
+    input: "return await tools.value({});",
+    env: { XDG_CACHE_HOME: cache },
+  });
+  expect(code, stderr).toBe(0);
+  return JSON.parse(stdout).value;
+}
+
+const cached = (extension: string) => readdirSync(toolsCache).filter((name) => name.endsWith(extension));
+
+describe("tools modules compiled into the cache", () => {
+  it("is compiled once with the files it imports; the next run imports the copy; an edit compiles it again", async () => {
+    const folder = moduleFolder("edited", {
+      "tools.ts": toolsReturning("word", 'import { word } from "./data.ts";'),
+      "data.ts": 'const first: string = "one";\nexport const word = first;\n',
+    });
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe("one");
+    const [copy] = cached(".mjs");
+    expect(cached(".mjs")).toHaveLength(1);
+    const [manifest] = cached(".json");
+    const inputs = (JSON.parse(readFileSync(join(toolsCache, manifest!), "utf8")) as { inputs: string[][] })
+      .inputs;
+    expect(inputs.map(([path]) => path).sort()).toEqual([join(folder, "data.ts"), join(folder, "tools.ts")]);
+    const compiledAt = statSync(join(toolsCache, copy!)).mtimeMs;
+
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe("one");
+    expect(cached(".mjs")).toEqual([copy]);
+    expect(statSync(join(toolsCache, copy!)).mtimeMs).toBe(compiledAt);
+
+    writeFileSync(join(folder, "data.ts"), 'const first: string = "two";\nexport const word = first;\n');
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe("two");
+    expect(cached(".mjs")).toHaveLength(1);
+    expect(cached(".mjs")).not.toEqual([copy]);
+  });
+
+  it("a module that reads import.meta runs where it is, through the TypeScript loader, with no copy", async () => {
+    rmSync(cache, { recursive: true, force: true });
+    const folder = moduleFolder("placed", {
+      // tsx runs a .ts file as CommonJS outside a "type": "module" package, and cordon is ESM only.
+      "package.json": JSON.stringify({ type: "module" }),
+      "tools.ts": toolsReturning(
+        "basename(dirname(fileURLToPath(import.meta.url)))",
+        'import { basename, dirname } from "node:path";\nimport { fileURLToPath } from "node:url";',
+      ),
+    });
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe(basename(folder));
+    expect(cached(".json")).toHaveLength(1);
+    expect(cached(".mjs")).toEqual([]);
+  });
+
+  it("a package is imported from the file Node loads for it from the module's place (its import condition)", async () => {
+    const folder = moduleFolder("packaged", {
+      "tools.ts": toolsReturning("flavour", 'import { flavour } from "flavoured";'),
+      "node_modules/flavoured/package.json": JSON.stringify({
+        name: "flavoured",
+        exports: { module: "./module.mjs", import: "./import.mjs", default: "./default.cjs" },
+      }),
+      "node_modules/flavoured/module.mjs": 'export const flavour = "module";\n',
+      "node_modules/flavoured/import.mjs": 'export const flavour = "import";\n',
+      "node_modules/flavoured/default.cjs": 'exports.flavour = "default";\n',
+    });
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe("import");
+    const copies = cached(".mjs").map((name) => readFileSync(join(toolsCache, name), "utf8"));
+    expect(copies.some((text) => text.includes(join(folder, "node_modules/flavoured/import.mjs")))).toBe(
+      true,
+    );
+  });
+});
