@@ -20,6 +20,7 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
+import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
 import { reportRun } from "../report-run.js";
@@ -62,6 +63,15 @@ export async function run(input: ParsedCommand): Promise<number> {
     });
   }
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
+  const observedFile = stringOption(input, "observed-types") || undefined;
+  const observedTypes =
+    observedFile === undefined
+      ? undefined
+      : await readObservedTypesFile(observedFile, "empty", {
+          code: source === "-" ? undefined : source,
+          "--tools": toolsPath,
+          "--checkpoint": checkpointFile,
+        });
 
   const code = await readCode(source, process.stdin);
   const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
@@ -77,7 +87,15 @@ export async function run(input: ParsedCommand): Promise<number> {
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
     ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
     typecheck,
+    ...(observedTypes === undefined ? {} : { observedTypes }),
   });
+  // The types learnt in this run go back to the file, whatever the run's outcome.
+  const saver =
+    observedFile === undefined
+      ? undefined
+      : observedTypesSaver(observedFile, cm.observedTypes, (line) =>
+          process.stderr.write(`${errStyle.yellow("cordon run:")} ${line}\n`),
+        );
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);
@@ -104,6 +122,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     progress.clear();
     process.off("SIGINT", onInterrupt);
     approval?.close();
+    await saver?.save();
     await cm.close();
   }
 }
