@@ -175,13 +175,12 @@ export class CodeHost {
   /** Declarations of the tools matching `query` (search_tools). */
   search(query: string, limit?: number): string {
     const generation = this.#generation;
-    generation.index ??= createToolIndex(generation.snapshot.tools, {
-      observedReturns: (name) => {
-        const type = generation.cm.observedTypeOf(name);
-        return type && renderObservedType(type);
-      },
-    });
-    return searchTools(generation.snapshot.tools, query, limit, generation.index);
+    const observedReturns = (name: string) => {
+      const type = generation.cm.observedTypeOf(name);
+      return type && renderObservedType(type);
+    };
+    generation.index ??= createToolIndex(generation.snapshot.tools, { observedReturns });
+    return searchTools(generation.snapshot.tools, query, limit, generation.index, observedReturns);
   }
 
   /**
