@@ -4,6 +4,8 @@
  * out; shown in the declarations only once `refreshDeclarations()` makes them again.
  */
 
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
@@ -12,6 +14,9 @@ import {
   type CodeMode,
   codeMode,
   Dispatcher,
+  MAX_OBSERVED_TOOLS,
+  OBSERVE_EVERY_NTH_RESULT,
+  OBSERVE_FIRST_RESULTS,
   OBSERVED_RETURNS_PREFIX,
   ObservedTypes,
   renderObservedType,
@@ -252,5 +257,19 @@ describe("in the default sandbox-host environment", () => {
     expect(run.status).toBe("ok");
     expect(run.value).toBe(2);
     expect(shown(cm, "get_note")).toBe("{ id: number; text: string; tags?: string[] }");
+  });
+});
+
+describe("the documentation", () => {
+  it("states the sampling and the bound as the code has them", () => {
+    const root = join(import.meta.dirname, "../..");
+    const readme = readFileSync(join(root, "README.md"), "utf8");
+    expect(readme).toContain(
+      `A tool's first ${OBSERVE_FIRST_RESULTS} results are all observed, then one in ${OBSERVE_EVERY_NTH_RESULT}`,
+    );
+    const guide = readFileSync(join(root, "docs/code-mode.md"), "utf8");
+    expect(guide).toContain(`a tool's first ${OBSERVE_FIRST_RESULTS} results (\`OBSERVE_FIRST_RESULTS\`)`);
+    expect(guide).toContain(`then one in ${OBSERVE_EVERY_NTH_RESULT}`);
+    expect(guide).toContain(`${MAX_OBSERVED_TOOLS.toLocaleString("en-US")} tools (\`MAX_OBSERVED_TOOLS\`)`);
   });
 });
