@@ -15,6 +15,12 @@ import { CliUsageError } from "./cli-error.js";
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
 export const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
 
+/** The store a --observed-types file holds, and whether the file was there. */
+export interface ObservedTypesFile {
+  store: ObservedTypes;
+  existed: boolean;
+}
+
 /**
  * The store in `path`. A file that does not exist is an empty store when `missing` is `"empty"` (the
  * commands that write it: their first run makes it), and a {@link CliUsageError} when it is `"error"`.
@@ -27,7 +33,7 @@ export async function readObservedTypesFile(
   missing: "empty" | "error",
   /** The command's other files, by option name: the observed types must not overwrite one. */
   others: Readonly<Record<string, string | undefined>> = {},
-): Promise<ObservedTypes> {
+): Promise<ObservedTypesFile> {
   const option = `--observed-types ${path}`;
   for (const [other, file] of Object.entries(others)) {
     if (file !== undefined && resolve(file) === resolve(path)) {
@@ -55,7 +61,7 @@ export async function readObservedTypesFile(
         `${option}: the folder ${dirname(path)} does not exist. Create it, or give a file in a folder that does.`,
       );
     }
-    return new ObservedTypes();
+    return { store: new ObservedTypes(), existed: false };
   }
   if (info.isDirectory()) {
     throw new CliUsageError(
@@ -80,7 +86,7 @@ export async function readObservedTypesFile(
     throw new CliUsageError(`${option} is not JSON (${messageOf(error)}). ${remedy}`);
   }
   try {
-    return ObservedTypes.fromJSON(json);
+    return { store: ObservedTypes.fromJSON(json), existed: true };
   } catch (error) {
     throw new CliUsageError(`${option}: ${messageOf(error)}`);
   }
@@ -105,15 +111,16 @@ export interface ObservedTypesSaver {
 }
 
 /**
- * A saver of `store` to `path`. A write that fails is reported to `report` (with what to do; once, until
- * a write works again), never thrown: losing learnt types must not fail the command's own work.
+ * A saver of a file's store to its `path`; its first save makes a file that did not exist, even with
+ * nothing learnt. A write that fails is reported to `report` (with what to do; once, until a write works
+ * again), never thrown: losing learnt types must not fail the command's own work.
  */
 export function observedTypesSaver(
   path: string,
-  store: ObservedTypes,
+  { store, existed }: ObservedTypesFile,
   report: (line: string) => void,
 ): ObservedTypesSaver {
-  let written = store.changes;
+  let written = existed ? store.changes : -1;
   let failing = false;
   let writing: Promise<void> = Promise.resolve();
   const save = (): Promise<void> => {

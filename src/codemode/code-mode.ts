@@ -134,8 +134,9 @@ export interface CodeModeOptions {
   resolveTypeScript?: TypeScriptResolver;
   /**
    * Whether code mode learns the shape of the results of tools without an output schema (and without
-   * `observeResults: false`): each successful call through the dispatcher, from code or direct, is merged
-   * into the tool's observed type, which the declarations show as `Returns (observed): <type>`. A hint,
+   * `observeResults: false`): successful calls through the dispatcher, from code or direct, are merged
+   * into the tool's observed type (a tool's first results all, then a sample), which declarations made
+   * from then on (see {@link CodeMode.refreshDeclarations}) show as `Returns (observed): <type>`. A hint,
    * never a validation. Default true.
    */
   observeResults?: boolean;

@@ -64,6 +64,18 @@ describe("cordon run and cordon types with --observed-types", () => {
     expect(Object.keys(JSON.parse(types.stdout).observed).sort()).toEqual(["get_note", "list_notes"]);
   });
 
+  it("a run that learns nothing still makes the file, so that cordon types can read it", async () => {
+    const empty = join(dir, "empty.json");
+    const run = await cordon(["run", "-", "--tools", NOTES, "--observed-types", empty], {
+      input: "return 1",
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(readFileSync(empty, "utf8")).tools).toEqual({});
+    const types = await cordon(["types", "--tools", NOTES, "--observed-types", empty, "--json"]);
+    expect(types.code).toBe(0);
+    expect(JSON.parse(types.stdout).observed).toEqual({});
+  });
+
   it("a file that is not JSON, or not observed types, is a usage error saying what to do; nothing runs", async () => {
     const notJson = join(dir, "broken.json");
     writeFileSync(notJson, "{ not json");

@@ -80,14 +80,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   const version = cordonVersion();
 
   const observedFile = stringOption(input, "observed-types") || undefined;
-  const observedTypes =
+  const observed =
     observedFile === undefined
       ? undefined
       : await readObservedTypesFile(observedFile, "empty", { "--tools": toolsPath });
   const saver =
-    observedFile === undefined || observedTypes === undefined
+    observedFile === undefined || observed === undefined
       ? undefined
-      : observedTypesSaver(observedFile, observedTypes, log);
+      : observedTypesSaver(observedFile, observed, log);
 
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
@@ -111,7 +111,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       log,
       typecheck,
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
-      ...(observedTypes === undefined ? {} : { observedTypes }),
+      ...(observed === undefined ? {} : { observedTypes: observed.store }),
       ...(saver === undefined ? {} : { afterRun: () => void saver.save() }),
     });
   } catch (error) {

@@ -64,7 +64,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
   const observedFile = stringOption(input, "observed-types") || undefined;
-  const observedTypes =
+  const observed =
     observedFile === undefined
       ? undefined
       : await readObservedTypesFile(observedFile, "empty", {
@@ -87,13 +87,13 @@ export async function run(input: ParsedCommand): Promise<number> {
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
     ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
     typecheck,
-    ...(observedTypes === undefined ? {} : { observedTypes }),
+    ...(observed === undefined ? {} : { observedTypes: observed.store }),
   });
   // The types learnt in this run go back to the file, whatever the run's outcome.
   const saver =
-    observedFile === undefined
+    observedFile === undefined || observed === undefined
       ? undefined
-      : observedTypesSaver(observedFile, cm.observedTypes, (line) =>
+      : observedTypesSaver(observedFile, observed, (line) =>
           process.stderr.write(`${errStyle.yellow("cordon run:")} ${line}\n`),
         );
   const interrupt = new AbortController();

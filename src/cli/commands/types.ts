@@ -29,7 +29,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const observedFile = stringOption(input, "observed-types") || undefined;
   const progress = progressOn(process.stderr);
   const observedTypes =
-    observedFile === undefined ? undefined : await readObservedTypesFile(observedFile, "error");
+    observedFile === undefined ? undefined : (await readObservedTypesFile(observedFile, "error")).store;
   const tools = await loadToolsShowingProgress(toolsPath, progress);
   // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
