@@ -142,6 +142,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...TIMEOUT,
         description: `${TIMEOUT.description} Give the --timeout the run paused with: a checkpoint is bound to its limits.`,
       },
+      OBSERVED_TYPES,
     ],
     positionals: { min: 1, max: 1 },
     examples: [

@@ -129,6 +129,46 @@ describe("cordon run and cordon types with --observed-types", () => {
   });
 });
 
+describe("cordon resume with --observed-types", () => {
+  it("the run that paused and the run that resumed both add what they learnt", async () => {
+    const file = join(dir, "paused-types.json");
+    const checkpoint = join(dir, "run.ckpt");
+    const env = {
+      CORDON_TEST_EFFECTS: join(dir, "effects"),
+      CORDON_CHECKPOINT_KEY: "a test key for cordon checkpoints, 32+ bytes",
+      XDG_CONFIG_HOME: join(dir, "config"),
+    };
+    const tools = "test/cli/fixtures/pause-tools.ts";
+    const code =
+      'await tools.append({ line: "before" }); return await tools.send({ to: "ann", body: "hi" });';
+    const paused = await cordon(
+      [
+        "run",
+        "-",
+        "--tools",
+        tools,
+        "--approve",
+        "pause",
+        "--checkpoint",
+        checkpoint,
+        "--observed-types",
+        file,
+      ],
+      { input: code, env },
+    );
+    expect(paused.code).toBe(3);
+    expect(Object.keys(JSON.parse(readFileSync(file, "utf8")).tools)).toEqual(["append"]);
+    const resumed = await cordon(
+      ["resume", checkpoint, "--tools", tools, "--approve", "all", "--observed-types", file],
+      {
+        env,
+      },
+    );
+    expect(resumed.code).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(file, "utf8")).tools).sort()).toEqual(["append", "send"]);
+  }, 60_000);
+});
+
 describe("cordon mcp with --observed-types", () => {
   const file = join(dir, "mcp-types.json");
 
