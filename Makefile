@@ -92,6 +92,7 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/typecheck.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts
 
 ## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry)
 bench-peers: build

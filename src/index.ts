@@ -101,6 +101,16 @@ export {
   toolIndexText,
 } from "./codemode/discovery/index-text.js";
 export {
+  MAX_OBSERVED_TOOL_NAME_CHARS,
+  MAX_OBSERVED_TOOLS,
+  OBSERVE_EVERY_NTH_RESULT,
+  OBSERVE_FIRST_RESULTS,
+  OBSERVED_TYPES_FORMAT,
+  OBSERVED_TYPES_VERSION,
+  ObservedTypes,
+  type ObservedTypesJson,
+} from "./codemode/discovery/observed-store.js";
+export {
   MAX_OBSERVED_ARRAY_SAMPLES,
   MAX_OBSERVED_DEPTH,
   MAX_OBSERVED_KEY_CHARS,
@@ -130,6 +140,7 @@ export {
 } from "./codemode/discovery/tool-index.js";
 export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/journal.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
+export { observesResults } from "./codemode/observed-results.js";
 export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
 export {
   type CallRecord,
@@ -182,6 +193,7 @@ export type {
   FailureKind,
   OpenRunOptions,
   PersonPolicy,
+  ResultObserver,
   RunCallOptions,
   RunCallOutcome,
   RunSummary,

@@ -49,6 +49,15 @@ const TYPECHECK: OptionSpec = {
     "Type-check the code against the tools' declarations before it runs (needs the typescript package, version 5): block runs nothing when it has a type error, report runs it anyway and reports the errors, off does not check (the default).",
 };
 
+/** `--observed-types <file>` for the commands that run code and learn result types as they go. */
+const OBSERVED_TYPES: OptionSpec = {
+  name: "observed-types",
+  type: "string",
+  placeholder: "<file>",
+  description:
+    "A JSON file of the result types learnt from the tools' results (tools without an output schema): read at the start, made when it does not exist, and written again after runs with what was learnt. cordon types --observed-types shows them.",
+};
+
 const JSON_OUTPUT: OptionSpec = { name: "json", type: "boolean", description: "Print JSON instead of text." };
 
 function approve(asks: string): OptionSpec {
@@ -99,6 +108,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       TIMEOUT,
       TYPECHECK,
+      OBSERVED_TYPES,
     ],
     positionals: { min: 1, max: 1 },
     examples: [
@@ -132,6 +142,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         ...TIMEOUT,
         description: `${TIMEOUT.description} Give the --timeout the run paused with: a checkpoint is bound to its limits.`,
       },
+      OBSERVED_TYPES,
     ],
     positionals: { min: 1, max: 1 },
     examples: [
@@ -160,8 +171,19 @@ export const COMMANDS: readonly CommandSpec[] = [
     usage: ["types --tools <module> [options]"],
     details: [
       "Prints the TypeScript declarations of `tools` that code mode shows the model, then the full instructions (the system-prompt text, which quotes the declarations, the rules and the limits).",
+      "With --observed-types <file> (written by cordon run or cordon mcp with the same option), a tool without an output schema whose results were seen gets `Returns (observed): <type>` in its JSDoc: the type learnt from those results, a hint (its signature still returns unknown).",
     ],
-    options: [TOOLS, ENV, TIMEOUT, JSON_OUTPUT],
+    options: [
+      TOOLS,
+      ENV,
+      TIMEOUT,
+      JSON_OUTPUT,
+      {
+        ...OBSERVED_TYPES,
+        description:
+          "The file of learnt result types that cordon run or cordon mcp wrote with --observed-types: show them in the declarations.",
+      },
+    ],
     positionals: { min: 0, max: 0 },
     examples: ["cordon types --tools examples/shop/tools.ts"],
     load: () => import("./commands/types.js"),
@@ -238,6 +260,10 @@ export const COMMANDS: readonly CommandSpec[] = [
           "Also offer search_tools, and list only tool names in run_code's description: auto does so when the declarations are too long (default).",
       },
       TYPECHECK,
+      {
+        ...OBSERVED_TYPES,
+        description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again.`,
+      },
     ],
     positionals: { min: 0, max: 0 },
     examples: [

@@ -12,8 +12,11 @@ import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, dige
 import type { CheckpointStore } from "./checkpoint-store.js";
 import { toolDeclarations } from "./declarations.js";
 import { declaredToolsOf } from "./declared-tools.js";
+import type { ObservedTypes } from "./discovery/observed-store.js";
+import type { ObservedType } from "./discovery/observed-types.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
+import { observeResultsOf } from "./observed-results.js";
 import {
   type CheckpointInfo,
   type CheckpointSummary,
@@ -129,6 +132,19 @@ export interface CodeModeOptions {
    * cordon's own location. For hosts that keep TypeScript elsewhere.
    */
   resolveTypeScript?: TypeScriptResolver;
+  /**
+   * Whether code mode learns the shape of the results of tools without an output schema (and without
+   * `observeResults: false`): successful calls through the dispatcher, from code or direct, are merged
+   * into the tool's observed type (a tool's first results all, then a sample), which declarations made
+   * from then on (see {@link CodeMode.refreshDeclarations}) show as `Returns (observed): <type>`. A hint,
+   * never a validation. Default true.
+   */
+  observeResults?: boolean;
+  /**
+   * Where the learnt result types are kept: give a store to share them between code modes or to keep
+   * them between processes (`ObservedTypes.fromJSON(saved)`, then `toJSON()` to save). Default: a new one.
+   */
+  observedTypes?: ObservedTypes;
 }
 
 /** What {@link CodeMode.resume} is given besides the checkpoint. */
@@ -188,6 +204,21 @@ export interface CodeMode {
    * `CheckpointRefused` as `resume` rejects.
    */
   inspect(checkpoint: string): CheckpointSummary;
+  /** The learnt result types (see `CodeModeOptions.observeResults`), for saving or sharing. */
+  readonly observedTypes: ObservedTypes;
+  /**
+   * The observed result type of a tool (by its name, or its name in code), when it is observed and has
+   * one: what `Returns (observed): ...` shows, rendered by `renderObservedType`.
+   */
+  observedTypeOf(toolName: string): ObservedType | undefined;
+  /**
+   * Makes the declarations again with the result types learnt so far, so that `declarations`,
+   * `instructions` and the run_code tool's description show `Returns (observed): <type>` for the tools
+   * that have one. They never change otherwise: what a model was given stays the same for as long as a
+   * conversation wants its prompt cached. Call it between conversations (or when a changed prompt is
+   * fine). Returns whether they changed.
+   */
+  refreshDeclarations(): boolean;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -235,7 +266,9 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
   }
   const dispatcher = options.dispatcher ?? new Dispatcher(toolset);
   const { identifiers, declared: declaredTools } = declaredToolsOf(toolset);
-  const declarations = toolDeclarations(declaredTools);
+  // Learnt result types: recorded from every successful call; shown only when declarations are made.
+  const observed = observeResultsOf(options, toolset, dispatcher, identifiers);
+  const declarations = toolDeclarations(observed.declare(declaredTools));
   // Started now, so the checker is warm by the first run.
   const checker =
     typecheck === "off"
@@ -307,6 +340,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     // own clock, which stops while a call waits for a person (an approval, or a waitsForHuman tool).
     retries: 0,
     timeout: Number.POSITIVE_INFINITY,
+    // Its result is a run's report, whatever the code returned: no type to learn.
+    observeResults: false,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
     run: async (args, ctx) => {
       const result = await run(args.code, {
@@ -324,10 +359,16 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     },
   });
 
+  let instructions = codeModeInstructions(facts);
+  observed.start();
   return {
     tool: runCodeTool,
-    declarations,
-    instructions: codeModeInstructions(facts),
+    get declarations() {
+      return facts.declarations;
+    },
+    get instructions() {
+      return instructions;
+    },
     limits,
     run,
     async resume(checkpoint, resumeOptions = {}) {
@@ -360,9 +401,20 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       const result = await this.resume(call.paused.checkpoint, resumeOptions);
       return callResult(call, result, name, limits.maxOutputChars, started);
     },
+    observedTypes: observed.store,
+    observedTypeOf: observed.typeOf,
+    refreshDeclarations() {
+      const made = toolDeclarations(observed.declare(declaredTools));
+      if (made === facts.declarations) return false;
+      facts.declarations = made;
+      instructions = codeModeInstructions(facts);
+      (runCodeTool as { description: string }).description = toolDescription(facts);
+      return true;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      observed.stop();
       await checker?.close();
       await sessions.close();
       await environment.close();

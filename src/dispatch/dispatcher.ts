@@ -21,6 +21,7 @@ import type {
   DispatchRun,
   OpenRunOptions,
   PersonPolicy,
+  ResultObserver,
   RunCallOptions,
   RunCallOutcome,
   ToolCall,
@@ -62,6 +63,7 @@ export class Dispatcher<Deps = unknown> {
         positive(options.approvalTimeoutMs, "approvalTimeoutMs") ?? DEFAULT_APPROVAL_TIMEOUT_MS,
       render: options.render,
       policies: options.policies ?? [],
+      resultObservers: [],
     };
     this.#tracing = options.tracing === false ? undefined : new Tracing(options.tracing ?? {});
   }
@@ -284,6 +286,22 @@ export class Dispatcher<Deps = unknown> {
       keepsValue,
       ...(person ? { person } : {}),
     });
+  }
+
+  /**
+   * Tells `observer` of every call of this dispatcher that succeeds, direct calls and calls from code
+   * alike: once per call (after its last attempt), with the tool and its raw value, before the result is
+   * handed on. Code mode learns observed result types this way. Returns a function that stops it.
+   */
+  observeResults(observer: ResultObserver): () => void {
+    if (typeof observer !== "function") {
+      throw new UserError("observeResults(observer) takes a function (tool, value) => void.");
+    }
+    const settings = this.#settings;
+    settings.resultObservers = [...settings.resultObservers, observer];
+    return () => {
+      settings.resultObservers = settings.resultObservers.filter((o) => o !== observer);
+    };
   }
 
   /** How long a call may wait for a person's decision, in ms (the `approvalTimeoutMs` option). */

@@ -8,7 +8,7 @@ import { renderValue } from "./render.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { CallScope } from "./scope.js";
 import { truncateOutput } from "./truncate.js";
-import type { CallFailure, ToolResult } from "./types.js";
+import type { CallFailure, ResultObserver, ToolResult } from "./types.js";
 
 type AttemptOutcome = { ok: true; value: unknown; ctx: RunContext } | { ok: false; error: unknown };
 
@@ -291,6 +291,8 @@ function succeed(
   const max = tool.options.maxOutputChars ?? scope.settings.maxOutputChars;
   const { text, truncated } = truncateOutput(rendered, max);
   const durationMs = performance.now() - started;
+  const observers = scope.settings.resultObservers;
+  if (observers.length > 0) tellResultObservers(observers, tool, value);
   if (scope.keepsValue) {
     scope.value = value;
     scope.valueJson = asJson ? rendered : undefined;
@@ -320,6 +322,16 @@ function succeed(
   if (!truncated) result.value = value;
   if (scope.parentCallId !== undefined) result.parentCallId = scope.parentCallId;
   return result;
+}
+
+function tellResultObservers(observers: readonly ResultObserver[], tool: AnyTool, value: unknown): void {
+  for (const observe of observers) {
+    try {
+      observe(tool, value);
+    } catch {
+      // An observer's failure must not change what happens to the call.
+    }
+  }
 }
 
 /** The result of a call whose value a person gave (a resumed question): the tool is not run. */

@@ -1,7 +1,7 @@
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import { type Turn, TurnContext } from "./turn.js";
-import type { ApprovalHandler, DispatchEvent, PersonPolicy } from "./types.js";
+import type { ApprovalHandler, DispatchEvent, PersonPolicy, ResultObserver } from "./types.js";
 
 /** The dispatcher's options with their defaults applied. */
 export interface Settings {
@@ -14,6 +14,8 @@ export interface Settings {
   approvalTimeoutMs: number;
   render: ToolRenderer | undefined;
   policies: readonly ToolPolicy[];
+  /** Told of every successful call's value; replaced, never changed in place, when one is added or removed. */
+  resultObservers: readonly ResultObserver[];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { BudgetExceeded, RunCancelled } from "../errors.js";
 import type { Budget } from "../tools/budget.js";
-import type { RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { AnyTool, RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import type { TracingOptions } from "../tracing/options.js";
 import type { PausedWork } from "./paused-work.js";
 
@@ -23,6 +23,12 @@ export type FailureKind =
   | "limit"
   /** The call needs a person, and its run pauses instead of waiting (see `RunCallOptions.person`). */
   | "paused";
+
+/**
+ * Told of each successful call's raw value (see `Dispatcher.observeResults`): the tool that returned it
+ * and the value. It must not change the value; what it throws is ignored.
+ */
+export type ResultObserver = (tool: AnyTool, value: unknown) => void;
 
 /** The failure part of a result. */
 export interface CallFailure {

@@ -7,6 +7,8 @@
 import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
+import type { ObservedTypes } from "../codemode/discovery/observed-store.js";
+import { renderObservedType } from "../codemode/discovery/observed-types.js";
 import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
@@ -68,6 +70,14 @@ export interface CodeHostOptions {
   typecheck?: TypeCheckMode;
   /** Where to report a catalog change that could not be taken up. */
   log?: (line: string) => void;
+  /**
+   * Where the result types learnt from the tools' results are kept (see `CodeModeOptions.observedTypes`),
+   * shared by every code mode the host makes: run_code's description shows those known when the tools
+   * last changed, search_tools the latest.
+   */
+  observedTypes?: ObservedTypes;
+  /** Told after each run_code call has ended (for example to save what `observedTypes` learnt). */
+  afterRun?: () => void;
 }
 
 interface Generation {
@@ -179,8 +189,12 @@ export class CodeHost {
   /** Declarations of the tools matching `query` (search_tools). */
   search(query: string, limit?: number): string {
     const generation = this.#generation;
-    generation.index ??= createToolIndex(generation.snapshot.tools);
-    return searchTools(generation.snapshot.tools, query, limit, generation.index);
+    const observedReturns = (name: string) => {
+      const type = generation.cm.observedTypeOf(name);
+      return type && renderObservedType(type);
+    };
+    generation.index ??= createToolIndex(generation.snapshot.tools, { observedReturns });
+    return searchTools(generation.snapshot.tools, query, limit, generation.index, observedReturns);
   }
 
   /**
@@ -189,11 +203,19 @@ export class CodeHost {
    * failed result (`ok: false`) whose output is the whole report. With a `link`, the calls the code makes
    * go to it as progress, its console lines as log messages, and the upstream tools it calls find it.
    */
-  runCode(args: unknown, options: RunCodeOptions): Promise<ToolResult> {
+  async runCode(args: unknown, options: RunCodeOptions): Promise<ToolResult> {
     const { link } = options;
-    return link
-      ? withRunConsole(link, () => this.#runCode(args, options, link))
-      : this.#runCode(args, options);
+    try {
+      return await (link
+        ? withRunConsole(link, () => this.#runCode(args, options, link))
+        : this.#runCode(args, options));
+    } finally {
+      try {
+        this.#options.afterRun?.();
+      } catch {
+        // What the host does after a run must not change the run's result.
+      }
+    }
   }
 
   async #runCode(args: unknown, options: RunCodeOptions, link?: ClientLink): Promise<ToolResult> {
@@ -282,6 +304,7 @@ export class CodeHost {
       tools: snapshot.tools,
       environment: this.#environment,
       declarationsIn: "instructions",
+      ...(this.#options.observedTypes ? { observedTypes: this.#options.observedTypes } : {}),
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });

@@ -4,6 +4,7 @@
  */
 
 import { sanitizeToolName, toolDeclarations } from "../codemode/declarations.js";
+import { withObservedReturns } from "../codemode/discovery/tool-declaration.js";
 import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
@@ -59,13 +60,15 @@ export function namesOnlyDeclarations(tools: Toolset): string {
 /**
  * Declarations of the tools that best match `query`, best first, ranked by the same search engine as code
  * mode's discovery (pass the catalog's index when it is kept between searches); a sentence when nothing
- * matches.
+ * matches. `observedReturns` gives a tool's learnt result type (by its name, rendered), shown as
+ * `Returns (observed): ...` for a tool without an output schema.
  */
 export function searchTools(
   tools: Toolset,
   query: string,
   limit = DEFAULT_SEARCH_LIMIT,
   index: ToolIndex = createToolIndex(tools),
+  observedReturns?: (toolName: string) => string | undefined,
 ): string {
   const count = Number.isFinite(limit)
     ? Math.max(1, Math.min(MAX_SEARCH_LIMIT, Math.floor(limit)))
@@ -76,13 +79,18 @@ export function searchTools(
     .filter((tool) => tool !== undefined);
   if (found.length === 0) return noMatch(query, index);
   return toolDeclarations(
-    found.map((tool) => ({
-      name: sanitizeToolName(tool.name),
-      description: tool.description,
-      parameters: tool.looseParameters ?? tool.parameters,
-      outputSchema: tool.outputSchema,
-      readOnly: tool.options.readOnly,
-    })),
+    found.map((tool) =>
+      withObservedReturns(
+        {
+          name: sanitizeToolName(tool.name),
+          description: tool.description,
+          parameters: tool.looseParameters ?? tool.parameters,
+          outputSchema: tool.outputSchema,
+          readOnly: tool.options.readOnly,
+        },
+        observedReturns?.(tool.name),
+      ),
+    ),
   );
 }
 

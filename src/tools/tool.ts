@@ -46,6 +46,7 @@ const OPTION_KEYS = [
   "render",
   "readOnly",
   "copiesToSubagents",
+  "observeResults",
 ] as const satisfies readonly (keyof ToolOptions)[];
 
 const CONFIG_KEYS = new Set<string>(["name", "description", "input", "output", "run", ...OPTION_KEYS]);
@@ -161,7 +162,14 @@ export function checkOptions(name: string, options: unknown): void {
   if (!isObject(options)) throw new UserError(`Tool "${name}": options must be an object.`);
   const bad = (option: string, expected: string) =>
     new UserError(`Tool "${name}": ${option} must be ${expected}, got ${String(options[option])}.`);
-  for (const key of ["strict", "parallel", "readOnly", "copiesToSubagents", "waitsForHuman"]) {
+  for (const key of [
+    "strict",
+    "parallel",
+    "readOnly",
+    "copiesToSubagents",
+    "waitsForHuman",
+    "observeResults",
+  ]) {
     if (options[key] !== undefined && typeof options[key] !== "boolean") throw bad(key, "true or false");
   }
   if (options.retries !== undefined && !isNonNegativeInteger(options.retries)) {

@@ -100,6 +100,12 @@ export interface ToolOptions<Args = unknown> {
    * still shares with the original (clients, pools, closures), can be used by both at once.
    */
   copiesToSubagents?: boolean;
+  /**
+   * Whether code mode learns the shape of this tool's successful results (a hint shown as
+   * `Returns (observed): ...`, never a validation). Default true; only tools without an output schema are
+   * observed. `false` for a tool whose results vary too much to describe, or whose shape must not be shown.
+   */
+  observeResults?: boolean;
 }
 
 /** The outcome of checking arguments against a tool's input schema. */

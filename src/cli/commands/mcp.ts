@@ -31,6 +31,7 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsModule } from "../load-tools.js";
+import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
 
@@ -78,6 +79,16 @@ export async function run(input: ParsedCommand): Promise<number> {
   const log = (line: string) => process.stderr.write(`cordon mcp: ${line}\n`);
   const version = cordonVersion();
 
+  const observedFile = stringOption(input, "observed-types") || undefined;
+  const observed =
+    observedFile === undefined
+      ? undefined
+      : await readObservedTypesFile(observedFile, "empty", { "--tools": toolsPath });
+  const saver =
+    observedFile === undefined || observed === undefined
+      ? undefined
+      : observedTypesSaver(observedFile, observed, log);
+
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
   const upstreams = specs.map(
@@ -100,6 +111,8 @@ export async function run(input: ParsedCommand): Promise<number> {
       log,
       typecheck,
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+      ...(observed === undefined ? {} : { observedTypes: observed.store }),
+      ...(saver === undefined ? {} : { afterRun: () => void saver.save() }),
     });
   } catch (error) {
     await environment.close();
@@ -145,5 +158,6 @@ export async function run(input: ParsedCommand): Promise<number> {
   log("stopping");
   await close().catch(() => {});
   await host.close();
+  await saver?.save();
   return EXIT.ok;
 }

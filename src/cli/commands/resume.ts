@@ -33,6 +33,7 @@ import {
 import { decidePending } from "../decide-pending.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
+import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";
 import { reportRun } from "../report-run.js";
 import { type Style, styleFor } from "../style.js";
@@ -50,6 +51,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   const errStyle = styleFor(process.stderr);
 
   const text = await readCheckpointFile(checkpointFile);
+  const observedFile = stringOption(input, "observed-types") || undefined;
+  const observed =
+    observedFile === undefined
+      ? undefined
+      : await readObservedTypesFile(observedFile, "empty", {
+          "the checkpoint": checkpointFile,
+          "--tools": toolsPath,
+        });
   const { key } = await loadCheckpointKey(process.env);
   const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
   const approvalKeysOf = (name: string) => tools.get(name)?.options.approvalKeys;
@@ -62,6 +71,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     approval: "pause",
     checkpointKey: key,
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    ...(observed === undefined ? {} : { observedTypes: observed.store }),
     // Last before the run goes on, after every check: the file is claimed, so that it resumes once.
     onCheckpointUsed: async () => {
       try {
@@ -73,6 +83,13 @@ export async function run(input: ParsedCommand): Promise<number> {
       }
     },
   });
+  // The types learnt by the resumed run go back to the file, whatever its outcome.
+  const saver =
+    observedFile === undefined || observed === undefined
+      ? undefined
+      : observedTypesSaver(observedFile, observed, (line) =>
+          process.stderr.write(`${errStyle.yellow("cordon resume:")} ${line}\n`),
+        );
   try {
     let pending: PendingCall[];
     try {
@@ -133,6 +150,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     }
     return code;
   } finally {
+    await saver?.save();
     await cm.close();
     if (claimed) {
       process.stderr.write(

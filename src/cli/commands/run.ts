@@ -19,6 +19,7 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
+import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
 import { RUN_APPROVE_CHOICES } from "../run-approve.js";
@@ -60,6 +61,15 @@ export async function run(input: ParsedCommand): Promise<number> {
     });
   }
   const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
+  const observedFile = stringOption(input, "observed-types") || undefined;
+  const observed =
+    observedFile === undefined
+      ? undefined
+      : await readObservedTypesFile(observedFile, "empty", {
+          code: source === "-" ? undefined : source,
+          "--tools": toolsPath,
+          "--checkpoint": checkpointFile,
+        });
 
   const code = await readCode(source, process.stdin);
   const limits = timeoutMs === undefined ? {} : { timeoutMs };
@@ -97,12 +107,20 @@ export async function run(input: ParsedCommand): Promise<number> {
       limits,
       ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
       typecheck,
+      ...(observed === undefined ? {} : { observedTypes: observed.store }),
     });
   } catch (error) {
     approval?.close();
     await environment.close();
     throw error;
   }
+  // The types learnt in this run go back to the file, whatever the run's outcome.
+  const saver =
+    observedFile === undefined || observed === undefined
+      ? undefined
+      : observedTypesSaver(observedFile, observed, (line) =>
+          process.stderr.write(`${errStyle.yellow("cordon run:")} ${line}\n`),
+        );
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);
@@ -129,6 +147,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     progress.clear();
     process.off("SIGINT", onInterrupt);
     approval?.close();
+    await saver?.save();
     await cm.close();
   }
 }

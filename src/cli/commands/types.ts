@@ -1,6 +1,11 @@
-/** `cordon types --tools <module>`: the declarations and the instructions a model gets for the tools. */
+/**
+ * `cordon types --tools <module>`: the declarations and the instructions a model gets for the tools;
+ * with `--observed-types <file>`, with the result types learnt by earlier runs.
+ */
 
-import { createCodeMode } from "../../codemode/code-mode.js";
+import { type CodeMode, createCodeMode } from "../../codemode/code-mode.js";
+import { renderObservedType } from "../../codemode/discovery/observed-types.js";
+import type { AnyTool } from "../../tools/types.js";
 import { EXIT } from "../cli-error.js";
 import {
   flagOption,
@@ -11,6 +16,7 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
+import { readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";
 import { styleFor } from "../style.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
@@ -20,7 +26,10 @@ export async function run(input: ParsedCommand): Promise<number> {
   const toolsPath = requiredOption(input, "tools", "the module whose tools to declare");
   const json = flagOption(input, "json");
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
+  const observedFile = stringOption(input, "observed-types") || undefined;
   const progress = progressOn(process.stderr);
+  const observedTypes =
+    observedFile === undefined ? undefined : (await readObservedTypesFile(observedFile, "error")).store;
   const tools = await loadToolsShowingProgress(toolsPath, progress);
   // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
   const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
@@ -28,6 +37,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     tools,
     environment,
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    ...(observedTypes === undefined ? {} : { observedTypes }),
   });
   try {
     if (json) {
@@ -35,6 +45,7 @@ export async function run(input: ParsedCommand): Promise<number> {
         tool: { name: cm.tool.name, description: cm.tool.description, parameters: cm.tool.parameters },
         declarations: cm.declarations,
         instructions: cm.instructions,
+        ...(observedTypes === undefined ? {} : { observed: observedOf(cm, tools) }),
       };
       process.stdout.write(`${JSON.stringify(shown, null, 2)}\n`);
     } else {
@@ -48,4 +59,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   } finally {
     await cm.close();
   }
+}
+
+/** The observed result type of each tool that has one, rendered as the declarations show it. */
+function observedOf(cm: CodeMode, tools: readonly AnyTool[]): Record<string, string> {
+  return Object.fromEntries(
+    tools.flatMap(({ name }) => {
+      const type = cm.observedTypeOf(name);
+      return type === undefined ? [] : [[name, renderObservedType(type)]];
+    }),
+  );
 }

@@ -94,6 +94,8 @@ function typeOfValue(value: unknown, depth: number, budget: { left: number }): O
     default:
       return UNKNOWN;
   }
+  // A date reaches the code as its JSON: an ISO string.
+  if (value instanceof Date) return { string: true };
   if (depth >= MAX_OBSERVED_DEPTH || budget.left < 0) return UNKNOWN;
   if (Array.isArray(value)) {
     let element: ObservedType | undefined;

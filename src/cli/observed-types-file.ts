@@ -1,0 +1,146 @@
+/**
+ * The --observed-types file: the result types code mode learnt, kept between runs of the command
+ * (`cordon run` and `cordon mcp` write it, `cordon types` shows it). JSON as `ObservedTypes.toJSON()`
+ * gives it; replaced whole (written beside it, then renamed over it), so that a crash or a reader at
+ * the wrong moment never sees half of one. Several processes writing one file: the last write wins.
+ */
+
+import { randomBytes } from "node:crypto";
+import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { ObservedTypes } from "../codemode/discovery/observed-store.js";
+import { messageOf } from "../errors.js";
+import { CliUsageError } from "./cli-error.js";
+
+/** The largest file read as observed types, in bytes: far above what a full store writes. */
+export const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
+
+/** The store a --observed-types file holds, and whether the file was there. */
+export interface ObservedTypesFile {
+  store: ObservedTypes;
+  existed: boolean;
+}
+
+/**
+ * The store in `path`. A file that does not exist is an empty store when `missing` is `"empty"` (the
+ * commands that write it: their first run makes it), and a {@link CliUsageError} when it is `"error"`.
+ * Throws a CliUsageError saying what is wrong and what to do for a folder, an unreadable file, one that
+ * is not JSON or not a store of observed types, a folder to write it in that does not exist, or one of
+ * the command's `others` files.
+ */
+export async function readObservedTypesFile(
+  path: string,
+  missing: "empty" | "error",
+  /** The command's other files, by option name: the observed types must not overwrite one. */
+  others: Readonly<Record<string, string | undefined>> = {},
+): Promise<ObservedTypesFile> {
+  const option = `--observed-types ${path}`;
+  for (const [other, file] of Object.entries(others)) {
+    if (file !== undefined && resolve(file) === resolve(path)) {
+      throw new CliUsageError(
+        `${option} is also the ${other} file, which the observed types would overwrite: give another file, e.g. observed-types.json.`,
+      );
+    }
+  }
+  const remedy = "Give the file cordon run or cordon mcp wrote with --observed-types, or a new file name.";
+  const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
+  if (info instanceof Error) {
+    if (info.code !== "ENOENT") throw new CliUsageError(`${option}: cannot read it (${info.message}).`);
+    if (missing === "error") {
+      throw new CliUsageError(
+        `${option}: no such file. cordon run and cordon mcp write it when given --observed-types ${path}: run one of them first.`,
+      );
+    }
+    const folder = dirname(resolve(path));
+    const isFolder = await stat(folder).then(
+      (found) => found.isDirectory(),
+      () => false,
+    );
+    if (!isFolder) {
+      throw new CliUsageError(
+        `${option}: the folder ${dirname(path)} does not exist. Create it, or give a file in a folder that does.`,
+      );
+    }
+    return { store: new ObservedTypes(), existed: false };
+  }
+  if (info.isDirectory()) {
+    throw new CliUsageError(
+      `${option} is a folder: give a file name, e.g. ${join(path, "observed-types.json")}.`,
+    );
+  }
+  if (info.size > MAX_OBSERVED_TYPES_FILE_BYTES) {
+    throw new CliUsageError(
+      `${option} is ${info.size.toLocaleString("en-US")} bytes, more than the ${MAX_OBSERVED_TYPES_FILE_BYTES.toLocaleString("en-US")} a file of observed types may have. ${remedy}`,
+    );
+  }
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new CliUsageError(`${option}: cannot read it (${messageOf(error)}).`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CliUsageError(`${option} is not JSON (${messageOf(error)}). ${remedy}`);
+  }
+  try {
+    return { store: ObservedTypes.fromJSON(json), existed: true };
+  } catch (error) {
+    throw new CliUsageError(`${option}: ${messageOf(error)}`);
+  }
+}
+
+/** Writes `store` to `path`, replacing what was there in one step. */
+export async function writeObservedTypesFile(path: string, store: ObservedTypes): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    await writeFile(temporary, `${JSON.stringify(store)}\n`, { flag: "wx" });
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+}
+
+/** Writes a store to its file whenever it has changed since the last write, one write at a time. */
+export interface ObservedTypesSaver {
+  /** Writes the store if it changed since the last write; resolves once written (or reported). */
+  save(): Promise<void>;
+}
+
+/**
+ * A saver of a file's store to its `path`; its first save makes a file that did not exist, even with
+ * nothing learnt. A write that fails is reported to `report` (with what to do; once, until a write works
+ * again), never thrown: losing learnt types must not fail the command's own work.
+ */
+export function observedTypesSaver(
+  path: string,
+  { store, existed }: ObservedTypesFile,
+  report: (line: string) => void,
+): ObservedTypesSaver {
+  let written = existed ? store.changes : -1;
+  let failing = false;
+  let writing: Promise<void> = Promise.resolve();
+  const save = (): Promise<void> => {
+    writing = writing.then(async () => {
+      const changes = store.changes;
+      if (changes === written) return;
+      try {
+        await writeObservedTypesFile(path, store);
+        written = changes;
+        failing = false;
+      } catch (error) {
+        // Said once until a write works again, not at every save.
+        if (failing) return;
+        failing = true;
+        report(
+          `could not save the observed result types to ${path} (${messageOf(error)}); check that its folder is writable.`,
+        );
+      }
+    });
+    return writing;
+  };
+  return { save };
+}
