@@ -238,6 +238,8 @@ export class CodeHost {
       tools: snapshot.tools,
       environment: this.#environment,
       declarationsIn: "instructions",
+      // The server lists or searches its catalog itself (search_tools), from the declarations.
+      discovery: "inline",
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
