@@ -505,7 +505,7 @@ function pauseSettings(
  * repeated on every turn (bench/tokens.ts). It matches `cordon mcp`'s switch to search_tools at 24,000
  * characters of declarations.
  */
-export const DEFAULT_INLINE_BUDGET = 6_000;
+export const DEFAULT_INLINE_BUDGET = 2_000;
 
 /** What `tools.$search` and `tools.$describe` are for the type check (merged into `interface Tools`). */
 const CHECKED_DISCOVERY_DECLARATIONS = `interface ${CHECKED_TOOLS_INTERFACE} {
