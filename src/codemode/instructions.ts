@@ -30,11 +30,14 @@ export interface InstructionFacts {
 }
 
 /** What the index lists, as the sentence that introduces it says. */
-const INDEX_CONTENT: Record<ToolIndexText["detail"], string> = {
-  summaries: "each tool's name and what it does",
-  names: "each tool's name",
-  namespaces: "each namespace with how many tools it has",
-};
+function indexContent(index: ToolIndexText): string {
+  if (index.detail === "summaries") return "each tool's name and what it does";
+  if (index.detail === "names") return "each tool's name";
+  // The namespaces come with a few of their best-known tools when those fit (`, e.g. ...`).
+  return index.text.includes(", e.g. ")
+    ? "each namespace with how many tools it has and a few of them"
+    : "each namespace with how many tools it has";
+}
 
 /**
  * The two sentences and the example that explain discovery by search, with the numbers of this code
@@ -43,7 +46,7 @@ const INDEX_CONTENT: Record<ToolIndexText["detail"], string> = {
 export function discoverySentences(facts: InstructionFacts): string {
   const discovery = facts.discovery!;
   return [
-    `There are ${discovery.tools} tools, too many to declare here: below is ${INDEX_CONTENT[discovery.index.detail]}, and inside your code \`await tools.$search("words", { limit })\` returns the best matches (${DEFAULT_SEARCH_LIMIT} unless you ask for up to ${MAX_SEARCH_LIMIT}) as \`{ name, description, declaration }\`, declaration being the tool's TypeScript signature with its documentation, and \`await tools.$describe("name")\` returns one tool's declaration.`,
+    `There are ${discovery.tools} tools, too many to declare here: below is ${indexContent(discovery.index)}, and inside your code \`await tools.$search("words", { limit })\` returns the best matches (${DEFAULT_SEARCH_LIMIT} unless you ask for up to ${MAX_SEARCH_LIMIT}) as \`{ name, description, declaration }\`, declaration being the tool's TypeScript signature with its documentation, and \`await tools.$describe("name")\` returns one tool's declaration.`,
     `Searching and describing are not tool calls: they need no approval and do not count against the ${facts.limits.maxToolCalls} tool calls of a run.`,
     `For example, \`return (await tools.$search("refund an order")).map((m) => m.declaration)\`, then call the tools you found in your next run.`,
   ].join(" ");

@@ -61,7 +61,9 @@ describe("choosing how the model learns the tools", () => {
     expect(auto.discovery).toBe("search");
     expect(auto.tool.description).not.toContain(auto.declarations);
     // Even their names cost more than the budget: the index lists the namespaces, with their best-known tools.
-    expect(auto.tool.description).toContain("below is each namespace with how many tools it has,");
+    expect(auto.tool.description).toContain(
+      "below is each namespace with how many tools it has and a few of them,",
+    );
     expect(auto.tool.description).toMatch(/^shop \(22 tools\), e\.g\. shop__\w+, /m);
     const roomier = make({ tools, environment: isolateEnvironment(), inlineBudget: 20_000 });
     expect(roomier.discovery).toBe("search");
