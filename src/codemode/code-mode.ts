@@ -261,6 +261,8 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
   const { identifiers, declared: declaredTools } = declaredToolsOf(toolset);
   const declarations = toolDeclarations(declaredTools);
   const discovery = discoveryOf(options, declarations);
+  // $search and $describe both declare a tool through the index (`declareTool`, with the tool's observed
+  // result type when `observedReturns` gives one): the one place their declarations come from.
   const index =
     discovery.mode === "search"
       ? createToolIndex(toolset.names().map((real) => toolset.get(real)!))

@@ -280,7 +280,7 @@ for (const subject of subjects) {
         const found = await tools.$search("write a note", { limit: 2 });
         const declared = await tools.$describe("add");
         let unknown;
-        try { await tools.$describe("ad"); } catch (e) { unknown = [e.kind, e.message]; }
+        try { await tools.$describe("addd"); } catch (e) { unknown = [e.kind, e.message]; }
         let bad;
         try { await tools.$search("note", { limit: 0 }); } catch (e) { bad = e.kind; }
         const sum = await tools.add({ a: 1, b: 2 });
@@ -291,7 +291,7 @@ for (const subject of subjects) {
         declared: "/** Add. */\nadd(args: { a: number; b: number }): Promise<unknown>;",
         unknown: [
           "invalid_arguments",
-          expect.stringMatching(/^There is no tool named "ad"\. Close names: add/),
+          expect.stringMatching(/^There is no tool named "addd"\. Close names: add/),
         ],
         bad: "invalid_arguments",
         sum: 3,

@@ -1,5 +1,5 @@
 /**
- * The README's and docs/measurements.md's figures about discovery are kept in step: the numbers it
+ * The figures about discovery in README.md and docs/ are kept in step: the numbers it
  * repeats from code (the search limits, the default budget, the cap per run) and the token counts of the
  * big-catalog bench, computed again here the way bench/tokens.ts computes them.
  */
@@ -28,6 +28,11 @@ describe("the discovery figures in README.md and docs/measurements.md", () => {
     expect(readme).toContain(`\`inlineBudget\` tokens (default ${figure(DEFAULT_INLINE_BUDGET)})`);
     expect(readme).toContain(`A run may make ${MAX_DISCOVERY_CALLS} of them`);
     expect(measurements).toContain(`the default \`inlineBudget\` is ${figure(DEFAULT_INLINE_BUDGET)}`);
+    const codeModeGuide = read("docs/code-mode.md");
+    expect(codeModeGuide).toContain(`\`inlineBudget\` (${figure(DEFAULT_INLINE_BUDGET)} tokens by default)`);
+    expect(codeModeGuide).toContain(
+      `inline up to \`inlineBudget\`, ${figure(DEFAULT_INLINE_BUDGET)} tokens,`,
+    );
   });
 
   it("state the tokens the bench counts over the 340-tool catalog", async () => {
