@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../../environments/in-process/index.js";
+import { MAX_DISCOVERY_CALLS } from "../../../sandbox/contract/index.js";
 import {
   type CodeMode,
   type CodeModeOptions,
@@ -201,6 +202,24 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
       );
       // Only the calls that reached the host are recorded: the unknown name, with no result.
       expect(run.discovery).toEqual([{ kind: "describe", name: "shop__list_order", results: [] }]);
+    });
+
+    it(`a run may make ${MAX_DISCOVERY_CALLS} discovery calls; the next is refused as a limit, and tool calls go on`, async () => {
+      const cm = make({ tools: [add], environment: create(), discovery: "search" });
+      const run = await cm.run(`
+        for (let i = 0; i < ${MAX_DISCOVERY_CALLS}; i++) await tools.$describe("add");
+        let refused;
+        try { await tools.$search("add"); } catch (e) { refused = [e.kind, e.message]; }
+        return { refused, sum: await tools.add({ a: 2, b: 2 }) };`);
+      expect(run.status).toBe("ok");
+      expect(run.value).toEqual({
+        refused: [
+          "limit",
+          `tools.$search() was refused: this run already made ${MAX_DISCOVERY_CALLS} $search and $describe calls, the most allowed in one run. Keep the declarations you found in a variable instead of searching again.`,
+        ],
+        sum: 4,
+      });
+      expect(run.discovery).toHaveLength(MAX_DISCOVERY_CALLS);
     });
 
     it("the report the model reads says what the code looked up", async () => {
