@@ -8,6 +8,7 @@ import { type CodeRunResult, codeMode, Dispatcher, type ToolCall, Toolset, tool 
 import { getEncoding } from "js-tiktoken";
 import { z } from "zod";
 import { expectResults } from "./check.js";
+import { bigCatalogTokens, breakEven } from "./tokens-catalog.js";
 
 const encoding = getEncoding("o200k_base");
 const tokens = (text: string) => encoding.encode(text).length;
@@ -164,3 +165,25 @@ console.log(
   `  one-time cost of what the model is told: direct tool definitions ${definitions.toLocaleString("en-US")}, run_code definition with declarations ${tokens(JSON.stringify(cm.tool.parameters) + cm.tool.description).toLocaleString("en-US")}, full code-mode instructions ${tokens(cm.instructions).toLocaleString("en-US")}`,
 );
 await cm.close();
+
+// The big catalog: every prompt of the conversation counts, since the tools are shown on every turn.
+const big = await bigCatalogTokens(tokens);
+console.log(
+  `\nbig catalog (${big.tools} tools), three composite tasks: tokens of every prompt read and message written, turn by turn (o200k_base)`,
+);
+const [directWay] = big.ways;
+for (const way of big.ways) {
+  const vs = way === directWay ? "" : ` (${(directWay!.tokens / way.tokens).toFixed(1)}x fewer than direct)`;
+  console.log(
+    `  ${way.name}: ${way.tokens.toLocaleString("en-US")} in ${way.turns} model turns${vs}; per task ${way.perTask.map((n) => n.toLocaleString("en-US")).join(", ")}`,
+  );
+}
+
+console.log(
+  "\nwhere discovery starts to pay: the same three tasks over part of the catalog, inline vs discovery",
+);
+for (const row of await breakEven(tokens)) {
+  console.log(
+    `  ${row.tools} tools, declarations ~${row.declarationTokens.toLocaleString("en-US")} tokens: inline ${row.inline.toLocaleString("en-US")}, discovery ${row.search.toLocaleString("en-US")} (${row.search < row.inline ? "discovery" : "inline"} cheaper)`,
+  );
+}

@@ -81,6 +81,7 @@ export {
   type CodeModeOptions,
   CodeRunFailed,
   type CodeRunOptions,
+  DEFAULT_INLINE_BUDGET,
   type PausedToolCall,
   type ResumeOptions,
   type RunCodeArgs,
@@ -126,6 +127,7 @@ export {
   observeValue,
   renderObservedType,
 } from "./codemode/discovery/observed-types.js";
+export { DECLARATION_CHARS_PER_TOKEN, estimateTokens } from "./codemode/discovery/token-estimate.js";
 export { OBSERVED_RETURNS_PREFIX } from "./codemode/discovery/tool-declaration.js";
 export {
   createToolIndex,
@@ -145,6 +147,7 @@ export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause
 export {
   type CallRecord,
   type CodeRunResult,
+  type DiscoveryRecord,
   type PendingCall,
   renderCodeRunResult,
 } from "./codemode/result.js";

@@ -12,6 +12,7 @@ import {
   callFailure,
   callThroughBridge,
   clampLimits,
+  DISCOVERY_CALLS,
   type ExecutionOutcome,
   type ExecutionRequest,
   loweredLimits,
@@ -224,7 +225,11 @@ class WireRun implements RunLink, CallingRun {
     this.id = id;
     this.#bridge = bridge;
     this.#link = link;
-    this.#tools = new Set(Object.values(request.toolNames));
+    // Discovery calls (`tools.$search`, `tools.$describe`) come as calls too, when the run has them.
+    this.#tools = new Set([
+      ...Object.values(request.toolNames),
+      ...(request.discovery === true ? DISCOVERY_CALLS : []),
+    ]);
     this.#maxMessages = maxRequestMessages(request);
     this.#replays = request.replayCalls !== undefined;
     this.outcome = new Promise((resolve) => {

@@ -6,6 +6,8 @@
  * (`protocol.ts`) unchanged.
  */
 
+import { MAX_DISCOVERY_CALLS } from "./discovery.js";
+
 /** The limits a sandbox enforces while it runs one piece of code. */
 export interface SandboxLimits {
   /** Wall-clock time for one run, in ms; the host ends the run (and may destroy the sandbox) after it. */
@@ -82,11 +84,13 @@ export function maxRunMessages(limits: SandboxLimits): number {
 
 /**
  * {@link maxRunMessages} for one request: a run that records may precede each call and console line
- * with the values it recorded, and one that replays may precede each call with a count of replayed ones.
+ * with the values it recorded, and one that replays may precede each call with a count of replayed ones;
+ * a run with discovery may also make up to {@link MAX_DISCOVERY_CALLS} `$search`/`$describe` calls.
  */
 export function maxRequestMessages(request: ExecutionRequest): number {
   const extra = (request.record === true ? 1 : 0) + (request.replayCalls !== undefined ? 1 : 0);
-  return maxRunMessages(request.limits) * (1 + extra);
+  const discovery = request.discovery === true ? MAX_DISCOVERY_CALLS : 0;
+  return (maxRunMessages(request.limits) + discovery) * (1 + extra);
 }
 
 /**
@@ -189,6 +193,12 @@ export interface ExecutionRequest {
    * every call.
    */
   replayCalls?: ReplayedCalls;
+  /**
+   * The code may call `tools.$search(query, { limit })` and `tools.$describe(name)`: they reach the bridge
+   * as calls named `SEARCH_CALL` / `DESCRIBE_CALL` (see `discovery.ts`), which are not tool calls and do
+   * not count against `maxToolCalls`. Default false: `tools` has no such methods.
+   */
+  discovery?: boolean;
 }
 
 /**

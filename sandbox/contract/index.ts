@@ -5,11 +5,22 @@
  * - `environment.ts`: the `Environment`/`Sandbox` interfaces and the plain data that crosses them.
  * - `failures.ts`: the closed set of names for runs the sandbox or its environment ended.
  * - `protocol.ts`: the same contract as JSON lines, for sandbox hosts in other processes or on other hosts.
+ * - `discovery.ts`: the names and caps of `tools.$search` / `tools.$describe`, which use the call channel.
  * - `bridge-call.ts` and `deadline.ts`: a run's tool call, with its clock stopped while a person decides.
  */
 
 export { type CallingRun, callFailure, callThroughBridge, type PausableClock } from "./bridge-call.js";
 export { PausableDeadline } from "./deadline.js";
+export {
+  DEFAULT_SEARCH_LIMIT,
+  DESCRIBE_CALL,
+  DISCOVERY_CALLS,
+  isDiscoveryCall,
+  MAX_DISCOVERY_CALLS,
+  MAX_DISCOVERY_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
+  SEARCH_CALL,
+} from "./discovery.js";
 export {
   type BridgeCallOutcome,
   clampLimits,

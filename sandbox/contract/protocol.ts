@@ -23,8 +23,11 @@ import type {
 } from "./environment.js";
 import { MAX_TENANT_CHARS } from "./environment.js";
 
-/** The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). */
-export const PROTOCOL_VERSION = 3;
+/**
+ * The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). 4:
+ * requests may ask for discovery (`tools.$search` / `tools.$describe` on the call channel).
+ */
+export const PROTOCOL_VERSION = 4;
 
 /** The longest line either side sends or accepts, in bytes of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -272,6 +275,7 @@ function isRequest(value: unknown): value is ExecutionRequest {
   if (value.record !== undefined && typeof value.record !== "boolean") return false;
   if (value.replay !== undefined && !isRecorded(value.replay)) return false;
   if (value.replayCalls !== undefined && !isReplayedCalls(value.replayCalls)) return false;
+  if (value.discovery !== undefined && typeof value.discovery !== "boolean") return false;
   const waiting = value.waitingTools;
   if (waiting !== undefined && !(Array.isArray(waiting) && waiting.every(isString))) return false;
   const names = value.toolNames;

@@ -98,6 +98,20 @@ export interface GuestRunConfig {
   replay?: RecordedValues;
   /** The journal of the run this one resumes: the calls the guest answers itself (see `replayed`). */
   replayCalls?: GuestReplayedCalls;
+  /**
+   * `tools.$search` and `tools.$describe` exist (see `sandbox/contract/discovery.ts`): `maxLimit` is the
+   * most matches one search may ask for, `defaultLimit` what it gets without asking, `maxCalls` how many
+   * discovery calls the run may make, `maxQueryChars` how long a query or name may be.
+   */
+  discovery?: GuestDiscoveryConfig;
+}
+
+/** The numbers the guest checks discovery calls against (the host's constants, sent with each run). */
+export interface GuestDiscoveryConfig {
+  maxLimit: number;
+  defaultLimit: number;
+  maxCalls: number;
+  maxQueryChars: number;
 }
 
 /**

@@ -276,6 +276,9 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   }
   /** The most values one run records; past it the run is marked as one that cannot be paused. */
   const MAX_RECORDED = 100_000;
+  // The names discovery calls cross the call channel under (SEARCH_CALL, DESCRIBE_CALL in the contract).
+  const SEARCH_CALL = "$search";
+  const DESCRIBE_CALL = "$describe";
   let tape: Tape | undefined;
   const nextValue = (source: "now" | "random"): number => {
     const current = tape;
@@ -986,6 +989,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     /** Tools whose calls may wait for a person (undefined for none): never waited for inside the call. */
     waitingTools: Set<string> | undefined;
     calls: number;
+    /** `tools.$search` / `tools.$describe` calls made: they have their own ids (negative) and cap. */
+    discoveries: number;
     logChars: number;
     droppedLogCalls: number;
     snapshot: (() => Record<string, unknown>) | undefined;
@@ -1328,6 +1333,105 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     );
   };
 
+  /**
+   * A `tools.$search` or `tools.$describe` call: it goes to the host over the channel of tool calls, under
+   * its own name and a negative id, so it takes no place in the run's numbering of tool calls (nor in a
+   * replayed journal) and counts against its own cap, not `maxToolCalls`.
+   */
+  const discoveryCall = (owner: Run, callName: string, args: Record<string, unknown>): Promise<unknown> => {
+    const current = owner;
+    const discovery = current.config.discovery!;
+    if (current.finished || run !== current) {
+      return refuseCall(
+        callName,
+        "refused",
+        `tools.${callName}() was called after the run_code run ended; the call was refused.`,
+      );
+    }
+    if (current.discoveries >= discovery.maxCalls) {
+      return refuseCall(
+        callName,
+        "limit",
+        `tools.${callName}() was refused: this run already made ${discovery.maxCalls} $search and $describe calls, the most allowed in one run. Keep the declarations you found in a variable instead of searching again.`,
+      );
+    }
+    const callId = -++current.discoveries;
+    const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
+    const pending: Pending = {
+      promise,
+      resolve: captured,
+      tool: callName,
+      callId,
+      argsJson: stringify(bare(args)),
+      requested: "",
+      held: undefined,
+      awaited: false,
+      // biome-ignore lint/suspicious/noThenProperty: the record is the thenable its call's promise follows.
+      then: decide,
+    };
+    apply(mapSet, current.queued, [promise, pending]);
+    return promise;
+  };
+
+  /** What a discovery argument is, for an error message: its type, or "an empty string". */
+  const argumentKind = (value: unknown): string =>
+    value === null
+      ? "null"
+      : isArray(value)
+        ? "an array"
+        : typeof value === "string" && apply(stringTrim, value, []) === ""
+          ? "a blank string"
+          : typeof value;
+
+  /** `tools.$search(query, { limit })`, checked here: a clear error for a bad query or limit. */
+  const searchTools = (owner: Run, query: unknown, options: unknown): Promise<unknown> => {
+    const discovery = owner.config.discovery!;
+    const usage = `tools.$search(query, { limit }) takes the words to look for as a string and an optional limit from 1 to ${discovery.maxLimit}, e.g. await tools.$search("refund an order", { limit: 3 })`;
+    if (typeof query !== "string" || apply(stringTrim, query, []) === "") {
+      return refuseCall(SEARCH_CALL, "invalid_arguments", `${usage}; the query was ${argumentKind(query)}.`);
+    }
+    if (query.length > discovery.maxQueryChars) {
+      return refuseCall(
+        SEARCH_CALL,
+        "invalid_arguments",
+        `${usage}; the query was ${query.length} characters long, over ${discovery.maxQueryChars}.`,
+      );
+    }
+    let limit: unknown = discovery.defaultLimit;
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object" || isArray(options)) {
+        return refuseCall(
+          SEARCH_CALL,
+          "invalid_arguments",
+          `${usage}; the second argument was ${argumentKind(options)}, not an object.`,
+        );
+      }
+      const given = (options as { limit?: unknown }).limit;
+      if (given !== undefined) limit = given;
+    }
+    if (typeof limit !== "number" || limit % 1 !== 0 || limit < 1 || limit > discovery.maxLimit) {
+      return refuseCall(
+        SEARCH_CALL,
+        "invalid_arguments",
+        `${usage}; the limit was ${typeof limit === "number" ? toText(limit) : argumentKind(limit)}.`,
+      );
+    }
+    return discoveryCall(owner, SEARCH_CALL, { query, limit });
+  };
+
+  /** `tools.$describe(name)`, checked here: the name must be a string. */
+  const describeTool = (owner: Run, name: unknown): Promise<unknown> => {
+    const discovery = owner.config.discovery!;
+    if (typeof name !== "string" || name === "" || name.length > discovery.maxQueryChars) {
+      return refuseCall(
+        DESCRIBE_CALL,
+        "invalid_arguments",
+        `tools.$describe(name) takes one tool's name as a string, e.g. await tools.$describe("get_order"); got ${typeof name === "string" && name !== "" ? `a name of ${name.length} characters` : argumentKind(name)}.`,
+      );
+    }
+    return discoveryCall(owner, DESCRIBE_CALL, { name });
+  };
+
   /** Keys the engine reads by itself (resolving a promise, JSON.stringify): never a repaired tool name. */
   const ENGINE_KEYS = new SetCtor<string>(["then", "toJSON"]);
 
@@ -1372,6 +1476,18 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
         },
       };
       defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));
+    }
+    if (owner.config.discovery !== undefined) {
+      const finders = {
+        $search(query: unknown, options?: unknown) {
+          return searchTools(owner, query, options);
+        },
+        $describe(name: unknown) {
+          return describeTool(owner, name);
+        },
+      };
+      defineProperty(tools, SEARCH_CALL, bare({ value: finders.$search }));
+      defineProperty(tools, DESCRIBE_CALL, bare({ value: finders.$describe }));
     }
     return freeze(tools);
   };
@@ -1595,6 +1711,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
       pending: new MapCtor(),
       waitingTools: undefined,
       calls: 0,
+      discoveries: 0,
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,

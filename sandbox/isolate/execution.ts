@@ -16,9 +16,14 @@ import {
   callThroughBridge,
   DEFAULT_MAX_ARGS_CHARS,
   DEFAULT_MAX_TOOL_CALLS,
+  DEFAULT_SEARCH_LIMIT,
   type ExecutionOutcome,
   type ExecutionRequest,
+  isDiscoveryCall,
   type LogEntry,
+  MAX_DISCOVERY_CALLS,
+  MAX_DISCOVERY_QUERY_CHARS,
+  MAX_SEARCH_LIMIT,
   maxRequestMessages,
   PausableDeadline,
   type RecordedValues,
@@ -61,6 +66,8 @@ export class Execution {
   readonly #signal: AbortSignal;
   readonly #allowedTools: ReadonlySet<string>;
   readonly #maxToolCalls: number;
+  /** The code may call `tools.$search` / `tools.$describe`, which are not tool calls. */
+  readonly #discovery: boolean;
   #ended = false;
   #report: GuestDoneReport | undefined;
   #inFlight = 0;
@@ -86,6 +93,7 @@ export class Execution {
     this.#bridge = bridge;
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
+    this.#discovery = request.discovery === true;
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     this.#maxMessages = maxRequestMessages(request);
     const execution = this;
@@ -171,6 +179,14 @@ export class Execution {
     if (this.#request.record === true) config.record = true;
     if (this.#request.replay !== undefined) config.replay = recordedValues(this.#request.replay);
     if (this.#request.replayCalls !== undefined) config.replayCalls = guestReplay(this.#request.replayCalls);
+    if (this.#discovery) {
+      config.discovery = {
+        maxLimit: MAX_SEARCH_LIMIT,
+        defaultLimit: DEFAULT_SEARCH_LIMIT,
+        maxCalls: MAX_DISCOVERY_CALLS,
+        maxQueryChars: MAX_DISCOVERY_QUERY_CHARS,
+      };
+    }
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {
@@ -243,6 +259,10 @@ export class Execution {
     requested: string | undefined,
     deliver: (outcome: BridgeCallOutcome) => T,
   ): T | Promise<T> {
+    // A discovery call is answered by the host's index: no tool runs, and it counts against no tool limit.
+    if (this.#discovery && isDiscoveryCall(name)) {
+      return callThroughBridge(this.#bridge, this.#calling, { id, name, argsJson, requested }, deliver);
+    }
     this.#toolCalls++;
     if (!this.#allowedTools.has(name)) {
       return deliver(callFailure(name, "unknown_tool", `There is no tool named ${name} in this run.`));

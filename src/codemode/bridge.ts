@@ -1,8 +1,10 @@
-import type {
-  BridgeCallOutcome,
-  LogEntry,
-  RecordedValues,
-  SandboxBridge,
+import {
+  type BridgeCallOutcome,
+  isDiscoveryCall,
+  type LogEntry,
+  MAX_DISCOVERY_CALLS,
+  type RecordedValues,
+  type SandboxBridge,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
@@ -15,6 +17,8 @@ import type {
   RunCallOutcome,
 } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
+import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discovery.js";
+import type { ToolIndex } from "./discovery/tool-index.js";
 import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CallRecord } from "./result.js";
@@ -65,6 +69,12 @@ export interface RunBridgeInit {
   personFor?: (index: number, entry: JournalEntry) => PersonPolicy | undefined;
   /** Called once, when the run must stop: it paused, or its replay diverged (see {@link RunBridge.stop}). */
   onStop?: () => void;
+  /**
+   * With discovery on: the index `tools.$search` and `tools.$describe` are answered from. They are not
+   * tool calls: they never reach the dispatcher, take no place in the run's numbering or journal, and are
+   * kept in {@link RunBridge.discovery}, not in `calls`.
+   */
+  index?: ToolIndex;
 }
 
 /** A call's id, the tool it goes to, and the name the code used when that was another one. */
@@ -91,11 +101,15 @@ const NEVER: Promise<BridgeCallOutcome> = new Promise(() => {});
 export class RunBridge implements SandboxBridge {
   readonly calls: CallRecord[] = [];
   readonly logs: LogEntry[] = [];
+  /** The run's `tools.$search` and `tools.$describe` calls, in the order they arrived. */
+  readonly discovery: DiscoveryRecord[] = [];
   /** Set when the bridge stopped the run: it paused, or its replay diverged. */
   stop: BridgeStop | undefined;
   readonly #init: RunBridgeInit;
   readonly #slots: Semaphore;
   #count = 0;
+  /** `tools.$search` and `tools.$describe` calls received. */
+  #discoveries = 0;
   #pendingArgsChars = 0;
   #logChars = 0;
   /** Console lines of the replayed part still to come: the sandbox writes them again, nobody sees them. */
@@ -166,6 +180,7 @@ export class RunBridge implements SandboxBridge {
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const { limits, signal, journal, replay } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
+    if (isDiscoveryCall(name)) return this.#discover(name, argsJson);
     const index = this.#count++;
     // The sandbox repairs only names this short; anything longer is not recorded as the name used.
     if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
@@ -204,6 +219,27 @@ export class RunBridge implements SandboxBridge {
     for (const record of this.calls) {
       if (this.#unsettled.has(record.callId)) record.status = "abandoned";
     }
+  }
+
+  /** A `tools.$search` or `tools.$describe` call, answered from the index at once (see `RunBridgeInit.index`). */
+  #discover(name: string, argsJson: string): BridgeCallOutcome {
+    const index = this.#init.index;
+    if (index === undefined) {
+      return {
+        ok: false,
+        error: { tool: name, kind: "error", message: `tools.${name} is not available in this run.` },
+      };
+    }
+    // The sandbox keeps this cap; the host holds to it whatever the sandbox does.
+    if (++this.#discoveries > MAX_DISCOVERY_CALLS) {
+      return refused(
+        name,
+        `run_code allows at most ${MAX_DISCOVERY_CALLS} $search and $describe calls per run.`,
+      );
+    }
+    const { outcome, record } = answerDiscovery(index, name, argsJson);
+    if (record !== undefined) this.discovery.push(record);
+    return outcome;
   }
 
   /** A call refused before it started (a limit): the journal keeps its refusal like any outcome. */

@@ -10,10 +10,13 @@ import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, Tool } from "../tools/types.js";
 import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
-import { toolDeclarations } from "./declarations.js";
+import { CHECKED_TOOLS_INTERFACE, toolDeclarations } from "./declarations.js";
 import { declaredToolsOf } from "./declared-tools.js";
+import { toolIndexText } from "./discovery/index-text.js";
 import type { ObservedTypes } from "./discovery/observed-store.js";
-import type { ObservedType } from "./discovery/observed-types.js";
+import { type ObservedType, renderObservedType } from "./discovery/observed-types.js";
+import { estimateTokens } from "./discovery/token-estimate.js";
+import { createToolIndex } from "./discovery/tool-index.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import { observeResultsOf } from "./observed-results.js";
@@ -89,6 +92,22 @@ export interface CodeModeOptions {
    * them). Never both: they are the largest part of what the model reads about code mode.
    */
   declarationsIn?: "tool" | "instructions";
+  /**
+   * How the model learns the tools. `"inline"`: their TypeScript declarations are in what it reads
+   * (see `declarationsIn`). `"search"`: it reads a compact index instead (names and one-line
+   * descriptions, grouped by namespace), and inside its code `await tools.$search(query, { limit })`
+   * returns the best matches with their declarations and `await tools.$describe(name)` one declaration;
+   * these are not tool calls (no approval, no budget, not counted against `maxToolCalls`) and are listed
+   * in the run's `discovery`. `"auto"` (the default): inline while the declarations cost at most
+   * `inlineBudget` tokens, search above it.
+   */
+  discovery?: "auto" | "inline" | "search";
+  /**
+   * With `discovery: "auto"`: the most tokens of declarations inlined ({@link DEFAULT_INLINE_BUDGET}
+   * by default), estimated at `DECLARATION_CHARS_PER_TOKEN` characters a token. With `"search"` (or
+   * `"auto"` above it), the index the model reads is shortened to fit it too.
+   */
+  inlineBudget?: number;
   /**
    * How a call from code that needs a person (an approval that no handler or policy decides on the spot,
    * a question of a `waitsForHuman` tool such as `ask_human`) is met. `"wait"` (the default): the run waits
@@ -180,6 +199,11 @@ export interface CodeMode {
   readonly instructions: string;
   /** The resolved limits. */
   readonly limits: Readonly<CodeModeLimits>;
+  /**
+   * How the model learns the tools, as decided: `"inline"` (it reads {@link declarations}) or `"search"`
+   * (it reads an index, and its code has `tools.$search` and `tools.$describe`).
+   */
+  readonly discovery: "inline" | "search";
   /** Runs code without a model. */
   run(code: string, options?: CodeRunOptions): Promise<CodeRunResult>;
   /**
@@ -269,6 +293,21 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
   // Learnt result types: recorded from every successful call; shown only when declarations are made.
   const observed = observeResultsOf(options, toolset, dispatcher, identifiers);
   const declarations = toolDeclarations(observed.declare(declaredTools));
+  const discovery = discoveryOf(options, declarations);
+  // $search and $describe both declare a tool through the index (`declareTool`), with the tool's observed
+  // result type as it is at that moment: they are answers in a run, not part of a cached prompt.
+  const index =
+    discovery.mode === "search"
+      ? createToolIndex(
+          toolset.names().map((real) => toolset.get(real)!),
+          {
+            observedReturns: (real) => {
+              const type = observed.typeOf(real);
+              return type && renderObservedType(type);
+            },
+          },
+        )
+      : undefined;
   // Started now, so the checker is warm by the first run.
   const checker =
     typecheck === "off"
@@ -278,7 +317,9 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
             options.resolveTypeScript ?? resolveTypeScriptFromCordon,
             `codeMode: typecheck "${typecheck}"`,
           ),
-          declarations: toolDeclarations(declaredTools, { forChecking: true }),
+          declarations:
+            toolDeclarations(declaredTools, { forChecking: true }) +
+            (index ? `\n${CHECKED_DISCOVERY_DECLARATIONS}` : ""),
           toolNames: identifiers,
           limits: typecheckLimits(options.typecheckLimits),
         });
@@ -308,6 +349,12 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
       .map(([identifier]) => identifier),
     typecheck,
+    discovery: index
+      ? {
+          index: toolIndexText(index, { budget: discovery.budget, measure: estimateTokens }),
+          tools: index.size,
+        }
+      : undefined,
   };
   const setup: RunSetup = {
     environment,
@@ -322,6 +369,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     pause,
     typecheck:
       checker && typecheck !== "off" ? { mode: typecheck, checker, sessionNames: new WeakMap() } : undefined,
+    index,
   };
   let closed = false;
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
@@ -370,6 +418,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       return instructions;
     },
     limits,
+    discovery: discovery.mode,
     run,
     async resume(checkpoint, resumeOptions = {}) {
       if (closed) return failedRun("Error", "This code mode has been closed.", performance.now());
@@ -510,6 +559,41 @@ function pauseSettings(
       return { name, parameters: t.parameters, output: t.outputSchema ?? null };
     });
   return { settings, binding: { tools: digestOf(tools), limits: digestOf(limits) } };
+}
+
+/**
+ * The inline budget's default, in tokens: declarations up to this are inlined. Above it, the index, one
+ * run that looks the needed tools up and the declarations it returns cost less than the declarations
+ * repeated on every turn (bench/tokens.ts). It matches `cordon mcp`'s switch to search_tools at 24,000
+ * characters of declarations.
+ */
+export const DEFAULT_INLINE_BUDGET = 2_000;
+
+/** What `tools.$search` and `tools.$describe` are for the type check (merged into `interface Tools`). */
+const CHECKED_DISCOVERY_DECLARATIONS = `interface ${CHECKED_TOOLS_INTERFACE} {
+  $search(query: string, options?: { limit?: number }): Promise<{ name: string; description: string; declaration: string }[]>;
+  $describe(name: string): Promise<string>;
+}`;
+
+/** How the model learns the tools (the `discovery` and `inlineBudget` options, checked), and the budget. */
+function discoveryOf(
+  options: CodeModeOptions,
+  declarations: string,
+): { mode: "inline" | "search"; budget: number } {
+  const asked = options.discovery ?? "auto";
+  if (asked !== "auto" && asked !== "inline" && asked !== "search") {
+    throw new UserError(
+      `codeMode: discovery must be "auto", "inline" or "search", got ${JSON.stringify(asked)}.`,
+    );
+  }
+  const budget = options.inlineBudget ?? DEFAULT_INLINE_BUDGET;
+  if (typeof budget !== "number" || !Number.isInteger(budget) || budget < 1) {
+    throw new UserError(
+      `codeMode: inlineBudget must be a whole number of tokens, at least 1, got ${String(budget)}.`,
+    );
+  }
+  if (asked !== "auto") return { mode: asked, budget };
+  return { mode: estimateTokens(declarations) > budget ? "search" : "inline", budget };
 }
 
 /** The limits of one check: the defaults, with the ones given checked and put in their place. */

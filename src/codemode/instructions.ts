@@ -1,4 +1,6 @@
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "../../sandbox/contract/index.js";
 import { formatDuration } from "../dispatch/failures.js";
+import type { ToolIndexText } from "./discovery/index-text.js";
 import type { CodeModeLimits } from "./limits.js";
 import { MAX_CODE_CHARS } from "./transpile.js";
 import type { TypeCheckMode } from "./typecheck/types.js";
@@ -20,6 +22,34 @@ export interface InstructionFacts {
   humanTools: readonly string[];
   /** Whether the code is type-checked before it runs, and what an error then does. */
   typecheck: TypeCheckMode;
+  /**
+   * With discovery by search: the index the model reads instead of the declarations, and how many tools
+   * the catalog has. Undefined: the declarations are inlined.
+   */
+  discovery?: { index: ToolIndexText; tools: number } | undefined;
+}
+
+/** What the index lists, as the sentence that introduces it says. */
+function indexContent(index: ToolIndexText): string {
+  if (index.detail === "summaries") return "each tool's name and what it does";
+  if (index.detail === "names") return "each tool's name";
+  // The namespaces come with a few of their best-known tools when those fit (`, e.g. ...`).
+  return index.text.includes(", e.g. ")
+    ? "each namespace with how many tools it has and a few of them"
+    : "each namespace with how many tools it has";
+}
+
+/**
+ * The two sentences and the example that explain discovery by search, with the numbers of this code
+ * mode: what the index lists, what `tools.$search` and `tools.$describe` return, and that they are free.
+ */
+export function discoverySentences(facts: InstructionFacts): string {
+  const discovery = facts.discovery!;
+  return [
+    `There are ${discovery.tools} tools, too many to declare here: below is ${indexContent(discovery.index)}, and inside your code \`await tools.$search("words", { limit })\` returns the best matches (${DEFAULT_SEARCH_LIMIT} unless you ask for up to ${MAX_SEARCH_LIMIT}) as \`{ name, description, declaration }\`, declaration being the tool's TypeScript signature with its documentation, and \`await tools.$describe("name")\` returns one tool's declaration.`,
+    `Searching and describing are not tool calls: they need no approval and do not count against the ${facts.limits.maxToolCalls} tool calls of a run.`,
+    `For example, \`return (await tools.$search("refund an order")).map((m) => m.declaration)\`, then call the tools you found in your next run.`,
+  ].join(" ");
 }
 
 /** The one sentence about the type check, when there is one. */
@@ -53,9 +83,13 @@ export function toolDescription(facts: InstructionFacts): string {
       ? "Variables persist between runs of the same session; pass restart: true to start over."
       : "Each run starts fresh: nothing persists between runs.",
     `Limits per run: ${formatDuration(facts.limits.timeoutMs)}, ${facts.limits.memoryMb} MB, ${facts.limits.maxToolCalls} tool calls.`,
-    ...(facts.declarationsIn === "tool"
-      ? ["The tools object:", facts.declarations]
-      : ["The tools object is declared in the instructions about this tool."]),
+    ...(facts.declarationsIn === "instructions"
+      ? [
+          `The tools object is ${facts.discovery ? "explained" : "declared"} in the instructions about this tool.`,
+        ]
+      : facts.discovery
+        ? [discoverySentences(facts), "The tools:", facts.discovery.index.text]
+        : ["The tools object:", facts.declarations]),
   ].join("\n");
 }
 
@@ -63,9 +97,8 @@ export function toolDescription(facts: InstructionFacts): string {
 export function codeModeInstructions(facts: InstructionFacts): string {
   const { limits } = facts;
   // A fence longer than any run of backticks in the declarations (a description may contain ```).
-  const fence = "`".repeat(
-    Math.max(3, ...[...facts.declarations.matchAll(/`+/g)].map((m) => m[0].length + 1)),
-  );
+  const fenced = facts.discovery ? facts.discovery.index.text : facts.declarations;
+  const fence = "`".repeat(Math.max(3, ...[...fenced.matchAll(/`+/g)].map((m) => m[0].length + 1)));
   return `## Running code with ${facts.toolName}
 
 Use the ${facts.toolName} tool when a task needs several tool calls, loops, filtering, joining or arithmetic: write TypeScript that does the whole task and returns only what you need. Intermediate data stays in the sandbox instead of your context.
@@ -93,14 +126,23 @@ Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} cha
 Isolation (${facts.environmentName}): ${facts.isolation}
 ${
   facts.declarationsIn === "instructions"
-    ? `
+    ? facts.discovery
+      ? `
+Finding the tools: ${discoverySentences(facts)}
+
+The tools:
+${fence}
+${facts.discovery.index.text}
+${fence}
+`
+      : `
 The tools you can call:
 ${fence}ts
 ${facts.declarations}
 ${fence}
 `
     : `
-The tools you can call are declared in the description of the ${facts.toolName} tool.
+The tools you can call are ${facts.discovery ? "listed (and how to find them from your code is explained)" : "declared"} in the description of the ${facts.toolName} tool.
 `
 }`;
 }

@@ -6,10 +6,12 @@
 
 import type { LogEntry } from "../../sandbox/contract/index.js";
 import type { PendingCall } from "../dispatch/paused-work.js";
+import type { DiscoveryRecord } from "./discovery/code-discovery.js";
 import { diagnosticLine, TYPE_CHECK_ERROR } from "./typecheck/render.js";
 import type { TypeDiagnostic } from "./typecheck/types.js";
 
 export type { PendingCall } from "../dispatch/paused-work.js";
+export type { DiscoveryRecord } from "./discovery/code-discovery.js";
 
 /** One `tools.*` call the code made, as a summary line item. */
 export interface CallRecord {
@@ -67,6 +69,12 @@ export interface CodeRunResult {
    * went on. Absent when the check found none.
    */
   diagnostics?: TypeDiagnostic[];
+  /**
+   * With discovery by search: the code's `tools.$search` and `tools.$describe` calls, in order, each
+   * with the names of the tools it returned. They are not tool calls (not in `calls`, not counted against
+   * `maxToolCalls`, never approved). Absent when the code made none.
+   */
+  discovery?: DiscoveryRecord[];
 }
 
 /**
@@ -382,7 +390,24 @@ function statusLine(result: CodeRunResult): string {
   for (const call of calls) if (call.requested !== undefined) renamed.set(call.requested, call.tool);
   const renames = [...renamed].slice(0, 3).map(([from, to]) => `tools.${from} → ${to}`);
   const renameText = renames.length === 0 ? "" : ` (${renames.join(", ")}${renamed.size > 3 ? ", …" : ""})`;
-  return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}${renameText}`;
+  return `status: ${result.status} in ${Math.round(result.durationMs ?? 0)} ms; ${callText}${renameText}${discoveryText(result.discovery)}`;
+}
+
+/** Discovery calls shown in the status line at most; the rest are counted. */
+const MAX_SHOWN_DISCOVERY = 3;
+
+/** `; discovery: $search "refund" → 5 tools, $describe get_order`: what the code looked up, briefly. */
+function discoveryText(records: readonly DiscoveryRecord[] | undefined): string {
+  if (records === undefined || records.length === 0) return "";
+  const shown = records
+    .slice(0, MAX_SHOWN_DISCOVERY)
+    .map((record) =>
+      record.kind === "search"
+        ? `$search ${JSON.stringify(cutText(record.query, 40))} → ${record.results.length} tool${record.results.length === 1 ? "" : "s"}`
+        : `$describe ${cutText(record.name, 64)}${record.results.length === 0 ? " (unknown)" : ""}`,
+    );
+  const more = records.length - shown.length;
+  return `; discovery: ${shown.join(", ")}${more > 0 ? `, ${more} more` : ""}`;
 }
 
 function cutText(text: string, max: number): string {

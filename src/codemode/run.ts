@@ -24,6 +24,7 @@ import { messageOf } from "../errors.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { CheckpointBinding } from "./checkpoint.js";
+import type { ToolIndex } from "./discovery/tool-index.js";
 import { JournalRecorder, Replay, sandboxReplay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
 import { digestOfCode, type PausedRun, type PauseSettings, pendingCalls, sealPausedRun } from "./pause.js";
@@ -106,6 +107,8 @@ export interface RunSetup {
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
   /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
   typecheck?: TypeCheckSetup | undefined;
+  /** With discovery by search: the index `tools.$search` and `tools.$describe` are answered from. */
+  index?: ToolIndex | undefined;
 }
 
 /** How runs are type-checked. */
@@ -302,6 +305,7 @@ export async function runInSandbox(
     callIdPrefix,
     ...(journal ? { journal, onStop: () => ended.abort(new Error("The run paused.")) } : {}),
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
+    ...(setup.index ? { index: setup.index } : {}),
   });
   const limits = limitsLeft(setup.sandboxLimits, resumption);
   const executing = performance.now();
@@ -319,6 +323,7 @@ export async function runInSandbox(
             ...(journal ? { record: true } : {}),
             ...(resumption ? { replay: resumption.run.journal.values } : {}),
             ...(replayCalls ? { replayCalls } : {}),
+            ...(setup.index ? { discovery: true } : {}),
           },
           bridge,
           ended.signal,
@@ -463,6 +468,7 @@ function toResult(
     calls: bridge.calls,
     durationMs: elapsed(started),
   };
+  if (bridge.discovery.length > 0) result.discovery = bridge.discovery;
   const size = outcome.valueJson?.length ?? 0;
   if (size > limits.maxResultChars) {
     result.status = "limit";

@@ -305,6 +305,8 @@ export class CodeHost {
       environment: this.#environment,
       declarationsIn: "instructions",
       ...(this.#options.observedTypes ? { observedTypes: this.#options.observedTypes } : {}),
+      // The server lists or searches its catalog itself (search_tools), from the declarations.
+      discovery: "inline",
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });

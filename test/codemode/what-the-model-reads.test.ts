@@ -11,7 +11,9 @@ import {
   type CodeMode,
   type CodeModeOptions,
   codeMode,
+  DEFAULT_MATCH_LIMIT,
   HumanChannel,
+  MAX_MATCH_LIMIT,
   Toolset,
   tool,
 } from "../../src/index.js";
@@ -127,6 +129,63 @@ describe("where the declarations go", () => {
         declarationsIn: "prompt" as "tool",
       }),
     ).toThrow(/declarationsIn must be "tool" or "instructions"/);
+  });
+});
+
+describe("discovery by search", () => {
+  const count = (text: string) => text.split("declare const tools").length - 1;
+  const tools = new Toolset([search, contact]);
+
+  it("the run_code description carries the index and the two sentences instead of the declarations", () => {
+    const cm = make({ tools, discovery: "search" });
+    expect(count(cm.tool.description)).toBe(0);
+    expect(count(cm.instructions)).toBe(0);
+    expect(cm.tool.description).toContain(
+      `There are 2 tools, too many to declare here: below is each tool's name and what it does, and inside your code \`await tools.$search("words", { limit })\` returns the best matches (${DEFAULT_MATCH_LIMIT} unless you ask for up to ${MAX_MATCH_LIMIT}) as \`{ name, description, declaration }\``,
+    );
+    expect(cm.tool.description).toContain(
+      `Searching and describing are not tool calls: they need no approval and do not count against the ${cm.limits.maxToolCalls} tool calls of a run.`,
+    );
+    expect(cm.tool.description).toContain(
+      'For example, `return (await tools.$search("refund an order")).map((m) => m.declaration)`',
+    );
+    expect(
+      cm.tool.description.endsWith(
+        "The tools:\nsearch: Search the customers.\ncontact: Write to a customer.",
+      ),
+    ).toBe(true);
+    expect(cm.instructions).toContain(
+      "listed (and how to find them from your code is explained) in the description of the run_code tool",
+    );
+  });
+
+  it('with declarationsIn: "instructions" the index and the sentences are in the instructions only', () => {
+    const cm = make({ tools, discovery: "search", declarationsIn: "instructions" });
+    expect(cm.tool.description).not.toContain("$search");
+    expect(cm.tool.description).toContain(
+      "The tools object is explained in the instructions about this tool.",
+    );
+    expect(cm.instructions).toContain("Finding the tools: There are 2 tools");
+    expect(cm.instructions).toContain(
+      "```\nsearch: Search the customers.\ncontact: Write to a customer.\n```",
+    );
+  });
+
+  it("the numbers follow the limits: another maxToolCalls is the one the model reads", () => {
+    const cm = make({ tools, discovery: "search", limits: { maxToolCalls: 7 } });
+    expect(cm.tool.description).toContain("do not count against the 7 tool calls of a run");
+  });
+
+  it("code that uses $search and $describe type-checks against what the model was told", async () => {
+    const cm = make({ tools, discovery: "search", typecheck: "block" });
+    const run = await cm.run(`
+      const [match] = await tools.$search("customers", { limit: 1 });
+      const text: string = await tools.$describe(match.name);
+      return [match.name, match.description, text.length > 0];`);
+    expect(run.status).toBe("ok");
+    expect(run.value).toEqual(["search", "Search the customers.", true]);
+    const wrong = await cm.run("await tools.$search(42);");
+    expect(wrong.error?.name).toBe("TypeCheckError");
   });
 });
 

@@ -274,6 +274,56 @@ for (const subject of subjects) {
       expect(resumed.calls).toHaveLength(6);
     });
 
+    it("finds tools with tools.$search and tools.$describe, which are not tool calls", async () => {
+      const { cm } = make({ discovery: "search", limits: { maxToolCalls: 1 } });
+      const result = await cm.run(`
+        const found = await tools.$search("write a note", { limit: 2 });
+        const declared = await tools.$describe("add");
+        let unknown;
+        try { await tools.$describe("addd"); } catch (e) { unknown = [e.kind, e.message]; }
+        let bad;
+        try { await tools.$search("note", { limit: 0 }); } catch (e) { bad = e.kind; }
+        const sum = await tools.add({ a: 1, b: 2 });
+        return { names: found.map((m) => m.name), declared, unknown, bad, sum };`);
+      expect(result.status).toBe("ok");
+      expect(result.value).toEqual({
+        names: ["note", "gated_note"],
+        declared: "/** Add. */\nadd(args: { a: number; b: number }): Promise<unknown>;",
+        unknown: [
+          "invalid_arguments",
+          expect.stringMatching(/^There is no tool named "addd"\. Close names: add/),
+        ],
+        bad: "invalid_arguments",
+        sum: 3,
+      });
+      expect(result.calls.map((call) => call.tool)).toEqual(["add"]);
+      expect(result.discovery?.map((record) => record.kind)).toEqual(["search", "describe", "describe"]);
+    });
+
+    it("a run that searched before a gated call pauses and resumes by replay", async () => {
+      const pausing = {
+        approval: "pause" as const,
+        checkpointKey: CHECKPOINT_KEY,
+        discovery: "search" as const,
+      };
+      const { cm, writes, tools } = make(pausing);
+      const code = `
+        await tools.note({ text: "one" });
+        const [found] = await tools.$search("note once approved", { limit: 1 });
+        const two = await tools[found.name]({ text: "two" });
+        return { found: found.name, two };`;
+      const paused = await cm.run(code);
+      expect(paused.status).toBe("paused");
+      expect(paused.pending?.map((call) => call.tool)).toEqual(["gated_note"]);
+      const elsewhere = codeMode({ tools, environment, ...pausing });
+      modes.push(elsewhere);
+      const resumed = await elsewhere.resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed).toMatchObject({ status: "ok", value: { found: "gated_note", two: 2 } });
+      expect(writes).toEqual(["one", "two"]);
+    });
+
     it("a thrown object that is not an Error reaches the caller as what it is", async () => {
       const { cm } = make();
       const result = await cm.run("throw { weird: true };");

@@ -2,10 +2,12 @@
 // sandbox/guest/interface.ts: it repeats them, and this test holds the two copies together.
 import { describe, expect, it } from "vitest";
 import {
+  DESCRIBE_CALL,
   MAX_ERROR_MESSAGE_CHARS,
   MAX_ERROR_NAME_CHARS,
   MAX_RECORDED_VALUES,
   MAX_STACK_FRAMES,
+  SEARCH_CALL,
 } from "../../sandbox/contract/index.js";
 import { USER_CODE_FILENAME } from "../../sandbox/guest/interface.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
@@ -29,6 +31,11 @@ describe("the guest prelude and the host agree", () => {
 
   it("on the most values a run records for replay", () => {
     expect(preludeConstant("MAX_RECORDED")).toBe(MAX_RECORDED_VALUES);
+  });
+
+  it("on the names discovery calls cross the call channel under", () => {
+    expect(preludeConstant("SEARCH_CALL")).toBe(SEARCH_CALL);
+    expect(preludeConstant("DESCRIBE_CALL")).toBe(DESCRIBE_CALL);
   });
 
   it("on the run failure of a tampered session", () => {

@@ -4,6 +4,7 @@
  * over 1,000 tools takes well under a millisecond (bench/discovery.ts).
  */
 
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "../../../sandbox/contract/index.js";
 import { UserError } from "../../errors.js";
 import type { JsonSchema } from "../../tools/types.js";
 import type { DeclaredTool } from "../declarations.js";
@@ -83,11 +84,11 @@ export interface ToolIndex {
   toolName(name: string): string | undefined;
 }
 
-/** Matches one search returns unless told otherwise. */
-export const DEFAULT_MATCH_LIMIT = 5;
+/** Matches one search returns unless told otherwise (the same as `tools.$search` in code). */
+export const DEFAULT_MATCH_LIMIT = DEFAULT_SEARCH_LIMIT;
 
-/** Matches one search returns at most. */
-export const MAX_MATCH_LIMIT = 50;
+/** Matches one search returns at most (the same as `tools.$search` in code). */
+export const MAX_MATCH_LIMIT = MAX_SEARCH_LIMIT;
 
 /** How much a term counts in each field: the name says most what a tool does. */
 export const FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
