@@ -1,14 +1,19 @@
 // What crash containment costs: the default environment (isolates in supervised sandbox-host processes)
-// against the in-process isolate, measured in the same run, and what a bare round trip between two Node
-// processes over pipes costs (the least one process boundary can add to a call). Every measured run is
-// checked.
+// against the in-process isolate, measured in the same run; what a sequential proxied call in the
+// default environment costs against its floor, the bare parts it is made of, each measured in the same
+// run (an isolated-vm round trip, a round trip of one JSON line between two Node processes over pipes,
+// and a direct dispatcher call); and the CPU time each call takes, in this process and in the
+// sandbox-host processes together. Every measured run is checked.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { codeMode, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { readdirSync, readFileSync } from "node:fs";
+import { codeMode, Dispatcher, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
 import { z } from "zod";
-import { checked, keepOtherCoreAwake } from "./check.js";
+import { sandboxChildren } from "../test/sandbox-host/children.js";
+import { checked } from "./check.js";
+import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
 const add = tool({
@@ -18,18 +23,35 @@ const add = tool({
   run: ({ a, b }) => a + b,
 });
 const toolset = new Toolset([add]);
+const dispatcher = new Dispatcher(toolset);
 const CALLS = 200;
 const limits = { maxToolCalls: CALLS };
 const modes = {
-  "in-process isolate": codeMode({ tools: toolset, limits, environment: isolateEnvironment() }),
-  "sandbox host (default)": codeMode({ tools: toolset, limits, environment: sandboxHostEnvironment() }),
+  "in-process isolate": codeMode({ tools: toolset, dispatcher, limits, environment: isolateEnvironment() }),
+  "sandbox host (default)": codeMode({
+    tools: toolset,
+    dispatcher,
+    limits,
+    environment: sandboxHostEnvironment(),
+  }),
 };
 
 const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = await tools.add({ a: s, b: 1 }); s`;
 const empty = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = s + 1; s`;
+const ROUNDS = 25;
+
+interface Figures {
+  trivial: number;
+  perCall: number;
+  /** CPU time per call, in µs: this process's, and the sandbox-host processes' together. */
+  cpuHere: number;
+  cpuChildren: number;
+}
 
 async function measure(state: string) {
-  const figures: Record<string, { trivial: number; perCall: number }> = {};
+  const figures: Record<string, Figures> = {};
+  // The floor is timed before and after the calls and the two are averaged, for the same reason.
+  const floorBefore = await floorParts();
   for (const [name, cm] of Object.entries(modes)) {
     const trivial = checked(() => cm.run("1 + 1"), 2, `${name}: trivial run`);
     const withCalls = checked(() => cm.run(loop), CALLS, `${name}: ${CALLS} sequential calls`);
@@ -37,26 +59,103 @@ async function measure(state: string) {
     await sample(30, trivial);
     await sample(3, withCalls);
     const trivialMedian = median(await sample(300, trivial));
-    const perCall = (median(await sample(15, withCalls)) - median(await sample(15, withoutCalls))) / CALLS;
-    figures[name] = { trivial: trivialMedian, perCall };
+    // The runs with calls and without alternate, so that the machine's drift reaches both alike.
+    const times = { with: [] as number[], without: [] as number[] };
+    const cpu = { here: 0, children: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [kind, run, sign] of [
+        ["with", withCalls, 1],
+        ["without", withoutCalls, -1],
+      ] as const) {
+        const before = cpuNow();
+        times[kind].push(...(await sample(1, run)));
+        const after = cpuNow();
+        cpu.here += sign * (after.here - before.here);
+        cpu.children += sign * (after.children - before.children);
+      }
+    }
+    figures[name] = {
+      trivial: trivialMedian,
+      perCall: (median(times.with) - median(times.without)) / CALLS,
+      cpuHere: cpu.here / 1_000 / (ROUNDS * CALLS),
+      cpuChildren: cpu.children / 1_000 / (ROUNDS * CALLS),
+    };
   }
-  const pipeTrip = await pipeRoundTrip(2_000);
-  const [inProcess, hosted] = Object.values(figures) as [
-    { trivial: number; perCall: number },
-    { trivial: number; perCall: number },
-  ];
+  const floorAfter = await floorParts();
+  const floor = {
+    ivmAsync: (floorBefore.ivmAsync + floorAfter.ivmAsync) / 2,
+    ivmSync: (floorBefore.ivmSync + floorAfter.ivmSync) / 2,
+    pipe: (floorBefore.pipe + floorAfter.pipe) / 2,
+    direct: (floorBefore.direct + floorAfter.direct) / 2,
+  };
+  const [inProcess, hosted] = Object.values(figures) as [Figures, Figures];
   console.log(`containment cost (${state})`);
   for (const [name, f] of Object.entries(figures)) {
     console.log(
-      `  ${name.padEnd(24)} trivial run ${fmt(f.trivial / 1000, "ms")}, sequential proxied call ${fmt(f.perCall, "µs")}`,
+      `  ${name.padEnd(24)} trivial run ${fmt(f.trivial / 1000, "ms")}, sequential proxied call ${fmt(f.perCall, "µs")} (CPU per call: ${fmt(f.cpuHere, "µs")} here + ${fmt(f.cpuChildren, "µs")} in sandbox-host processes)`,
     );
   }
   console.log(
     `  ratio default / in-process: trivial run ${(hosted.trivial / inProcess.trivial).toFixed(2)}x (aim: <= 2x), per call ${(hosted.perCall / inProcess.perCall).toFixed(2)}x, +${fmt(hosted.perCall - inProcess.perCall, "µs")} per call (one extra round trip between processes)`,
   );
   console.log(
-    `  a bare round trip of one JSON line between two Node processes over pipes: ${fmt(pipeTrip, "µs")} (the per-call difference is ${((hosted.perCall - inProcess.perCall) / pipeTrip).toFixed(2)}x of it)`,
+    `  a bare round trip of one JSON line between two Node processes over pipes: ${fmt(floor.pipe, "µs")} (the per-call difference is ${((hosted.perCall - inProcess.perCall) / floor.pipe).toFixed(2)}x of it)`,
   );
+  const sum = floor.ivmAsync + floor.pipe + floor.direct;
+  const syncSum = floor.ivmSync + floor.pipe + floor.direct;
+  console.log(
+    `  the default's floor: bare isolated-vm async round trip ${fmt(floor.ivmAsync, "µs")} + that pipe round trip + direct dispatcher call ${fmt(floor.direct, "µs")} = ${fmt(sum, "µs")}; its sequential call is ${(hosted.perCall / sum).toFixed(2)}x of it (aim: <= 1.2x)`,
+  );
+  console.log(
+    `  with a bare applySyncPromise round trip (${fmt(floor.ivmSync, "µs")}, the crossing the call makes) in its place: ${fmt(syncSum, "µs")}, ${(hosted.perCall / syncSum).toFixed(2)}x`,
+  );
+}
+
+/** The bare parts of a proxied call in the default environment, each timed alone (medians, µs). */
+async function floorParts(): Promise<{ ivmAsync: number; ivmSync: number; pipe: number; direct: number }> {
+  const asyncTrip = await bareRoundTrip(async (s) => s + 1);
+  const syncTrip = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
+  try {
+    const ivmAsync = median(await sample(ROUNDS, () => asyncTrip.run(CALLS))) / CALLS;
+    const ivmSync = median(await sample(ROUNDS, () => syncTrip.run(CALLS))) / CALLS;
+    const direct = median(
+      await sample(3_000, async () => {
+        const [result] = await dispatcher
+          .dispatch([{ id: "c", name: "add", arguments: { a: 1, b: 2 } }])
+          .results();
+        if (result?.value !== 3) throw new Error("direct dispatch: wrong result");
+      }),
+    );
+    return { ivmAsync, ivmSync, pipe: await pipeRoundTrip(2_000), direct };
+  } finally {
+    asyncTrip.dispose();
+    syncTrip.dispose();
+  }
+}
+
+/**
+ * CPU time used so far, in ns, by this process's threads and by its sandbox-host processes' (the
+ * scheduler's own count, per thread: /proc/<pid>/task/<tid>/schedstat, Linux).
+ */
+function cpuNow(): { here: number; children: number } {
+  const used = (pid: number) => {
+    let ns = 0;
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        try {
+          ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+        } catch {
+          // The thread ended while read.
+        }
+      }
+    } catch {
+      // The process ended while read.
+    }
+    return ns;
+  };
+  let children = 0;
+  for (const pid of sandboxChildren()) children += used(pid);
+  return { here: used(process.pid), children };
 }
 
 /**
@@ -82,10 +181,24 @@ async function pipeRoundTrip(trips: number): Promise<number> {
   return median(times);
 }
 
+/**
+ * Keeps another core busy with a spinning process (not a thread of this one, whose CPU time is
+ * measured) until `stop()`.
+ */
+function keepOtherCoreAwake(): { stop(): Promise<void> } {
+  const spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+  return {
+    stop: async () => {
+      spinner.kill("SIGKILL");
+      await once(spinner, "exit");
+    },
+  };
+}
+
 await measure("idle machine: cores sleep between hops");
 const awake = keepOtherCoreAwake();
 try {
-  await measure("another core kept awake by a spinning worker thread");
+  await measure("another core kept awake by a spinning process");
 } finally {
   await awake.stop();
 }

@@ -20,95 +20,163 @@ const MAX_LISTED_NAMES = 12;
 
 type Segment = string | number;
 
+/** A key allowed without a schema of its own (nothing under it is checked). */
+const FREE: JsonSchema = Object.freeze({});
+
 /**
- * What a key of an object may be, by one schema: `declared` with the schema of its value (which may
- * itself be checked), `allowed` without one, or unknown (`undefined`).
+ * What a key of an object may be, by one schema: declared or allowed with the schema of its value (which
+ * may itself be checked), {@link FREE} without one, or unknown (`undefined`).
  */
-type KeyVerdict = { schema: JsonSchema | undefined } | undefined;
+type KeyVerdict = JsonSchema | undefined;
 
-/** The issues for every key of `value` (at any depth) that `schema` (ref-inlined) does not allow. */
-export function unknownArguments(value: unknown, schema: JsonSchema): ArgumentIssue[] {
-  const resolve = refResolver(schema);
-  const issues: ArgumentIssue[] = [];
-
-  const visit = (data: unknown, node: JsonSchema, path: Segment[]): void => {
-    const current = resolve(node);
-    if (Array.isArray(data)) visitArray(data, current, path);
-    else if (isObject(data)) visitObject(data, current, path);
-  };
-
-  const visitArray = (data: unknown[], schema: JsonSchema, path: Segment[]): void => {
-    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
-    const rest = isObject(schema.items) ? schema.items : undefined;
-    data.forEach((item, i) => {
-      const sub = isObject(prefix[i]) ? prefix[i] : rest;
-      if (sub !== undefined) visit(item, sub, [...path, i]);
-    });
-  };
-
-  const visitObject = (data: Record<string, unknown>, schema: JsonSchema, path: Segment[]): void => {
-    const union = objectBranchFor(schema, data, resolve);
-    // When the union branch cannot be told, a key is unknown only if no candidate has it, and nothing
-    // deeper is checked.
-    const branches = union === undefined ? [schema] : union.branch ? [union.branch] : union.candidates;
-    const shapes = branches.map((branch) => partsOf(branch, resolve));
-    if (shapes.some((parts) => !parts.some(closes))) return;
-    for (const [key, item] of Object.entries(data)) {
-      const verdicts = shapes.map((parts) => verdictOf(parts, key));
-      if (verdicts.every((verdict) => verdict === undefined)) {
-        issues.push(unknown([...path, key], key, shapes, data));
-        continue;
-      }
-      const only = verdicts.length === 1 ? verdicts[0] : undefined;
-      if (only?.schema !== undefined) visit(item, only.schema, [...path, key]);
-    }
-  };
-
-  visit(value, schema, []);
-  return issues;
+/** What one part of an object schema says about keys, read once: a call's arguments are checked often. */
+interface PartRules {
+  properties: Record<string, unknown> | undefined;
+  patterns: readonly { matches(key: string): boolean; schema: JsonSchema }[];
+  /** What `additionalProperties` lets in: a schema, {@link FREE}, or nothing. */
+  extra: JsonSchema | undefined;
+  closes: boolean;
 }
 
 /** A schema and the parts of its `allOf` (an intersection), each resolved: together they say what a key may be. */
-function partsOf(schema: JsonSchema, resolve: (node: JsonSchema) => JsonSchema): JsonSchema[] {
-  const parts = [schema];
-  for (let i = 0; i < parts.length; i++) {
-    const allOf = parts[i]!.allOf;
-    if (Array.isArray(allOf)) for (const part of allOf) if (isObject(part)) parts.push(resolve(part));
+interface Shape {
+  parts: readonly PartRules[];
+  /** Whether some part says which keys there are; a shape none of whose parts does is free-form. */
+  closes: boolean;
+}
+
+/** Shapes by root schema (its `$defs` resolve references) and by node. */
+const shapesByRoot = new WeakMap<JsonSchema, WeakMap<JsonSchema, Shape>>();
+const resolvers = new WeakMap<JsonSchema, (node: JsonSchema) => JsonSchema>();
+
+/** The issues for every key of `value` (at any depth) that `schema` (ref-inlined) does not allow. */
+export function unknownArguments(value: unknown, schema: JsonSchema): ArgumentIssue[] {
+  let resolve = resolvers.get(schema);
+  if (resolve === undefined) {
+    resolve = refResolver(schema);
+    resolvers.set(schema, resolve);
   }
-  return parts;
+  let shapes = shapesByRoot.get(schema);
+  if (shapes === undefined) {
+    shapes = new WeakMap();
+    shapesByRoot.set(schema, shapes);
+  }
+  const context: Walk = { resolve, shapes, issues: [] };
+  visit(context, value, schema, []);
+  return context.issues;
 }
 
-/** Whether a part says which keys there are (declares properties or rules on others). */
-function closes(part: JsonSchema): boolean {
-  return isObject(part.properties) || isObject(part.patternProperties) || "additionalProperties" in part;
+/** What a check of one call's arguments carries down the tree. */
+interface Walk {
+  resolve: (node: JsonSchema) => JsonSchema;
+  shapes: WeakMap<JsonSchema, Shape>;
+  issues: ArgumentIssue[];
 }
 
-/** What `key` may be by the parts of one schema: declared by one of them, or let in by one. */
-function verdictOf(parts: readonly JsonSchema[], key: string): KeyVerdict {
+/** Whether a value has keys or items to check (an object or an array). */
+function isTree(data: unknown): data is object {
+  return typeof data === "object" && data !== null;
+}
+
+function visit(walk: Walk, data: unknown, node: JsonSchema, path: Segment[]): void {
+  if (!isTree(data)) return;
+  const current = walk.resolve(node);
+  if (Array.isArray(data)) visitArray(walk, data, current, path);
+  else visitObject(walk, data as Record<string, unknown>, current, path);
+}
+
+function visitArray(walk: Walk, data: unknown[], schema: JsonSchema, path: Segment[]): void {
+  const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];
+  const rest = isObject(schema.items) ? schema.items : undefined;
+  data.forEach((item, i) => {
+    const sub = isObject(prefix[i]) ? prefix[i] : rest;
+    if (sub !== undefined && isTree(item)) visit(walk, item, sub, [...path, i]);
+  });
+}
+
+function visitObject(walk: Walk, data: Record<string, unknown>, schema: JsonSchema, path: Segment[]): void {
+  const union = objectBranchFor(schema, data, walk.resolve);
+  if (union === undefined || union.branch !== undefined) {
+    const shape = shapeOf(walk, union === undefined ? schema : union.branch);
+    if (!shape.closes) return;
+    for (const key of Object.keys(data)) {
+      const verdict = verdictOf(shape, key);
+      if (verdict === undefined) walk.issues.push(unknown([...path, key], key, [shape], data));
+      else if (verdict !== FREE && isTree(data[key])) visit(walk, data[key], verdict, [...path, key]);
+    }
+    return;
+  }
+  // The union's branch cannot be told: a key is unknown only if no candidate has it, and nothing deeper
+  // is checked.
+  const shapes = union.candidates.map((branch) => shapeOf(walk, branch));
+  if (shapes.some((shape) => !shape.closes)) return;
+  for (const key of Object.keys(data)) {
+    if (shapes.every((shape) => verdictOf(shape, key) === undefined)) {
+      walk.issues.push(unknown([...path, key], key, shapes, data));
+    }
+  }
+}
+
+/** The shape of a resolved schema, read once per schema object. */
+function shapeOf(walk: Walk, schema: JsonSchema): Shape {
+  let shape = walk.shapes.get(schema);
+  if (shape === undefined) {
+    const parts = [schema];
+    for (let i = 0; i < parts.length; i++) {
+      const allOf = parts[i]!.allOf;
+      if (Array.isArray(allOf)) for (const part of allOf) if (isObject(part)) parts.push(walk.resolve(part));
+    }
+    const rules = parts.map(rulesOf);
+    shape = { parts: rules, closes: rules.some((part) => part.closes) };
+    walk.shapes.set(schema, shape);
+  }
+  return shape;
+}
+
+function rulesOf(part: JsonSchema): PartRules {
+  const patterns = isObject(part.patternProperties) ? part.patternProperties : undefined;
+  const extra = part.additionalProperties;
+  return {
+    properties: isObject(part.properties) ? part.properties : undefined,
+    patterns: Object.entries(patterns ?? {}).map(([pattern, sub]) => ({
+      matches: matcher(pattern),
+      schema: isObject(sub) ? sub : FREE,
+    })),
+    extra: extra === true ? FREE : isObject(extra) ? extra : undefined,
+    closes: isObject(part.properties) || patterns !== undefined || "additionalProperties" in part,
+  };
+}
+
+/**
+ * What `key` may be by the parts of one schema: declared by one of them (the first that declares it), or
+ * let in by one (the first that does, by a pattern before `additionalProperties`).
+ */
+function verdictOf(shape: Shape, key: string): KeyVerdict {
   let allowed: KeyVerdict;
-  for (const part of parts) {
-    const properties = isObject(part.properties) ? part.properties : undefined;
-    if (properties && Object.hasOwn(properties, key)) {
-      const own = properties[key];
-      return { schema: isObject(own) ? own : undefined };
+  for (const part of shape.parts) {
+    if (part.properties !== undefined && Object.hasOwn(part.properties, key)) {
+      const own = part.properties[key];
+      return isObject(own) ? own : FREE;
     }
-    const patterns = isObject(part.patternProperties) ? part.patternProperties : undefined;
-    for (const [pattern, sub] of Object.entries(patterns ?? {})) {
-      if (matches(pattern, key)) allowed ??= { schema: isObject(sub) ? sub : undefined };
+    if (allowed !== undefined) continue;
+    for (const pattern of part.patterns) {
+      if (pattern.matches(key)) {
+        allowed = pattern.schema;
+        break;
+      }
     }
-    const extra = part.additionalProperties;
-    if (extra === true) allowed ??= { schema: undefined };
-    else if (isObject(extra)) allowed ??= { schema: extra };
+    allowed ??= part.extra;
   }
   return allowed;
 }
 
-function matches(pattern: string, key: string): boolean {
+function matcher(pattern: string): (key: string) => boolean {
   try {
-    return new RegExp(pattern, "u").test(key);
+    const regex = new RegExp(pattern, "u");
+    return (key) => regex.test(key);
   } catch {
     // A pattern JavaScript cannot read: give the key the benefit of the doubt; validation decides.
-    return true;
+    return () => true;
   }
 }
 
@@ -116,13 +184,13 @@ function matches(pattern: string, key: string): boolean {
 function unknown(
   path: Segment[],
   key: string,
-  shapes: readonly JsonSchema[][],
+  shapes: readonly Shape[],
   data: Record<string, unknown>,
 ): ArgumentIssue {
   const names = new Set<string>();
-  for (const parts of shapes) {
-    for (const part of parts) {
-      if (isObject(part.properties)) for (const name of Object.keys(part.properties)) names.add(name);
+  for (const shape of shapes) {
+    for (const part of shape.parts) {
+      if (part.properties !== undefined) for (const name of Object.keys(part.properties)) names.add(name);
     }
   }
   const top = path.length === 1;
