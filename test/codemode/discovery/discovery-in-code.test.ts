@@ -18,6 +18,7 @@ import {
   Dispatcher,
   estimateTokens,
   MAX_MATCH_LIMIT,
+  OBSERVED_RETURNS_PREFIX,
   Toolset,
   tool,
   UserError,
@@ -293,3 +294,32 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
     });
   });
 }
+
+describe("learnt result types in what discovery answers", () => {
+  it("$describe and $search show a tool's observed result type as soon as it is learnt, while the prompt stays as it was", async () => {
+    const order = tool({
+      name: "get_order",
+      description: "Look up one order by its id.",
+      input: z.object({ id: z.string() }),
+      run: ({ id }) => ({ id, total: 42, lines: [{ sku: "A-1", qty: 2 }] }),
+    });
+    const cm = make({ tools: [order, add], environment: isolateEnvironment(), discovery: "search" });
+    const before = cm.tool.description;
+    const first = await cm.run(`return await tools.$describe("get_order");`);
+    expect(first.status).toBe("ok");
+    expect(String(first.value)).not.toContain(OBSERVED_RETURNS_PREFIX);
+    const learnt = await cm.run(`
+      await tools.get_order({ id: "o-1" });
+      const [match] = await tools.$search("order by id", { limit: 1 });
+      return { described: await tools.$describe("get_order"), searched: match.declaration };
+    `);
+    expect(learnt.status).toBe("ok");
+    const { described, searched } = learnt.value as { described: string; searched: string };
+    expect(described).toContain(
+      `${OBSERVED_RETURNS_PREFIX} { id: string; total: number; lines: { sku: string; qty: number }[] }`,
+    );
+    expect(searched).toBe(described);
+    // The add tool never ran, so it has no observed type; the cached prompt did not change.
+    expect(cm.tool.description).toBe(before);
+  });
+});
