@@ -35,6 +35,7 @@ import {
   USER_CODE_FILENAME,
 } from "../guest/interface.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
+import type { RunMemoryWatching } from "./memory-watch.js";
 import { wrapCode } from "./wrap.js";
 
 /** What an execution needs from the sandbox that owns the isolate. */
@@ -49,6 +50,8 @@ export interface ExecutionDeps {
    * `busy`: the isolate was running code or ran out of memory, so the kill may not have stopped it all.
    */
   kill(busy: boolean): void;
+  /** Watches the run's memory from outside the heap, asked before an outcome of the code stands. */
+  memory?: RunMemoryWatching | undefined;
 }
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
@@ -342,6 +345,17 @@ export class Execution {
 
   #settleIfIdle(): void {
     if (this.#ended || !this.#report || this.#inFlight > 0) return;
+    // One allocation past the heap limit that was garbage before isolated-vm checked again leaves the
+    // code's outcome standing; the watch outside the heap still saw it.
+    const overrun = this.#deps.memory?.passed();
+    if (overrun) {
+      const { roseMb, allowedMb } = overrun;
+      this.#stop(
+        "limit",
+        runFailure("MemoryLimit", limitMessages.spike(this.#deps.memoryMb, roseMb, allowedMb)),
+      );
+      return;
+    }
     const { status, valueJson, error } = this.#report;
     const outcome: ExecutionOutcome = { status };
     if (valueJson !== undefined) outcome.valueJson = valueJson;

@@ -21,8 +21,31 @@ interface Outcome {
 }
 
 const payloads = [
-  { name: "huge split", code: '"x".repeat(2**27).split("").length' },
-  { name: "huge fill", code: "new Array(2**30).fill(0).length" },
+  // A 2 GB array, past the largest V8 makes: V8 ends its process, on every Node.
+  { name: "huge split", code: '"x".repeat(2**28).split("").length' },
+  // One value past the 128 MB heap limit that is garbage before isolated-vm checks the heap again: each
+  // passes the heap limit (isolated-vm grants a grace), and only the process's peak memory sees it.
+  { name: "split garbage at once", code: '"x".repeat(2**26).split("").length' },
+  { name: "fill garbage at once", code: "new Array(2**25).fill(0).length" },
+  // Generic and slow (about 3 s of CPU): limits high enough not to race the memory check.
+  {
+    name: "Array.from garbage at once",
+    code: "Array.from({ length: 2**25 }).length",
+    limits: { cpuTimeMs: 60_000, timeoutMs: 60_000 },
+  },
+  { name: "flattened repeat garbage at once", code: '"x".repeat(2**29 - 24).indexOf("y")' },
+  // A 1 GB array from Node 24 on; past the largest V8 makes (a fatal error) on Node 20 and 22.
+  { name: "1 GB split garbage at once", code: '"x".repeat(2**27).split("").length' },
+  {
+    name: "heap used up to its limit",
+    code: "const a = []; for (let i = 0; i < 128 * 9000; i++) a.push({ i, s: 'item ' + i }); a.length",
+  },
+  // The memory limit is what this payload is about: CPU and wall-clock limits high enough not to race it.
+  {
+    name: "huge fill",
+    code: "new Array(2**30).fill(0).length",
+    limits: { cpuTimeMs: 60_000, timeoutMs: 60_000 },
+  },
   {
     name: "sparse sort",
     code: "const a = []; a[2**31] = 1; a[0] = 2; a.sort(); 1",
@@ -101,6 +124,28 @@ describe("security: the agent's process survives what kills an isolate's host pr
     expect(outcome.error?.name).toBe("MemoryLimit");
     expect(outcome.error?.message).toMatch(/sandbox process ran out of memory .*invalid size error/);
     expect(outcome.error?.message).toMatch(/the agent's process is fine/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  for (const name of [
+    "split garbage at once",
+    "fill garbage at once",
+    "Array.from garbage at once",
+    "flattened repeat garbage at once",
+    "1 GB split garbage at once",
+  ]) {
+    it(`a value past the heap limit that is garbage at once (${name.replace(" garbage at once", "")}) ends the run as out of memory`, () => {
+      const outcome = outcomeOf(name);
+      expect(outcome.status).toBe("limit");
+      expect(outcome.error?.name).toBe("MemoryLimit");
+      expect(outcome.error?.message).toMatch(/ran out of memory/);
+      expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    });
+  }
+
+  it("a run that fills its heap up to its limit and keeps it is not taken for a spike", () => {
+    const outcome = outcomeOf("heap used up to its limit");
+    expect(outcome.status).toBe("ok");
     expect(outcome.next).toEqual({ status: "ok", value: 2 });
   });
 
