@@ -229,7 +229,9 @@ export class Execution {
       typeof requested === "string" && requested !== "" ? requested : undefined,
       (outcome) => {
         this.#waitingGuest--;
-        return answerText(outcome);
+        const answer = answerText(outcome);
+        this.#deps.memory?.crossed(answer.length);
+        return answer;
       },
     );
   }
@@ -247,6 +249,7 @@ export class Execution {
     deliver: (outcome: BridgeCallOutcome) => T,
   ): T | Promise<T> {
     this.#toolCalls++;
+    this.#deps.memory?.crossed(argsJson.length);
     if (!this.#allowedTools.has(name)) {
       return deliver(callFailure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     }
@@ -264,6 +267,7 @@ export class Execution {
     const args: ["settle" | "fail", number, number, string] = outcome.ok
       ? ["settle", runId, callId, typeof outcome.valueJson === "string" ? outcome.valueJson : ""]
       : ["fail", runId, callId, JSON.stringify(outcome.error)];
+    this.#deps.memory?.crossed(args[3].length);
     // Fire and forget: waiting for the apply to return costs a crossing and host time per call. The
     // code it resumes is watched by the CPU limit, the wall clock and #busy(), and after `done` by the
     // call #done makes.
@@ -276,6 +280,7 @@ export class Execution {
 
   /** Values the guest recorded, handed to the bridge as plain, checked data. */
   #record(json: string): void {
+    this.#deps.memory?.crossed(json.length);
     let raw: unknown;
     try {
       raw = JSON.parse(json);
@@ -301,6 +306,7 @@ export class Execution {
   }
 
   #log(entry: LogEntry): void {
+    this.#deps.memory?.crossed(entry.text.length);
     try {
       this.#bridge.log(entry);
     } catch {
@@ -309,6 +315,7 @@ export class Execution {
   }
 
   #done(reportJson: string): void {
+    this.#deps.memory?.crossed(reportJson.length);
     const report = parseReport(reportJson);
     this.#report = report ?? {
       status: "error",

@@ -13,6 +13,11 @@ export interface MemoryOverrun {
 export interface RunMemoryWatching {
   /** The overrun when the run used more memory than its heap limit allows, else undefined. */
   passed(): MemoryOverrun | undefined;
+  /**
+   * The run exchanged messages of this many characters with the host (tool calls and their outcomes,
+   * console lines, the result): the host keeps them in the same process until it collects them.
+   */
+  crossed(chars: number): void;
   /** The run ended (safe to call twice). */
   end(): void;
 }

@@ -11,7 +11,8 @@
  * spike only when it is higher than any before.
  *
  * A window opens when a run starts in an idle process and closes when the last run in it ends; the runs
- * in it may together raise the peak by their allowances summed. A window of one run that passed it is
+ * in it may together raise the peak by their allowances summed, and by what the messages they exchanged
+ * with the host cost this process. A window of one run that passed it is
  * that run's fault; a window of several cannot say whose, so the process ends (as when it passes its RSS
  * budget) and its supervisor reports that to each run.
  */
@@ -31,6 +32,13 @@ export const PEAK_ALLOWANCE_FACTOR = 1.5;
  * process (measured: a run holding 95% of a 32 MB heap raised the peak by 43 MB, of a 128 MB one by 132).
  */
 export const PEAK_ALLOWANCE_EXTRA_MB = 32;
+
+/**
+ * And per character of the messages the runs exchanged with the host, in bytes: this process parses,
+ * copies and keeps them until its own collector runs (measured: 100 tool calls carrying 1M characters
+ * each way raised the peak by 143 MB in a run limited to 16 MB).
+ */
+export const PEAK_ALLOWANCE_BYTES_PER_CHAR = 1.5;
 
 /** How much a run with this heap limit may raise its process's peak memory, in MB. */
 export function peakAllowanceMb(memoryMb: number): number {
@@ -80,6 +88,7 @@ export function processPeakWatch(onShared: (reason: string) => void, gauge = pro
   let baseMb = 0;
   let startPeakMb = 0;
   let allowedMb = 0;
+  let crossedChars = 0;
 
   return {
     begin(memoryMb: number): RunMemoryWatching {
@@ -89,6 +98,7 @@ export function processPeakWatch(onShared: (reason: string) => void, gauge = pro
         // Without a reset this is the process's earlier peak: only a peak above it is this window's.
         startPeakMb = gauge.peakMb();
         allowedMb = 0;
+        crossedChars = 0;
         runs = 0;
       }
       active++;
@@ -99,12 +109,17 @@ export function processPeakWatch(onShared: (reason: string) => void, gauge = pro
         passed() {
           const peakMb = gauge.peakMb();
           const roseMb = Math.round(peakMb - baseMb);
-          if (peakMb <= startPeakMb || roseMb <= allowedMb) return undefined;
-          if (runs === 1) return { roseMb, allowedMb };
+          const windowAllowedMb =
+            allowedMb + Math.ceil((crossedChars * PEAK_ALLOWANCE_BYTES_PER_CHAR) / 2 ** 20);
+          if (peakMb <= startPeakMb || roseMb <= windowAllowedMb) return undefined;
+          if (runs === 1) return { roseMb, allowedMb: windowAllowedMb };
           onShared(
-            `memory: this process's peak rose ${roseMb} MB while ${runs} sandboxes ran in it, more than the ${allowedMb} MB their memory limits allow together: one of them built a value larger than its limit`,
+            `memory: this process's peak rose ${roseMb} MB while ${runs} sandboxes ran in it, more than the ${windowAllowedMb} MB their memory limits and messages allow together: one of them built a value larger than its limit`,
           );
           return undefined;
+        },
+        crossed(chars: number) {
+          if (!ended) crossedChars += chars;
         },
         end() {
           if (ended) return;

@@ -4,6 +4,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import {
+  PEAK_ALLOWANCE_BYTES_PER_CHAR,
   PEAK_ALLOWANCE_EXTRA_MB,
   PEAK_ALLOWANCE_FACTOR,
   peakAllowanceMb,
@@ -70,6 +71,22 @@ describe("sandbox-host: the process's peak memory over each run", () => {
     first.end();
     expect(shared).toHaveLength(1);
     expect(shared[0]).toMatch(/^memory: this process's peak rose \d+ MB while 2 sandboxes ran in it/);
+  });
+
+  it("messages a run exchanged with the host raise its allowance by what they cost this process", () => {
+    const { watch } = watchRecordingShared();
+    const chatty = watch.begin(8);
+    const chars = 2 * SPIKE_MB * 2 ** 20;
+    chatty.crossed(chars);
+    spike();
+    expect(chatty.passed()).toBeUndefined();
+    chatty.end();
+    const quiet = watch.begin(8);
+    quiet.crossed(2 ** 20);
+    spike();
+    expect(quiet.passed()?.allowedMb).toBe(peakAllowanceMb(8) + Math.ceil(PEAK_ALLOWANCE_BYTES_PER_CHAR));
+    quiet.end();
+    expect(chars * PEAK_ALLOWANCE_BYTES_PER_CHAR).toBeGreaterThan(SPIKE_MB * 2 ** 20);
   });
 
   it("the window closes when its last run ends: the next run is alone in a window of its own", () => {

@@ -37,6 +37,11 @@ const payloads = [
   // A 1 GB array from Node 24 on; past the largest V8 makes (a fatal error) on Node 20 and 22.
   { name: "1 GB split garbage at once", code: '"x".repeat(2**27).split("").length' },
   {
+    name: "200 MB of tool traffic",
+    code: "let n = 0; for (let i = 0; i < 100; i++) n += (await tools.echo({ s: 'x'.repeat(999_000) })).s.length; n",
+    limits: { memoryMb: 16, maxToolCalls: 100 },
+  },
+  {
     name: "heap used up to its limit",
     code: "const a = []; for (let i = 0; i < 128 * 9000; i++) a.push({ i, s: 'item ' + i }); a.length",
   },
@@ -142,6 +147,12 @@ describe("security: the agent's process survives what kills an isolate's host pr
       expect(outcome.next).toEqual({ status: "ok", value: 2 });
     });
   }
+
+  it("a run whose tool calls carry 200 MB through its process is not taken for a spike", () => {
+    const outcome = outcomeOf("200 MB of tool traffic");
+    expect(outcome.status).toBe("ok");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
 
   it("a run that fills its heap up to its limit and keeps it is not taken for a spike", () => {
     const outcome = outcomeOf("heap used up to its limit");
