@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Node matrix of `make test`: the security suite, the conformance suite (every environment but Docker,
-# see below) and the packed-consumer suite on each Node that scripts/node-matrix.json pins, with the
-# isolated-vm version pinned beside it, built from source against that Node's headers. The machine's own
+# see below), the packed-consumer suite and the image's isolated-vm layout on each Node that
+# scripts/node-matrix.json pins, with the isolated-vm version pinned beside it, built from source against
+# that Node's headers. The machine's own
 # Node runs every suite (make unit); this adds the Nodes users run.
 #
 # Everything is cached under .node-matrix/ (ignored by git), one folder per Node, and a second run reuses it:
@@ -22,7 +23,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 work="$here/.node-matrix"
 pins="$here/scripts/node-matrix.json"
-suites=(test/security test/conformance test/packed.test.ts)
+# (and the files of isolated-vm the sandbox image copies, whose layout changed with isolated-vm 6)
+suites=(test/security test/conformance test/packed.test.ts test/docker/isolated-vm-files.test.ts)
 # What a copy of the checkout needs to run those suites (and `npm pack`, which the packed suite runs).
 copied=(package.json README.md tsconfig.json tsconfig.build.json vitest.config.ts dist src sandbox environments test)
 

@@ -1,7 +1,8 @@
 /**
  * The sandbox container image, built with no registry: a `FROM scratch` image holding this machine's own
  * node binary and the shared libraries it and isolated-vm's native addon load (as `ldd` lists them), the
- * sandbox-host program bundled into one file, and isolated-vm. It runs as a non-root user. With a
+ * sandbox-host program bundled into one file, and isolated-vm (in the layout of its major: see
+ * isolated-vm-files.ts). It runs as a non-root user. With a
  * registry, `images/Dockerfile.node` builds an equivalent image on a Node base image instead.
  */
 
@@ -25,6 +26,7 @@ import { UserError } from "../../src/errors.js";
 import { cordonVersion } from "../../src/version.js";
 import type { DockerConnection } from "./connection.js";
 import { connectDocker, engineName } from "./dockerode.js";
+import { isolatedVmFiles } from "./isolated-vm-files.js";
 
 /** The user (uid:gid) sandbox containers run as. */
 export const SANDBOX_USER = "10001:10001";
@@ -106,20 +108,20 @@ export async function buildSandboxImage(options: ImageBuildOptions = {}): Promis
  */
 async function assembleRootfs(root: string): Promise<void> {
   const node = realNodeBinary();
-  const addonDir = isolatedVmDir();
-  const addon = join(addonDir, "out", "isolated_vm.node");
-  if (!existsSync(addon)) {
-    throw new UserError(
-      `isolated-vm's native addon is missing (${addon}): reinstall isolated-vm, then build the image again.`,
-    );
-  }
+  const isolatedVm = isolatedVmFiles(isolatedVmDir());
   place(node, root, "/usr/local/bin/node", 0o755);
-  for (const library of new Set([...sharedLibraries(node), ...sharedLibraries(addon)])) {
+  for (const library of new Set([...sharedLibraries(node), ...sharedLibraries(isolatedVm.addon)])) {
     place(library, root, library, 0o755);
   }
-  const target = join(root, APP_DIR, "node_modules", "isolated-vm");
-  for (const file of ["package.json", "isolated-vm.js", "out/isolated_vm.node"]) {
-    place(join(addonDir, file), target, file, 0o644);
+  const modules = join(root, APP_DIR, "node_modules");
+  for (const file of isolatedVm.isolatedVm.files) {
+    place(join(isolatedVm.isolatedVm.dir, file), join(modules, "isolated-vm"), file, 0o644);
+  }
+  // Beside isolated-vm, where its require("node-gyp-build") finds it.
+  const { loader } = isolatedVm;
+  if (loader) {
+    for (const file of loader.files)
+      place(join(loader.dir, file), join(modules, "node-gyp-build"), file, 0o644);
   }
   const { build } = await import("esbuild");
   const bundle = await build({

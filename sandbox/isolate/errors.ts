@@ -28,6 +28,10 @@ export const limitMessages = {
   memory: (mb: number) =>
     `The code ran out of memory: the sandbox's heap is limited to ${mb} MB (memoryMb). It was stopped ` +
     "and the sandbox was reset. Work on smaller pieces of data.",
+  spike: (mb: number, roseMb: number, allowedMb: number) =>
+    `The code ran out of memory: it built a value larger than the sandbox's heap limit of ${mb} MB ` +
+    `(memoryMb), which raised the sandbox process's memory by ${roseMb} MB where a run within that limit ` +
+    `stays under ${allowedMb} MB. It was stopped and the sandbox was reset. Work on smaller pieces of data.`,
   messages: (max: number) =>
     `The code sent more than ${max} messages to the host (console lines and tool calls) and was stopped; the sandbox was reset.`,
   cancelled: () => "The run was cancelled before the code finished; the sandbox was reset.",

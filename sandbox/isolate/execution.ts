@@ -40,6 +40,7 @@ import {
   USER_CODE_FILENAME,
 } from "../guest/interface.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
+import type { RunMemoryWatching } from "./memory-watch.js";
 import { wrapCode } from "./wrap.js";
 
 /** What an execution needs from the sandbox that owns the isolate. */
@@ -54,6 +55,8 @@ export interface ExecutionDeps {
    * `busy`: the isolate was running code or ran out of memory, so the kill may not have stopped it all.
    */
   kill(busy: boolean): void;
+  /** Watches the run's memory from outside the heap, asked before an outcome of the code stands. */
+  memory?: RunMemoryWatching | undefined;
 }
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
@@ -242,7 +245,9 @@ export class Execution {
       typeof requested === "string" && requested !== "" ? requested : undefined,
       (outcome) => {
         this.#waitingGuest--;
-        return answerText(outcome);
+        const answer = answerText(outcome);
+        this.#deps.memory?.crossed(answer.length);
+        return answer;
       },
     );
   }
@@ -264,6 +269,7 @@ export class Execution {
       return callThroughBridge(this.#bridge, this.#calling, { id, name, argsJson, requested }, deliver);
     }
     this.#toolCalls++;
+    this.#deps.memory?.crossed(argsJson.length);
     if (!this.#allowedTools.has(name)) {
       return deliver(callFailure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     }
@@ -281,6 +287,7 @@ export class Execution {
     const args: ["settle" | "fail", number, number, string] = outcome.ok
       ? ["settle", runId, callId, typeof outcome.valueJson === "string" ? outcome.valueJson : ""]
       : ["fail", runId, callId, JSON.stringify(outcome.error)];
+    this.#deps.memory?.crossed(args[3].length);
     // Fire and forget: waiting for the apply to return costs a crossing and host time per call. The
     // code it resumes is watched by the CPU limit, the wall clock and #busy(), and after `done` by the
     // call #done makes.
@@ -293,6 +300,7 @@ export class Execution {
 
   /** Values the guest recorded, handed to the bridge as plain, checked data. */
   #record(json: string): void {
+    this.#deps.memory?.crossed(json.length);
     let raw: unknown;
     try {
       raw = JSON.parse(json);
@@ -318,6 +326,7 @@ export class Execution {
   }
 
   #log(entry: LogEntry): void {
+    this.#deps.memory?.crossed(entry.text.length);
     try {
       this.#bridge.log(entry);
     } catch {
@@ -326,6 +335,7 @@ export class Execution {
   }
 
   #done(reportJson: string): void {
+    this.#deps.memory?.crossed(reportJson.length);
     const report = parseReport(reportJson);
     this.#report = report ?? {
       status: "error",
@@ -362,6 +372,17 @@ export class Execution {
 
   #settleIfIdle(): void {
     if (this.#ended || !this.#report || this.#inFlight > 0) return;
+    // One allocation past the heap limit that was garbage before isolated-vm checked again leaves the
+    // code's outcome standing; the watch outside the heap still saw it.
+    const overrun = this.#deps.memory?.passed();
+    if (overrun) {
+      const { roseMb, allowedMb } = overrun;
+      this.#stop(
+        "limit",
+        runFailure("MemoryLimit", limitMessages.spike(this.#deps.memoryMb, roseMb, allowedMb)),
+      );
+      return;
+    }
     const { status, valueJson, error } = this.#report;
     const outcome: ExecutionOutcome = { status };
     if (valueJson !== undefined) outcome.valueJson = valueJson;

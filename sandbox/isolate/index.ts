@@ -17,10 +17,12 @@
 import type { Environment, SandboxLimits } from "../contract/index.js";
 import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
+import type { RunMemoryWatch } from "./memory-watch.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 
 export { userCodePosition } from "./errors.js";
+export type { MemoryOverrun, RunMemoryWatch, RunMemoryWatching } from "./memory-watch.js";
 
 /**
  * The isolated-vm module as users pass it (`isolateEnvironment({ ivm })`), typed by its shape so that
@@ -49,6 +51,12 @@ export interface IsolateEngineOptions {
    * isolate (about 1-2 MB); spares are kept for the {@link MAX_SPARE_LIMITS} most recent sets of limits.
    */
   warm?: number;
+  /**
+   * Watches memory the heap limit cannot see over each run (the sandbox-host program watches its
+   * process's peak): a run it says passed its memory ends with `MemoryLimit` instead of its own outcome.
+   * Default: none (the in-process environment shares the agent's process, whose peak is not the run's).
+   */
+  memory?: RunMemoryWatch;
 }
 
 /**
@@ -77,7 +85,12 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
   const closedError = () => new Error("This isolate environment was closed; create a new one.");
 
   const create = (ivmModule: IsolatedVm, limits: SandboxLimits) =>
-    IsolateSandbox.open(ivmModule, limits, { onDead: (dead) => open.delete(dead) }, isolates);
+    IsolateSandbox.open(
+      ivmModule,
+      limits,
+      { onDead: (dead) => open.delete(dead), memory: options.memory },
+      isolates,
+    );
 
   /** The spares for these limits (made with a copy of them), or undefined when spares are off. */
   const sparesFor = (ivmModule: IsolatedVm, limits: SandboxLimits): SpareSandboxes | undefined => {

@@ -17,6 +17,7 @@ import { preludeSource } from "../guest/prelude.js";
 import { Execution } from "./execution.js";
 import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
+import type { RunMemoryWatch } from "./memory-watch.js";
 
 /** The smallest heap isolated-vm accepts, in MB. */
 const MIN_MEMORY_MB = 8;
@@ -39,6 +40,8 @@ const preludeCache = new WeakMap<IsolatedVm, ivm.ExternalCopy<ArrayBuffer>>();
 export interface IsolateSandboxHooks {
   /** Called once when the sandbox dies: disposed, or killed by a limit, a cancellation or a crash. */
   onDead?(sandbox: IsolateSandbox): void;
+  /** Watches each run's memory from outside the heap (see IsolateEngineOptions.memory). */
+  memory?: RunMemoryWatch | undefined;
 }
 
 /** A sandbox backed by one V8 isolate in this process. Create it with {@link IsolateSandbox.open}. */
@@ -155,6 +158,7 @@ export class IsolateSandbox implements Sandbox {
       };
     }
     const runId = ++this.#runIds;
+    const watching = this.#hooks.memory?.begin(this.#memoryMb);
     const execution = new Execution(
       {
         isolate: this.#isolate,
@@ -163,6 +167,7 @@ export class IsolateSandbox implements Sandbox {
         memoryMb: this.#memoryMb,
         runId,
         kill: (busy) => this.#kill(busy),
+        memory: watching,
       },
       request,
       bridge,
@@ -173,6 +178,7 @@ export class IsolateSandbox implements Sandbox {
       return await execution.start();
     } finally {
       this.#current = undefined;
+      watching?.end();
     }
   }
 

@@ -24,6 +24,7 @@ import { isolateEngine } from "../isolate/index.js";
 import { loadIsolatedVm } from "../isolate/load.js";
 import { processHealth } from "./health.js";
 import { SandboxHost } from "./host.js";
+import { processPeakWatch } from "./peak-memory.js";
 
 /** How often the process checks its own memory, in ms. */
 const MEMORY_CHECK_MS = 100;
@@ -44,7 +45,9 @@ async function main(): Promise<void> {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error));
   }
-  const environment = isolateEngine({ ivm, warm: 1 });
+  // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
+  // the process, as its RSS budget does.
+  const environment = isolateEngine({ ivm, warm: 1, memory: processPeakWatch((reason) => die(reason)) });
   const warmLimits = readWarmLimits(args);
   if (warmLimits) {
     try {

@@ -22,7 +22,8 @@ const pins = JSON.parse(readFileSync(join(root, "scripts/node-matrix.json"), "ut
 
 /** The table's lines as scripts/node-matrix.json makes them. */
 function tableFromPins(): string[] {
-  const matrixSuites = "security, conformance (every environment but Docker), packed package";
+  const matrixSuites =
+    "security, conformance (every environment but Docker), packed package, the image's isolated-vm files";
   return [
     "| Node | isolated-vm | what `make test` runs on it |",
     "| --- | --- | --- |",

@@ -20,9 +20,33 @@ interface Outcome {
   burning: number[];
 }
 
+/** Limits for a payload about memory that takes seconds of CPU first. */
+const SLOW = { cpuTimeMs: 60_000, timeoutMs: 60_000 };
+
 const payloads = [
-  { name: "huge split", code: '"x".repeat(2**27).split("").length' },
-  { name: "huge fill", code: "new Array(2**30).fill(0).length" },
+  // A 2 GB array, past the largest V8 makes: V8 ends its process, on every Node.
+  { name: "huge split", code: '"x".repeat(2**28).split("").length' },
+  // One value past the 128 MB heap limit that is garbage before isolated-vm checks the heap again: each
+  // passes the heap limit (isolated-vm grants a grace), and only the process's peak memory sees it. The
+  // memory check is what these are about: CPU and wall-clock limits high enough not to race it (the
+  // split takes about 5 s of CPU, Array.from 3 s, more on a loaded machine).
+  { name: "split garbage at once", code: '"x".repeat(2**26).split("").length', limits: SLOW },
+  { name: "fill garbage at once", code: "new Array(2**25).fill(0).length", limits: SLOW },
+  { name: "Array.from garbage at once", code: "Array.from({ length: 2**25 }).length", limits: SLOW },
+  { name: "flattened repeat garbage at once", code: '"x".repeat(2**29 - 24).indexOf("y")', limits: SLOW },
+  // A 1 GB array from Node 24 on; past the largest V8 makes (a fatal error) on Node 20 and 22.
+  { name: "1 GB split garbage at once", code: '"x".repeat(2**27).split("").length', limits: SLOW },
+  {
+    name: "200 MB of tool traffic",
+    code: "let n = 0; for (let i = 0; i < 100; i++) n += (await tools.echo({ s: 'x'.repeat(999_000) })).s.length; n",
+    limits: { memoryMb: 16, maxToolCalls: 100 },
+  },
+  {
+    name: "heap used up to its limit",
+    code: "const a = []; for (let i = 0; i < 128 * 9000; i++) a.push({ i, s: 'item ' + i }); a.length",
+  },
+  // The memory limit is what this payload is about (see SLOW).
+  { name: "huge fill", code: "new Array(2**30).fill(0).length", limits: SLOW },
   {
     name: "sparse sort",
     code: "const a = []; a[2**31] = 1; a[0] = 2; a.sort(); 1",
@@ -101,6 +125,34 @@ describe("security: the agent's process survives what kills an isolate's host pr
     expect(outcome.error?.name).toBe("MemoryLimit");
     expect(outcome.error?.message).toMatch(/sandbox process ran out of memory .*invalid size error/);
     expect(outcome.error?.message).toMatch(/the agent's process is fine/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  for (const name of [
+    "split garbage at once",
+    "fill garbage at once",
+    "Array.from garbage at once",
+    "flattened repeat garbage at once",
+    "1 GB split garbage at once",
+  ]) {
+    it(`a value past the heap limit that is garbage at once (${name.replace(" garbage at once", "")}) ends the run as out of memory`, () => {
+      const outcome = outcomeOf(name);
+      expect(outcome.status).toBe("limit");
+      expect(outcome.error?.name).toBe("MemoryLimit");
+      expect(outcome.error?.message).toMatch(/ran out of memory/);
+      expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    });
+  }
+
+  it("a run whose tool calls carry 200 MB through its process is not taken for a spike", () => {
+    const outcome = outcomeOf("200 MB of tool traffic");
+    expect(outcome.status).toBe("ok");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("a run that fills its heap up to its limit and keeps it is not taken for a spike", () => {
+    const outcome = outcomeOf("heap used up to its limit");
+    expect(outcome.status).toBe("ok");
     expect(outcome.next).toEqual({ status: "ok", value: 2 });
   });
 

@@ -1,0 +1,105 @@
+// The sandbox-host process's peak-memory watch, on this test process's own memory: a spike is a real
+// buffer filled and dropped, as one huge value the code builds and drops is in a sandbox-host process.
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { describe, expect, it } from "vitest";
+import {
+  PEAK_ALLOWANCE_BYTES_PER_CHAR,
+  PEAK_ALLOWANCE_EXTRA_MB,
+  PEAK_ALLOWANCE_FACTOR,
+  peakAllowanceMb,
+  processGauge,
+  processPeakWatch,
+} from "../../sandbox/sandbox-host/peak-memory.js";
+
+const SPIKE_MB = 300;
+
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
+
+/**
+ * Fills SPIKE_MB of memory and lets it go, as a value that is garbage at once; collected at once too,
+ * so that the next spike cannot reuse its pages.
+ */
+function spike(): void {
+  Buffer.alloc(SPIKE_MB * 2 ** 20, 1);
+  collectGarbage();
+}
+
+/** A watch that records what it would end the process for. */
+function watchRecordingShared() {
+  const shared: string[] = [];
+  return { watch: processPeakWatch((reason) => shared.push(reason)), shared };
+}
+
+describe("sandbox-host: the process's peak memory over each run", () => {
+  it("allows a run its heap limit times the factor, plus the extra", () => {
+    expect(peakAllowanceMb(128)).toBe(Math.ceil(128 * PEAK_ALLOWANCE_FACTOR + PEAK_ALLOWANCE_EXTRA_MB));
+    expect(peakAllowanceMb(8)).toBeLessThan(SPIKE_MB);
+  });
+
+  it("a run alone in its window whose spike passed its allowance is told by how much", () => {
+    const { watch, shared } = watchRecordingShared();
+    const run = watch.begin(8);
+    spike();
+    const overrun = run.passed();
+    run.end();
+    expect(overrun?.allowedMb).toBe(peakAllowanceMb(8));
+    expect(overrun?.roseMb).toBeGreaterThanOrEqual(SPIKE_MB - 20);
+    expect(shared).toEqual([]);
+  });
+
+  it("a quiet run after a spiking one is not blamed: each window measures from its own start", () => {
+    expect(processGauge.resetPeak()).toBe(true);
+    const { watch } = watchRecordingShared();
+    const loud = watch.begin(8);
+    spike();
+    expect(loud.passed()).toBeDefined();
+    loud.end();
+    const quiet = watch.begin(8);
+    expect(quiet.passed()).toBeUndefined();
+    quiet.end();
+  });
+
+  it("a spike while two runs share the window blames neither and asks for the process to end", () => {
+    const { watch, shared } = watchRecordingShared();
+    const first = watch.begin(8);
+    const second = watch.begin(8);
+    spike();
+    expect(second.passed()).toBeUndefined();
+    second.end();
+    first.end();
+    expect(shared).toHaveLength(1);
+    expect(shared[0]).toMatch(/^memory: this process's peak rose \d+ MB while 2 sandboxes ran in it/);
+  });
+
+  it("messages a run exchanged with the host raise its allowance by what they cost this process", () => {
+    const { watch } = watchRecordingShared();
+    const chatty = watch.begin(8);
+    const chars = 2 * SPIKE_MB * 2 ** 20;
+    chatty.crossed(chars);
+    spike();
+    expect(chatty.passed()).toBeUndefined();
+    chatty.end();
+    const quiet = watch.begin(8);
+    quiet.crossed(2 ** 20);
+    spike();
+    expect(quiet.passed()?.allowedMb).toBe(peakAllowanceMb(8) + Math.ceil(PEAK_ALLOWANCE_BYTES_PER_CHAR));
+    quiet.end();
+    expect(chars * PEAK_ALLOWANCE_BYTES_PER_CHAR).toBeGreaterThan(SPIKE_MB * 2 ** 20);
+  });
+
+  it("the window closes when its last run ends: the next run is alone in a window of its own", () => {
+    const { watch, shared } = watchRecordingShared();
+    const first = watch.begin(8);
+    const second = watch.begin(8);
+    first.end();
+    second.end();
+    second.end();
+    const third = watch.begin(8);
+    spike();
+    expect(third.passed()).toMatchObject({ allowedMb: peakAllowanceMb(8) });
+    third.end();
+    expect(shared).toEqual([]);
+  });
+});
