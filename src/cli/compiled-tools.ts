@@ -170,6 +170,8 @@ function packagesWhereNodeFindsThem(
           pluginData: "inner",
         });
         if (found.errors.length > 0 || found.external || !found.path) return { errors: found.errors };
+        // A bare name that tsconfig's `paths` maps to the project's own files is bundled like them.
+        if (!/[\\/]node_modules[\\/]/.test(found.path)) return undefined;
         externals.add(found.path);
         return { path: pathToFileURL(found.path).href, external: true };
       });

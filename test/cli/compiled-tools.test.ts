@@ -104,4 +104,13 @@ describe("tools modules compiled into the cache", () => {
       true,
     );
   });
+
+  it("a name tsconfig's paths map to the project's own TypeScript is bundled, not imported as a package", async () => {
+    const folder = moduleFolder("aliased", {
+      "tsconfig.json": JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["lib/*"] } } }),
+      "tools.ts": toolsReturning("word", 'import { word } from "@lib/data";'),
+      "lib/data.ts": 'const aliased: string = "aliased";\nexport const word = aliased;\n',
+    });
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe("aliased");
+  });
 });
