@@ -3,7 +3,8 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { Worker } from "node:worker_threads";
-import type { CodeRunResult, ToolResult } from "cordon";
+import type { CodeRunResult, Dispatcher, ToolResult } from "cordon";
+import { median, sample } from "./stats.js";
 
 /** Throws unless the run ended `ok` with exactly the expected value. */
 export function expectRun(result: CodeRunResult, expected: unknown, what: string): void {
@@ -42,4 +43,16 @@ export function checked(run: () => Promise<CodeRunResult>, expected: unknown, wh
 export function keepOtherCoreAwake(): { stop(): Promise<void> } {
   const worker = new Worker("for (;;) {}", { eval: true });
   return { stop: async () => void (await worker.terminate()) };
+}
+
+/** The median time of one direct dispatch of the `add` tool (1 + 2), in µs, each checked for its value. */
+export async function directAddMicros(dispatcher: Dispatcher, samples = 3_000): Promise<number> {
+  return median(
+    await sample(samples, async () => {
+      const [result] = await dispatcher
+        .dispatch([{ id: "c", name: "add", arguments: { a: 1, b: 2 } }])
+        .results();
+      if (result?.value !== 3) throw new Error("direct dispatch: wrong result");
+    }),
+  );
 }

@@ -7,7 +7,7 @@
 import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "cordon";
 import ivm from "isolated-vm";
 import { z } from "zod";
-import { checked, expectRun, keepOtherCoreAwake } from "./check.js";
+import { checked, directAddMicros, expectRun, keepOtherCoreAwake } from "./check.js";
 import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
@@ -85,14 +85,7 @@ const dispatchTrip = await bareRoundTrip(async (s) => {
 const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = await tools.add({ a: s, b: 1 }); s`;
 const empty = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = s + 1; s`;
 async function perCall(state: string) {
-  const direct = median(
-    await sample(3_000, async () => {
-      const [result] = await dispatcher
-        .dispatch([{ id: "c", name: "add", arguments: { a: 1, b: 2 } }])
-        .results();
-      if (result?.value !== 3) throw new Error("direct dispatch: wrong result");
-    }),
-  );
+  const direct = await directAddMicros(dispatcher);
   const oneCall = async () => {
     const { result } = await dispatcher.runCall(
       { id: "c", name: "add", arguments: { a: 1, b: 2 } },

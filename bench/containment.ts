@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { codeMode, Dispatcher, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
 import { z } from "zod";
 import { sandboxChildren } from "../test/sandbox-host/children.js";
-import { checked } from "./check.js";
+import { checked, directAddMicros } from "./check.js";
 import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
@@ -118,14 +118,7 @@ async function floorParts(): Promise<{ ivmAsync: number; ivmSync: number; pipe: 
   try {
     const ivmAsync = median(await sample(ROUNDS, () => asyncTrip.run(CALLS))) / CALLS;
     const ivmSync = median(await sample(ROUNDS, () => syncTrip.run(CALLS))) / CALLS;
-    const direct = median(
-      await sample(3_000, async () => {
-        const [result] = await dispatcher
-          .dispatch([{ id: "c", name: "add", arguments: { a: 1, b: 2 } }])
-          .results();
-        if (result?.value !== 3) throw new Error("direct dispatch: wrong result");
-      }),
-    );
+    const direct = await directAddMicros(dispatcher);
     return { ivmAsync, ivmSync, pipe: await pipeRoundTrip(2_000), direct };
   } finally {
     asyncTrip.dispose();
