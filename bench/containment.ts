@@ -195,4 +195,43 @@ try {
 } finally {
   await awake.stop();
 }
+await spikes();
 for (const cm of Object.values(modes)) await cm.close();
+
+/**
+ * One allocation past the heap limit that is garbage at once (README, "Tested Node versions"): how far it
+ * raises the sandbox process's memory, from the MemoryLimit report of the default environment, which must
+ * stop it; a run that ends any other way stops the benchmark.
+ */
+async function spikes(): Promise<void> {
+  const memoryMb = 128;
+  const cm = codeMode({
+    tools: toolset,
+    limits: { memoryMb, cpuTimeMs: 60_000, timeoutMs: 120_000 },
+    environment: sandboxHostEnvironment(),
+  });
+  const attacks = {
+    '"x".repeat(2 ** 26).split("").length': 'return "x".repeat(2 ** 26).split("").length;',
+    "new Array(2 ** 25).fill(0).length": "return new Array(2 ** 25).fill(0).length;",
+  };
+  console.log(`one allocation past a ${memoryMb} MB heap limit, garbage at once (default environment)`);
+  try {
+    for (const [what, code] of Object.entries(attacks)) {
+      const result = await cm.run(code);
+      const rose =
+        /raised the sandbox process's memory by (\d+) MB where a run within that limit stays under (\d+) MB/.exec(
+          result.error?.message ?? "",
+        );
+      if (result.status === "ok" || result.error?.name !== "MemoryLimit" || !rose) {
+        throw new Error(
+          `${what}: expected a MemoryLimit from the peak watch, got ${JSON.stringify(result.error ?? result.status)}`,
+        );
+      }
+      console.log(
+        `  ${what}: stopped, MemoryLimit; the process's peak rose ${rose[1]} MB (allowed ${rose[2]} MB)`,
+      );
+    }
+  } finally {
+    await cm.close();
+  }
+}
