@@ -22,6 +22,7 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/cache-home.ts"],
     // isolated-vm needs --no-node-snapshot in every worker process that loads it.
     pool: "forks",
     poolOptions: { forks: { execArgv: ["--no-node-snapshot"] } },
