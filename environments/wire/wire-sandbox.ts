@@ -25,6 +25,7 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
+import { groupDigits } from "../../src/numbers.js";
 import type { Ending, PeerFailure } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
@@ -289,7 +290,7 @@ class WireRun implements RunLink, CallingRun {
         outcome: callFailure(
           tool,
           "error",
-          `The result of ${tool} is ${size.toLocaleString("en-US")} characters of JSON, too large to pass into the sandbox. Ask the tool for less (a page, a filter, fewer fields).`,
+          `The result of ${tool} is ${groupDigits(size)} characters of JSON, too large to pass into the sandbox. Ask the tool for less (a page, a filter, fewer fields).`,
         ),
       });
     };

@@ -6,6 +6,7 @@
  * (`protocol.ts`) unchanged.
  */
 
+import { groupDigits } from "../../src/numbers.js";
 import { MAX_DISCOVERY_CALLS } from "./discovery.js";
 
 /** The limits a sandbox enforces while it runs one piece of code. */
@@ -63,8 +64,8 @@ export function loweredLimits(asked: SandboxLimits, allowed: SandboxLimits): str
     const before = asked[key];
     const after = allowed[key];
     if (after !== undefined && before !== after) {
-      const was = before === undefined ? "the default" : before.toLocaleString("en-US");
-      lowered.push(`${key} ${after.toLocaleString("en-US")} (asked for ${was})`);
+      const was = before === undefined ? "the default" : groupDigits(before);
+      lowered.push(`${key} ${groupDigits(after)} (asked for ${was})`);
     }
   }
   return lowered;

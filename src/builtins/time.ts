@@ -53,15 +53,21 @@ export function isoInZone(date: Date, timeZone: string): string {
   return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(hour)}:${pad(minute)}:${pad(second)}${offset}`;
 }
 
+/** The `now` tool's description: it names the server's zone, so it is made when first read (see below). */
+function nowDescription(): string {
+  return (
+    `The current date and time as ISO-8601 with the UTC offset, e.g. 2025-03-09T14:05:00+08:00. ` +
+    `Without tz it is the server's time zone (${localTimeZone()}); tz takes an IANA time zone name such as ${TIME_ZONE_EXAMPLES}.`
+  );
+}
+
 /**
  * The `now` tool: the current time as ISO-8601 with its UTC offset, in the zone `tz` names (an IANA
  * name) or else the server's own. An unknown zone is an argument error that shows valid names.
  */
 export const now = tool({
   name: "now",
-  description:
-    `The current date and time as ISO-8601 with the UTC offset, e.g. 2025-03-09T14:05:00+08:00. ` +
-    `Without tz it is the server's time zone (${localTimeZone()}); tz takes an IANA time zone name such as ${TIME_ZONE_EXAMPLES}.`,
+  description: "The current date and time as ISO-8601 with the UTC offset.",
   input: z.object({
     tz: z
       .string()
@@ -72,6 +78,14 @@ export const now = tool({
   output: z.string(),
   readOnly: true,
   run: ({ tz }) => isoInZone(new Date(), tz ?? localTimeZone()),
+});
+// Asking for the local zone loads ICU's time zone data (15-30 ms), which every import of cordon would
+// pay: the description is made when something first reads it instead.
+let description: string | undefined;
+Object.defineProperty(now, "description", {
+  get: () => (description ??= nowDescription()),
+  enumerable: true,
+  configurable: true,
 });
 
 /**

@@ -1,6 +1,7 @@
+import { groupDigits } from "../numbers.js";
 /** Small helpers shared by the built-in tools: numbers for the model. */
 
 /** `1,000,000 bytes` — exact, so the text the model reads matches the constant. */
 export function formatBytes(bytes: number): string {
-  return `${bytes.toLocaleString("en-US")} bytes`;
+  return `${groupDigits(bytes)} bytes`;
 }

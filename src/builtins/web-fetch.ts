@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { ToolError, UserError } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 import { tool } from "../tools/tool.js";
 import type { Tool } from "../tools/types.js";
 import { FENCE_NOTE, fence, neutralize, neutralizedFailure } from "./fence.js";
@@ -124,7 +125,7 @@ export function webFetch(
   const reader = givenReader ?? new HttpReader();
   const description = [
     "Fetch one web page or file with a GET request and read it as text: HTML as Markdown (headings, lists, tables, code, links), JSON compacted, plain text as is; binary files (images, PDFs, archives) only by type and size.",
-    `Returns at most ${maxChars.toLocaleString("en-US")} characters of the page's text per call; for a longer page the result gives the offset to continue from.`,
+    `Returns at most ${groupDigits(maxChars)} characters of the page's text per call; for a longer page the result gives the offset to continue from.`,
     "Set images to true to also list the page's image URLs. It does not run JavaScript, so a page built in the browser may come back empty.",
     reader.description ?? "",
     FENCE_NOTE,

@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { MAX_CHECKPOINT_CHARS } from "../codemode/checkpoint.js";
+import { groupDigits } from "../numbers.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The permissions of a checkpoint file. */
@@ -112,7 +113,7 @@ export async function readCheckpointFile(path: string): Promise<string> {
     // base64url text and dots: a file much larger than the cap is not a checkpoint, and is not read.
     if (info.size > MAX_CHECKPOINT_CHARS + 1_024) {
       throw new CliUsageError(
-        `${path} is not a cordon checkpoint: it is ${info.size.toLocaleString("en-US")} bytes, over the ${MAX_CHECKPOINT_CHARS.toLocaleString("en-US")} a checkpoint may have. ${made}`,
+        `${path} is not a cordon checkpoint: it is ${groupDigits(info.size)} bytes, over the ${groupDigits(MAX_CHECKPOINT_CHARS)} a checkpoint may have. ${made}`,
       );
     }
     text = await readFile(path, "utf8");

@@ -10,6 +10,7 @@ import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { ObservedTypes } from "../codemode/discovery/observed-store.js";
 import { messageOf } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
@@ -70,7 +71,7 @@ export async function readObservedTypesFile(
   }
   if (info.size > MAX_OBSERVED_TYPES_FILE_BYTES) {
     throw new CliUsageError(
-      `${option} is ${info.size.toLocaleString("en-US")} bytes, more than the ${MAX_OBSERVED_TYPES_FILE_BYTES.toLocaleString("en-US")} a file of observed types may have. ${remedy}`,
+      `${option} is ${groupDigits(info.size)} bytes, more than the ${groupDigits(MAX_OBSERVED_TYPES_FILE_BYTES)} a file of observed types may have. ${remedy}`,
     );
   }
   let text: string;

@@ -10,6 +10,7 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { UserError } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 
 /** The format version this cordon writes and reads. */
 export const CHECKPOINT_VERSION = 3;
@@ -113,7 +114,7 @@ export function sealCheckpoint<State>(
   const text = `${head}.${mac(head, key)}`;
   if (text.length > MAX_CHECKPOINT_CHARS) {
     throw new RangeError(
-      `The checkpoint would be ${text.length.toLocaleString("en-US")} characters, over the cap of ${MAX_CHECKPOINT_CHARS.toLocaleString("en-US")}: the run recorded too much before it paused.`,
+      `The checkpoint would be ${groupDigits(text.length)} characters, over the cap of ${groupDigits(MAX_CHECKPOINT_CHARS)}: the run recorded too much before it paused.`,
     );
   }
   return { text, body };

@@ -1,5 +1,6 @@
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "../../sandbox/contract/index.js";
 import { formatDuration } from "../dispatch/failures.js";
+import { groupDigits } from "../numbers.js";
 import type { ToolIndexText } from "./discovery/index-text.js";
 import type { CodeModeLimits } from "./limits.js";
 import { MAX_CODE_CHARS } from "./transpile.js";
@@ -113,7 +114,7 @@ ${[typecheckSentence(facts.typecheck) ?? []]
   )}- The value of a top-level \`return\` (or else of the last expression) is the result you receive, as JSON. Return a small summary rather than raw data.
 - \`tools.<name>(args)\` returns a Promise of the tool's own value (structured data such as an object or array, not the text a direct call would show). Independent calls can run together with \`Promise.all\`; at most ${limits.maxConcurrentCalls} run at the same time.
 - A failed call rejects with an error whose \`.tool\`, \`.kind\` ("invalid_arguments", "denied", "timeout", "error" or "limit"; "cancelled" or "refused" once the run is ending) and \`.message\` say what happened. Catch it with try/catch to recover; an uncaught one ends the run and is reported with its line number.
-- \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${limits.maxLogChars.toLocaleString("en-US")} characters).
+- \`console.log\`, \`console.info\`, \`console.warn\` and \`console.error\` are captured and returned with the result (up to ${groupDigits(limits.maxLogChars)} characters).
 - There is no \`require\`, \`import\`, \`process\`, \`fetch\`, file system, network or timers (\`setTimeout\` and friends): only the \`tools\` object, \`console\`, \`queueMicrotask\` and the standard JavaScript built-ins.
 - ${
     facts.state === "session"
@@ -121,7 +122,7 @@ ${[typecheckSentence(facts.typecheck) ?? []]
       : "Every run starts in a fresh sandbox: nothing persists between runs."
   }
 
-Limits of one run: code of at most ${MAX_CODE_CHARS.toLocaleString("en-US")} characters, ${formatDuration(limits.timeoutMs)} wall-clock time (${humanWaits(facts.humanTools)} does not count), ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${limits.maxResultChars.toLocaleString("en-US")} characters of JSON. What you read back is shortened to ${limits.maxOutputChars.toLocaleString("en-US")} characters.
+Limits of one run: code of at most ${groupDigits(MAX_CODE_CHARS)} characters, ${formatDuration(limits.timeoutMs)} wall-clock time (${humanWaits(facts.humanTools)} does not count), ${formatDuration(limits.cpuTimeMs)} of CPU time, ${limits.memoryMb} MB of memory, ${limits.maxToolCalls} tool calls, a result of at most ${groupDigits(limits.maxResultChars)} characters of JSON. What you read back is shortened to ${groupDigits(limits.maxOutputChars)} characters.
 
 Isolation (${facts.environmentName}): ${facts.isolation}
 ${

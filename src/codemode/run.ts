@@ -21,6 +21,7 @@ import {
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { PersonPolicy } from "../dispatch/types.js";
 import { messageOf } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { CheckpointBinding } from "./checkpoint.js";
@@ -413,7 +414,7 @@ async function pausedResult(
       status: "error",
       error: {
         name: "NotPausable",
-        message: `The run waits for a person, but its code read the clock or Math.random more than ${MAX_RECORDED_VALUES.toLocaleString("en-US")} times, more than a checkpoint records: it cannot pause. Read them less often, or run it with approval "wait".`,
+        message: `The run waits for a person, but its code read the clock or Math.random more than ${groupDigits(MAX_RECORDED_VALUES)} times, more than a checkpoint records: it cannot pause. Read them less often, or run it with approval "wait".`,
       },
     };
   }
@@ -474,7 +475,7 @@ function toResult(
     result.status = "limit";
     result.error = runFailure(
       "ResultTooLarge",
-      `The result is ${size.toLocaleString("en-US")} characters of JSON, over the limit of ${limits.maxResultChars.toLocaleString("en-US")} (maxResultChars). Return something smaller: pick the fields you need, summarize, or slice long arrays.`,
+      `The result is ${groupDigits(size)} characters of JSON, over the limit of ${groupDigits(limits.maxResultChars)} (maxResultChars). Return something smaller: pick the fields you need, summarize, or slice long arrays.`,
     );
     return result;
   }
@@ -482,7 +483,7 @@ function toResult(
     result.status = "limit";
     result.error = runFailure(
       "ResultTooLarge",
-      `The result nests ${jsonDepth(outcome.valueJson).toLocaleString("en-US")} levels deep, over the limit of ${MAX_RESULT_DEPTH}. Return flatter data.`,
+      `The result nests ${groupDigits(jsonDepth(outcome.valueJson))} levels deep, over the limit of ${MAX_RESULT_DEPTH}. Return flatter data.`,
     );
     return result;
   }
@@ -512,7 +513,7 @@ function toResult(
 function cut(text: string, max: number): string {
   return text.length <= max
     ? text
-    : `${text.slice(0, max)}… [${(text.length - max).toLocaleString("en-US")} more characters]`;
+    : `${text.slice(0, max)}… [${groupDigits(text.length - max)} more characters]`;
 }
 
 function sessionIdOf(session: string | Session | undefined): string | undefined {

@@ -13,6 +13,7 @@ import type { Node, Program, Statement, Token } from "acorn";
 import { Parser, parse, tokTypes } from "acorn";
 import type { Message } from "esbuild";
 import { within } from "../dispatch/abort.js";
+import { groupDigits } from "../numbers.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
 export interface PreparedCode {
@@ -76,7 +77,7 @@ export async function prepareCode(
       status: "limit",
       error: {
         name: CODE_TOO_LONG,
-        message: `The code is ${source.length.toLocaleString("en-US")} characters long; run_code takes at most ${MAX_CODE_CHARS.toLocaleString("en-US")}. Send shorter code: fetch data with tools instead of pasting it.`,
+        message: `The code is ${groupDigits(source.length)} characters long; run_code takes at most ${groupDigits(MAX_CODE_CHARS)}. Send shorter code: fetch data with tools instead of pasting it.`,
       },
     };
   }

@@ -1,3 +1,4 @@
+import { groupDigits } from "../numbers.js";
 /**
  * What a person is shown before approving a call: every argument, and nothing that can hide one. A
  * model's code once padded a harmless field with spaces so that a prompt cut at 400 characters showed
@@ -79,7 +80,7 @@ function unitsOf(text: string, keepNewlines: boolean, keepSpaces = false): strin
   const units: string[] = [];
   let spaces = 0;
   const flush = () => {
-    if (spaces > SPACE_RUN && !keepSpaces) units.push(`⟨${spaces.toLocaleString("en-US")} spaces⟩`);
+    if (spaces > SPACE_RUN && !keepSpaces) units.push(`⟨${groupDigits(spaces)} spaces⟩`);
     else if (spaces > 0) units.push(" ".repeat(spaces));
     spaces = 0;
   };
@@ -113,7 +114,7 @@ function renderString(text: string): string {
     if (tail.length + units[i]!.length > TAIL_CHARS) break;
     tail = units[i]! + tail;
   }
-  return `"${head}…${tail}" (${[...text].length.toLocaleString("en-US")} chars)`;
+  return `"${head}…${tail}" (${groupDigits([...text].length)} chars)`;
 }
 
 function render(value: unknown, depth: number): string {
@@ -142,7 +143,7 @@ function render(value: unknown, depth: number): string {
 }
 
 function count(n: number, noun: string): string {
-  return `${n.toLocaleString("en-US")} ${noun}${n === 1 ? "" : "s"}`;
+  return `${groupDigits(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 function renderKey(key: string): string {

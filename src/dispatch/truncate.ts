@@ -1,3 +1,4 @@
+import { groupDigits } from "../numbers.js";
 /** The output cap when neither the tool nor the dispatcher sets one: a tripwire, about 50k tokens. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
 
@@ -19,7 +20,7 @@ export function truncateOutput(text: string, maxChars: number): { text: string; 
 }
 
 function markerFor(cut: number): string {
-  return `\n…[${cut.toLocaleString("en-US")} characters cut]…\n`;
+  return `\n…[${groupDigits(cut)} characters cut]…\n`;
 }
 
 /** An end index that does not split a surrogate pair (moves back). */

@@ -5,6 +5,7 @@
  */
 
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { groupDigits } from "../numbers.js";
 import type { JsonSchema } from "../tools/types.js";
 
 /** A content item as code sees it: an MCP content block without `_meta` and `annotations`. */
@@ -172,7 +173,7 @@ export function itemMarker(block: ContentBlock): string {
   switch (block.type) {
     case "image":
     case "audio":
-      return `[${block.type} ${block.mimeType}, ${base64Bytes(block.data).toLocaleString("en-US")} bytes: sent as MCP content]`;
+      return `[${block.type} ${block.mimeType}, ${groupDigits(base64Bytes(block.data))} bytes: sent as MCP content]`;
     case "resource":
       return `[resource ${block.resource.uri}: sent as MCP content]`;
     case "resource_link":

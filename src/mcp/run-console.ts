@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import type { LogEntry, Sandbox, SandboxBridge } from "../../sandbox/contract/index.js";
+import { groupDigits } from "../numbers.js";
 import type { ClientLink } from "./client-link.js";
 
 /** The MCP log level of each console method. */
@@ -57,7 +58,7 @@ function teeConsole(bridge: SandboxBridge, link: ClientLink, maxChars: number): 
     else {
       link.log(
         "warning",
-        `The run's console output passed ${maxChars.toLocaleString("en-US")} characters; the rest is not sent as log messages.`,
+        `The run's console output passed ${groupDigits(maxChars)} characters; the rest is not sent as log messages.`,
       );
     }
   };

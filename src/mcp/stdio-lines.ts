@@ -6,6 +6,7 @@
  */
 
 import { Transform, type TransformCallback } from "node:stream";
+import { groupDigits } from "../numbers.js";
 
 /** The longest message `cordon mcp` reads on standard input, in bytes (the SDK transport's own default). */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -121,6 +122,6 @@ export function skippedLineError(line: SkippedLine, maxBytes: number): string {
       id = null;
     }
   }
-  const message = `The message is ${line.bytes.toLocaleString("en-US")} bytes, over the ${maxBytes.toLocaleString("en-US")} bytes cordon mcp reads in one message on standard input; it was not read. Send less: shorter code, and data fetched with tools rather than pasted in.`;
+  const message = `The message is ${groupDigits(line.bytes)} bytes, over the ${groupDigits(maxBytes)} bytes cordon mcp reads in one message on standard input; it was not read. Send less: shorter code, and data fetched with tools rather than pasted in.`;
   return `${JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } })}\n`;
 }

@@ -6,6 +6,7 @@
  */
 
 import type { JSONRPCErrorResponse, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { groupDigits } from "../numbers.js";
 import type { SkippedLine } from "./stdio-lines.js";
 
 /** What a skipped line was, as far as its start and end tell. */
@@ -104,5 +105,5 @@ export function oversizedDataOf(error: unknown): OversizedData | undefined {
 
 /** A byte count with thousands separators. */
 export function formatBytes(bytes: number): string {
-  return bytes.toLocaleString("en-US");
+  return groupDigits(bytes);
 }

@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { visibleText } from "../dispatch/preview.js";
 import { messageOf } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 import type { ClientAsk, ClientDirectory, ClientLink } from "./client-link.js";
 
 /** The longest elicitation message passed on, in characters; a longer one is cut, saying so. */
@@ -188,5 +189,5 @@ export class UpstreamQuestions {
 function shown(message: string): string {
   const visible = visibleText(message, { keepNewlines: true, keepSpaces: true });
   if (visible.length <= MAX_ELICITATION_MESSAGE_CHARS) return visible;
-  return `${visible.slice(0, MAX_ELICITATION_MESSAGE_CHARS)}… (cut: the message has ${visible.length.toLocaleString("en-US")} characters)`;
+  return `${visible.slice(0, MAX_ELICITATION_MESSAGE_CHARS)}… (cut: the message has ${groupDigits(visible.length)} characters)`;
 }

@@ -10,6 +10,17 @@ export type OTelApi = Pick<typeof OTel, "trace" | "context" | "SpanStatusCode">;
 
 let loaded: OTelApi | null | undefined;
 
+/** Where `@opentelemetry/api` 1.x keeps whatever an application registered with it (its global symbol). */
+const REGISTERED = Symbol.for("opentelemetry.js.api.1");
+
+/**
+ * Whether anything in this process registered with the OpenTelemetry API (a tracer provider, a context
+ * manager): until then no span could record, and the API (some 45 modules) need not be loaded at all.
+ */
+export function otelRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[REGISTERED] !== undefined;
+}
+
 /** The application's `@opentelemetry/api`, or undefined when it is not installed. Looked up once. */
 export function otelApi(): OTelApi | undefined {
   if (loaded === undefined) {

@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry spans for dispatches, calls, attempts and code runs, built from the dispatcher's own
  * events. A dispatch whose span would not record (no SDK registered, or sampled out) gets no trace at
- * all, so an application without a tracer pays one non-recording span per dispatch and nothing per call.
+ * all, so an application without a tracer pays at most one non-recording span per dispatch and nothing
+ * per call (nothing at all, not even loading the API, while nothing registered with OpenTelemetry).
  *
  * The dispatcher owns every piece: its {@link Tracing} settings, each root turn's {@link TurnTrace}
  * (kept on the turn), and each code run's {@link CodeRunSpan} (kept by the run it opened). Nothing is
@@ -11,7 +12,7 @@ import type { Attributes, Span, Tracer, TracerProvider } from "@opentelemetry/ap
 import type { CallFailure, DispatchEvent, RunSummary } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import { TRACER_NAME, type TracerProviderLike, type TracingOptions } from "./options.js";
-import { type OTelApi, otelApi } from "./otel.js";
+import { type OTelApi, otelApi, otelRegistered } from "./otel.js";
 
 /** What a recording trace needs: the API, a tracer, and the settings of the dispatcher it belongs to. */
 interface Recorder {
@@ -37,6 +38,7 @@ export class Tracing {
    * a span that would not record is ended at once and nothing else is set up.
    */
   start(name: string, parent: Span | undefined): { recorder: Recorder; span: Span } | undefined {
+    if (!this.#provider && !otelRegistered()) return undefined;
     const api = otelApi();
     if (!api) return undefined;
     const tracer = this.#tracer(api);

@@ -13,7 +13,13 @@ const graph = readImportGraph(root, ["src", "sandbox", "environments"]);
  * The modules of src/ that anything may import, sandbox/ included: they import nothing of the house,
  * so importing one brings nothing else along.
  */
-const LEAVES = ["src/errors.ts", "src/version.ts", "src/dispatch/abort.ts", "src/dispatch/promise-like.ts"];
+const LEAVES = [
+  "src/errors.ts",
+  "src/version.ts",
+  "src/numbers.ts",
+  "src/dispatch/abort.ts",
+  "src/dispatch/promise-like.ts",
+];
 
 /** The one module of src/ that names the drivers in environments/. */
 const SURFACE_DRIVERS = "src/environments.ts";

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import { promisify } from "node:util";
 import { type Tracer, trace } from "@opentelemetry/api";
 import {
   AlwaysOffSampler,
@@ -288,5 +291,35 @@ describe("tracing", () => {
       .dispatch([{ id: "g1", name: "lookup", arguments: { key: "a" } }])
       .results();
     expect(spans()).toEqual([]);
+  });
+
+  it("an application that registered nothing with OpenTelemetry never loads its API, and one that does is traced", async () => {
+    // A process of its own: this one has loaded the API and registered providers already.
+    const script = `
+      import { createRequire } from "node:module";
+      import { z } from "zod";
+      import { Dispatcher, Toolset, tool } from "./src/index.ts";
+      const echo = tool({ name: "echo", description: "Echo.", input: z.object({ n: z.number() }), run: ({ n }) => n });
+      const dispatcher = new Dispatcher(new Toolset([echo]));
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.includes("@opentelemetry/api"));
+      const first = await dispatcher.dispatch([{ id: "a", name: "echo", arguments: { n: 1 } }]).results();
+      const before = loaded();
+      const { trace } = await import("@opentelemetry/api");
+      const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+      const exporter = new InMemorySpanExporter();
+      trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+      const second = await dispatcher.dispatch([{ id: "b", name: "echo", arguments: { n: 2 } }]).results();
+      console.log(JSON.stringify({ values: [first[0].value, second[0].value], before, spans: exporter.getFinishedSpans().map((s) => s.name).sort() }));
+    `;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: resolve(import.meta.dirname, "../.."), timeout: 30_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual({
+      values: [1, 2],
+      before: false,
+      spans: ["cordon.attempt", "cordon.dispatch", "execute_tool echo"],
+    });
   });
 });
