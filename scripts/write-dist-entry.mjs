@@ -1,6 +1,6 @@
 // tsc keeps the source layout (dist/src, dist/environments, ...); dist/<entry>.js are the package's front
-// doors: the main entry and one per subpath export in package.json.
-import { chmodSync, writeFileSync } from "node:fs";
+// doors: the main entry and one per subpath export in package.json (scripts/bundle-dist.mjs then bundles them).
+import { writeFileSync } from "node:fs";
 
 const entries = {
   index: "./src/index.js",
@@ -14,6 +14,3 @@ for (const [name, target] of Object.entries(entries)) {
   writeFileSync(new URL(`../dist/${name}.js`, import.meta.url), line);
   writeFileSync(new URL(`../dist/${name}.d.ts`, import.meta.url), line);
 }
-
-// The `cordon` executable (package.json "bin"): npm marks it executable on install; so does the build.
-chmodSync(new URL("../dist/src/cli/bin.js", import.meta.url), 0o755);

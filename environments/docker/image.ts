@@ -20,9 +20,9 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PROTOCOL_VERSION } from "../../sandbox/contract/index.js";
 import { UserError } from "../../src/errors.js";
+import { ownFile } from "../../src/package-files.js";
 import { cordonVersion } from "../../src/version.js";
 import type { DockerConnection } from "./connection.js";
 import { connectDocker, engineName } from "./dockerode.js";
@@ -188,11 +188,9 @@ function isolatedVmDir(): string {
   }
 }
 
-/** The sandbox-host program's entry: the compiled file of the package, or its TypeScript source. */
+/** The sandbox-host program's entry: the built file of the package, or its TypeScript source. */
 function hostMainEntry(): string {
-  for (const name of ["main.js", "main.ts"]) {
-    const path = fileURLToPath(new URL(`../../sandbox/sandbox-host/${name}`, import.meta.url));
-    if (existsSync(path)) return path;
-  }
+  const program = ownFile("sandbox/sandbox-host/main.js", "sandbox/sandbox-host/main.ts");
+  if (existsSync(program.path)) return program.path;
   throw new UserError("The sandbox-host program is missing from this installation of cordon; reinstall it.");
 }

@@ -6,7 +6,8 @@
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { ownFile } from "../../src/package-files.js";
 
 /** A command line: the executable and its arguments. */
 export interface ProgramCommand {
@@ -19,16 +20,11 @@ export const SANDBOX_HOST_NODE_FLAGS: readonly string[] = ["--no-node-snapshot"]
 
 /** The command that starts the sandbox-host program with this process's Node. */
 export function sandboxHostCommand(): ProgramCommand {
-  const compiled = fileURLToPath(new URL("../../sandbox/sandbox-host/main.js", import.meta.url));
-  if (existsSync(compiled)) {
-    return { command: process.execPath, args: [...SANDBOX_HOST_NODE_FLAGS, compiled] };
+  const program = ownFile("sandbox/sandbox-host/main.js", "sandbox/sandbox-host/main.ts");
+  if (!existsSync(program.path)) {
+    throw new Error(`The sandbox-host program is missing: ${program.path} does not exist. Reinstall cordon.`);
   }
-  const source = fileURLToPath(new URL("../../sandbox/sandbox-host/main.ts", import.meta.url));
-  if (!existsSync(source)) {
-    throw new Error(
-      `The sandbox-host program is missing: neither ${compiled} nor ${source} exists. Reinstall cordon.`,
-    );
-  }
+  if (program.built) return { command: process.execPath, args: [...SANDBOX_HOST_NODE_FLAGS, program.path] };
   let tsx: string;
   try {
     tsx = createRequire(import.meta.url).resolve("tsx");
@@ -39,6 +35,6 @@ export function sandboxHostCommand(): ProgramCommand {
   }
   return {
     command: process.execPath,
-    args: [...SANDBOX_HOST_NODE_FLAGS, "--import", pathToFileURL(tsx).href, source],
+    args: [...SANDBOX_HOST_NODE_FLAGS, "--import", pathToFileURL(tsx).href, program.path],
   };
 }

@@ -8,8 +8,9 @@
 import { existsSync, statSync } from "node:fs";
 import { register } from "node:module";
 import { extname, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
+import { ownFile } from "../package-files.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
 import { CliUsageError } from "./cli-error.js";
@@ -113,9 +114,8 @@ function describe(value: unknown): string {
 function cordonTargets(): Record<string, string> {
   const targets: Record<string, string> = {};
   for (const [specifier, entry] of Object.entries(CORDON_ENTRIES)) {
-    // From dist/src/cli/ the package's front doors are two levels up; from the sources they do not exist.
-    const url = new URL(`../../${entry}`, import.meta.url);
-    if (existsSync(fileURLToPath(url))) targets[specifier] = url.href;
+    const file = ownFile(entry, entry);
+    if (file.built && existsSync(file.path)) targets[specifier] = pathToFileURL(file.path).href;
   }
   return targets;
 }
@@ -128,7 +128,8 @@ async function loader(): Promise<(specifier: string, parent: string) => Promise<
   const targets = cordonTargets();
   // Registered after tsx, so it runs first (hooks run last-registered first).
   if (Object.keys(targets).length > 0) {
-    register(new URL("./cordon-resolve-hook.js", import.meta.url), { data: { targets } });
+    const hook = ownFile("src/cli/cordon-resolve-hook.js", "src/cli/cordon-resolve-hook.ts");
+    register(pathToFileURL(hook.path), { data: { targets } });
   }
   importScoped = api.import;
   return importScoped;
