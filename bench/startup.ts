@@ -24,10 +24,17 @@ const cache = mkdtempSync(join(tmpdir(), "cordon-bench-startup-"));
 const env = { ...process.env, XDG_CACHE_HOME: cache, NO_COLOR: "1" };
 
 /** Runs a command to its exit; resolves with its wall time in ms, exit code and output. */
-function timed(args: string[]): Promise<{ ms: number; code: number | null; stdout: string; stderr: string }> {
+function timed(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ ms: number; code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const start = performance.now();
-    const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...env, ...extraEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -41,9 +48,13 @@ function timed(args: string[]): Promise<{ ms: number; code: number | null; stdou
   });
 }
 
-/** One `cordon run` of the demo, checked; resolves with its wall time in ms. */
-async function demo(what: string): Promise<number> {
-  const { ms, code, stdout, stderr } = await timed([bin, ...DEMO]);
+/** Writes the CPU time of the command's own process (not the sandbox process's) to its stderr. */
+const CPU_AT_EXIT = { NODE_OPTIONS: `--require ${join(root, "bench/cpu-at-exit.cjs")}` };
+
+/** One `cordon run` of the demo, checked; resolves with its wall time and its process's CPU time, in ms. */
+async function demo(what: string): Promise<{ ms: number; cpuMs: number }> {
+  const { ms, code, stdout, stderr } = await timed([bin, ...DEMO], CPU_AT_EXIT);
+  const cpu = /\ncordon-bench-cpu-ms ([\d.]+)\n$/.exec(stderr);
   const result = /\nresult\n([\s\S]*?)\n\nok in \d+ ms\n$/.exec(stdout);
   const value = result ? JSON.parse(result[1]!) : undefined;
   if (code !== 0 || !isDeepStrictEqual(value, EXPECTED)) {
@@ -51,7 +62,8 @@ async function demo(what: string): Promise<number> {
       `benchmark "${what}": the run did not succeed (exit ${code}; expected the result ${JSON.stringify(EXPECTED)} and "ok in N ms"):\n${stdout}\n${stderr}`,
     );
   }
-  return ms;
+  if (!cpu) throw new Error(`benchmark "${what}": the command did not report its CPU time:\n${stderr}`);
+  return { ms, cpuMs: Number(cpu[1]) };
 }
 
 /** One `node -e 0`, checked. */
@@ -65,18 +77,24 @@ const range = (values: number[]) =>
   `${fmt(median(values), "ms")} (${fmt(Math.min(...values), "ms")} to ${fmt(Math.max(...values), "ms")})`;
 
 try {
-  const cold = await demo("cordon run, empty cache");
+  const cold = (await demo("cordon run, empty cache")).ms;
   await demo("cordon run, warm-up");
   await bareNode();
   const runs: number[] = [];
+  const cpu: number[] = [];
   const bare: number[] = [];
   // Interleaved, so that both see the same machine.
   for (let i = 0; i < ROUNDS; i++) {
-    runs.push(await demo("cordon run"));
+    const run = await demo("cordon run");
+    runs.push(run.ms);
+    cpu.push(run.cpuMs);
     bare.push(await bareNode());
   }
   console.log(`cordon run of the shop example (make demo), process start to exit, ${ROUNDS} runs:`);
   console.log(`  cordon run ${DEMO.slice(1).join(" ")}: median ${range(runs)}`);
+  console.log(
+    `  CPU time of the command's own process: median ${range(cpu)} (the sandbox process runs beside it)`,
+  );
   console.log(`  node -e 0 (same run): median ${range(bare)}`);
   console.log(
     `  cordon run beyond a bare Node start: ${fmt(median(runs) - median(bare), "ms")} (${(median(runs) / median(bare)).toFixed(1)}x); aim: the run ≤ 400 ms`,
