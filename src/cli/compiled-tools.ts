@@ -21,12 +21,12 @@ import { cordonVersion } from "../version.js";
 import { cordonCacheDir } from "./cache-dir.js";
 
 /** Bumped when what the cache holds changes shape, so that older entries are not read. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 /** What is known about one tools module: its compiled copy, or that the loader must run it as it is. */
 interface Manifest {
   format: number;
-  /** The files the module is made of, with the SHA-256 of each one's content. */
+  /** The files the module is made of and the tsconfig.json files they were compiled with, with the SHA-256 of each one's content. */
   inputs: [path: string, sha256: string][];
   /** The package files the compiled copy imports: it is stale once one of them is gone. */
   externals: string[];
@@ -122,14 +122,14 @@ async function compile(
     absWorkingDir: dirname(file),
     plugins: [packagesWhereNodeFindsThem(cordon, externals)],
   }).catch(() => undefined);
-  const inputs = result ? Object.keys(result.metafile.inputs) : [file];
+  const sources = (result ? Object.keys(result.metafile.inputs) : [file]).map((input) =>
+    join(dirname(file), input),
+  );
+  const inputs = [...sources, ...nearestTsconfigs(sources)];
   const manifest: Manifest = {
     format: CACHE_FORMAT,
     inputs: await Promise.all(
-      inputs.map(async (input): Promise<[string, string]> => {
-        const path = join(dirname(file), input);
-        return [path, sha256(await readFile(path))];
-      }),
+      inputs.map(async (path): Promise<[string, string]> => [path, sha256(await readFile(path))]),
     ),
     externals: [...externals],
   };
@@ -145,6 +145,26 @@ async function compile(
   const output = `${key}.${sha256(text).slice(0, 16)}.mjs`;
   await writeAtomically(join(cacheDir, output), text);
   return { ...manifest, output };
+}
+
+/**
+ * The tsconfig.json esbuild read for each source (the nearest one above it, outside node_modules): its
+ * `paths`, `jsx` and decorator settings shape the output, so an edit to it compiles the module again.
+ */
+function nearestTsconfigs(sources: string[]): string[] {
+  const found = new Set<string>();
+  for (const dir of new Set(
+    sources.filter((source) => !/[\\/]node_modules[\\/]/.test(source)).map(dirname),
+  )) {
+    for (let at = dir; at !== dirname(at); at = dirname(at)) {
+      const candidate = join(at, "tsconfig.json");
+      if (existsSync(candidate)) {
+        found.add(candidate);
+        break;
+      }
+    }
+  }
+  return [...found];
 }
 
 /**

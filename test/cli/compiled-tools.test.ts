@@ -113,4 +113,21 @@ describe("tools modules compiled into the cache", () => {
     });
     expect(await valueFrom(join(folder, "tools.ts"))).toBe("aliased");
   });
+
+  it("an edit to the module's tsconfig.json compiles it again (its paths now map elsewhere)", async () => {
+    const folder = moduleFolder("retargeted", {
+      "tsconfig.json": JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["one/*"] } } }),
+      "tools.ts": toolsReturning("word", 'import { word } from "@lib/data";'),
+      "one/data.ts": 'export const word = "one";\n',
+      "two/data.ts": 'export const word = "two";\n',
+    });
+    const toolsFile = join(folder, "tools.ts");
+    expect(await valueFrom(toolsFile)).toBe("one");
+    expect(await valueFrom(toolsFile)).toBe("one");
+    writeFileSync(
+      join(folder, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["two/*"] } } }),
+    );
+    expect(await valueFrom(toolsFile)).toBe("two");
+  });
 });
