@@ -12,13 +12,19 @@
 
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { cordonVersion } from "../version.js";
 import { cordonCacheDir } from "./cache-dir.js";
+
+/**
+ * Cached files not written for this long are removed when a module is compiled: copies of modules that
+ * moved or were deleted (a module in use that old is simply compiled again, once).
+ */
+const UNUSED_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Bumped when what the cache holds changes shape, so that older entries are not read. */
 const CACHE_FORMAT = 2;
@@ -66,10 +72,24 @@ export async function compiledToolsModule(
       await rm(join(cacheDir, cached.output), { force: true });
     }
     await writeAtomically(manifestFile, JSON.stringify(manifest));
+    await pruneUnused(cacheDir);
     return manifest.output === undefined ? undefined : pathToFileURL(join(cacheDir, manifest.output)).href;
   } catch {
     // No cache (a read-only home, a full disk): the loader runs the module as before.
     return undefined;
+  }
+}
+
+/** Removes the cache's files older than {@link UNUSED_AFTER_MS}; a file another process removed first is fine. */
+async function pruneUnused(cacheDir: string): Promise<void> {
+  const oldest = Date.now() - UNUSED_AFTER_MS;
+  for (const name of await readdir(cacheDir)) {
+    const path = join(cacheDir, name);
+    try {
+      if ((await stat(path)).mtimeMs < oldest) await rm(path, { force: true });
+    } catch {
+      // Gone already.
+    }
   }
 }
 

@@ -1,7 +1,17 @@
 // The real cordon command with a cache directory of its own: a tools module is compiled once into the
 // cache and imported from there while its sources stay the same; one that must run where it is goes
 // through the TypeScript loader; packages come from where Node finds them from the module's place.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -129,5 +139,18 @@ describe("tools modules compiled into the cache", () => {
       JSON.stringify({ compilerOptions: { baseUrl: ".", paths: { "@lib/*": ["two/*"] } } }),
     );
     expect(await valueFrom(toolsFile)).toBe("two");
+  });
+
+  it("compiling a module removes cached copies unused for 30 days, and keeps recent ones", async () => {
+    const stale = join(toolsCache, "0123456789abcdef0123456789abcdef.json");
+    const recent = join(toolsCache, "fedcba9876543210fedcba9876543210.json");
+    mkdirSync(toolsCache, { recursive: true });
+    for (const path of [stale, recent]) writeFileSync(path, "{}");
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    utimesSync(stale, longAgo, longAgo);
+    const folder = moduleFolder("pruning", { "tools.ts": toolsReturning("7") });
+    expect(await valueFrom(join(folder, "tools.ts"))).toBe(7);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recent)).toBe(true);
   });
 });
