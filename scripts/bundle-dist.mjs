@@ -5,7 +5,7 @@
 // entries are bundled together so that the `cordon` command and a tools module importing `cordon` share
 // one copy of every class; the programs started on their own (the sandbox host, the type checker's
 // worker, the module hook) are each bundled whole. Declarations (.d.ts) stay as tsc wrote them.
-import { mkdtempSync, readdirSync, rmSync, cpSync, chmodSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,11 @@ const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 /** Entry points of the package (package.json "exports" and "bin"): they share chunks. */
 const LIBRARY = ["index.js", "openai.js", "anthropic.js", "ai-sdk.js", "src/cli/bin.js"];
 /** Files started by path in a process, thread or loader of their own: each is bundled whole. */
-const STANDALONE = ["sandbox/sandbox-host/main.js", "src/codemode/typecheck/worker.js", "src/cli/cordon-resolve-hook.js"];
+const STANDALONE = [
+  "sandbox/sandbox-host/main.js",
+  "src/codemode/typecheck/worker.js",
+  "src/cli/cordon-resolve-hook.js",
+];
 
 const out = mkdtempSync(join(tmpdir(), "cordon-bundle-"));
 const common = {
@@ -38,7 +42,9 @@ try {
   await build({ ...common, entryPoints: STANDALONE.map((entry) => join(dist, entry)) });
   // Only the bundles are loaded: tsc's per-module files would be a second copy nobody imports.
   for (const entry of readdirSync(dist, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile() && entry.name.endsWith(".js")) rmSync(join(entry.parentPath, entry.name));
+    // `parentPath` is Node 20.12's name for what 20.1 to 20.11 call `path`.
+    if (entry.isFile() && entry.name.endsWith(".js"))
+      rmSync(join(entry.parentPath ?? entry.path, entry.name));
   }
   cpSync(out, dist, { recursive: true });
 } finally {
