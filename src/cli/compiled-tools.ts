@@ -12,7 +12,7 @@
 
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,8 +21,8 @@ import { cordonVersion } from "../version.js";
 import { cordonCacheDir } from "./cache-dir.js";
 
 /**
- * Cached files not written for this long are removed when a module is compiled: copies of modules that
- * moved or were deleted (a module in use that old is simply compiled again, once).
+ * Cached copies not used for this long are removed when a module is compiled: copies of modules that
+ * moved or were deleted. Every use sets its manifest's time, so a copy in use is never removed.
  */
 const UNUSED_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -64,6 +64,9 @@ export async function compiledToolsModule(
   const manifestFile = join(cacheDir, `${key}.json`);
   const cached = await readManifest(manifestFile);
   if (cached && (await isCurrent(cached))) {
+    // The manifest's time is when the copy was last used: pruning keeps the copies of recent ones.
+    const now = new Date();
+    await utimes(manifestFile, now, now).catch(() => {});
     return cached.output === undefined ? undefined : pathToFileURL(join(cacheDir, cached.output)).href;
   }
   try {
@@ -80,16 +83,34 @@ export async function compiledToolsModule(
   }
 }
 
-/** Removes the cache's files older than {@link UNUSED_AFTER_MS}; a file another process removed first is fine. */
+/** Removes the manifests not used for {@link UNUSED_AFTER_MS}, and the old copies no manifest left names. */
 async function pruneUnused(cacheDir: string): Promise<void> {
   const oldest = Date.now() - UNUSED_AFTER_MS;
-  for (const name of await readdir(cacheDir)) {
+  const names = await readdir(cacheDir);
+  const kept = new Set<string>();
+  const copies: string[] = [];
+  for (const name of names) {
     const path = join(cacheDir, name);
-    try {
-      if ((await stat(path)).mtimeMs < oldest) await rm(path, { force: true });
-    } catch {
-      // Gone already.
+    if (!name.endsWith(".json")) {
+      copies.push(name);
+      continue;
     }
+    const manifest = await readManifest(path);
+    if ((await modified(path)) < oldest) await rm(path, { force: true });
+    else if (manifest?.output !== undefined) kept.add(manifest.output);
+  }
+  for (const name of copies) {
+    const path = join(cacheDir, name);
+    if (!kept.has(name) && (await modified(path)) < oldest) await rm(path, { force: true });
+  }
+}
+
+/** When a cache file was last written, in ms; a file another process removed counts as new. */
+async function modified(path: string): Promise<number> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch {
+    return Date.now();
   }
 }
 

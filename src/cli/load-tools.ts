@@ -10,7 +10,7 @@ import { register } from "node:module";
 import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../errors.js";
-import { ownFile } from "../package-files.js";
+import { ownFile, packagePlace } from "../package-files.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
 import { CliUsageError } from "./cli-error.js";
@@ -113,9 +113,10 @@ function describe(value: unknown): string {
 /** The URLs of this copy's package entry points, by specifier (none when running from the sources). */
 function cordonTargets(): Record<string, string> {
   const targets: Record<string, string> = {};
+  if (!packagePlace().built) return targets;
   for (const [specifier, entry] of Object.entries(CORDON_ENTRIES)) {
     const file = ownFile(entry, entry);
-    if (file.built && existsSync(file.path)) targets[specifier] = pathToFileURL(file.path).href;
+    if (existsSync(file.path)) targets[specifier] = pathToFileURL(file.path).href;
   }
   return targets;
 }

@@ -90,7 +90,7 @@ export function oversizedRequestAnswer(
 
 /** One sentence on a message too long to read. */
 export function oversizedSummary(bytes: number, maxBytes: number): string {
-  return `A message of ${formatBytes(bytes)} bytes is over the ${formatBytes(maxBytes)} bytes cordon reads in one message from an upstream MCP server; it was not read.`;
+  return `A message of ${groupDigits(bytes)} bytes is over the ${groupDigits(maxBytes)} bytes cordon reads in one message from an upstream MCP server; it was not read.`;
 }
 
 /** The details of an error made by {@link oversizedResponse}, or undefined for any other error. */
@@ -101,9 +101,4 @@ export function oversizedDataOf(error: unknown): OversizedData | undefined {
   if (candidate.cordonReason !== "upstream-message-too-large") return undefined;
   if (typeof candidate.bytes !== "number" || typeof candidate.maxBytes !== "number") return undefined;
   return { ...(candidate as OversizedData), unattributed: candidate.unattributed === true };
-}
-
-/** A byte count with thousands separators. */
-export function formatBytes(bytes: number): string {
-  return groupDigits(bytes);
 }

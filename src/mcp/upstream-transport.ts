@@ -13,13 +13,9 @@ import {
   JSONRPCMessageSchema,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
+import { groupDigits } from "../numbers.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
-import {
-  classifySkippedLine,
-  formatBytes,
-  oversizedRequestAnswer,
-  oversizedResponse,
-} from "./upstream-oversized.js";
+import { classifySkippedLine, oversizedRequestAnswer, oversizedResponse } from "./upstream-oversized.js";
 
 /** How long a closing server gets after its stdin ends, and again after SIGTERM, as the SDK gives it. */
 const CLOSE_GRACE_MS = 2_000;
@@ -139,7 +135,7 @@ export class UpstreamStdioTransport implements Transport {
   #skipped(line: SkippedLine): void {
     const max = this.#options.maxMessageBytes;
     const message = classifySkippedLine(line);
-    const size = `${formatBytes(line.bytes)} bytes, over the limit of ${formatBytes(max)}`;
+    const size = `${groupDigits(line.bytes)} bytes, over the limit of ${groupDigits(max)}`;
     switch (message.kind) {
       case "response":
         if (this.#waiting.delete(message.id)) {

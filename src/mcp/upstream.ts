@@ -15,8 +15,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { messageOf } from "../errors.js";
+import { groupDigits } from "../numbers.js";
 import type { ClientDirectory, ClientLink } from "./client-link.js";
-import { formatBytes, oversizedDataOf } from "./upstream-oversized.js";
+import { oversizedDataOf } from "./upstream-oversized.js";
 import { forwardProgress, UpstreamProgress } from "./upstream-progress.js";
 import { UPSTREAM_CLIENT_CAPABILITIES, UpstreamQuestions } from "./upstream-questions.js";
 import type { UpstreamSpec } from "./upstream-spec.js";
@@ -170,7 +171,7 @@ export class UpstreamServer {
     tool: string,
     tooLarge: { bytes: number; maxBytes: number; unattributed: boolean },
   ): string {
-    const size = `${formatBytes(tooLarge.bytes)} bytes, over the ${formatBytes(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server`;
+    const size = `${groupDigits(tooLarge.bytes)} bytes, over the ${groupDigits(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server`;
     const raise = `Ask for less at a time, or start cordon mcp with a larger --upstream-max-message <bytes>.`;
     if (tooLarge.unattributed) {
       return `While running ${tool}, the MCP server "${this.name}" sent a message of ${size}; it was not read, and since it named no request, every call waiting on that server failed with it (the server keeps running). ${raise}`;
@@ -288,7 +289,7 @@ export class UpstreamServer {
     }
     const tooLarge = oversizedDataOf(error);
     if (tooLarge) {
-      return `it sent a message of ${formatBytes(tooLarge.bytes)} bytes, over the ${formatBytes(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server (raise it with --upstream-max-message <bytes>)`;
+      return `it sent a message of ${groupDigits(tooLarge.bytes)} bytes, over the ${groupDigits(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server (raise it with --upstream-max-message <bytes>)`;
     }
     return `it could not be started: ${messageOf(error)}${this.#stderrNote()}`;
   }

@@ -153,4 +153,21 @@ describe("tools modules compiled into the cache", () => {
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(recent)).toBe(true);
   });
+
+  it("a copy in use is never pruned: each use marks its manifest, however old the copy is", async () => {
+    const used = moduleFolder("in-use", { "tools.ts": toolsReturning("8") });
+    expect(await valueFrom(join(used, "tools.ts"))).toBe(8);
+    const before = readdirSync(toolsCache);
+    const longAgo = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    for (const name of before) utimesSync(join(toolsCache, name), longAgo, longAgo);
+    expect(await valueFrom(join(used, "tools.ts"))).toBe(8);
+    const other = moduleFolder("another", { "tools.ts": toolsReturning("9") });
+    expect(await valueFrom(join(other, "tools.ts"))).toBe(9);
+    expect(await valueFrom(join(used, "tools.ts"))).toBe(8);
+    const left = new Set(readdirSync(toolsCache));
+    // The module just used kept its manifest and copy; every other entry made long ago is gone.
+    const survivors = before.filter((name) => left.has(name));
+    expect(survivors.filter((name) => name.endsWith(".json"))).toHaveLength(1);
+    expect(survivors.filter((name) => name.endsWith(".mjs"))).toHaveLength(1);
+  });
 });
