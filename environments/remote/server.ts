@@ -7,7 +7,7 @@
  */
 
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
@@ -168,8 +168,10 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
   };
 
   const sockets = new Set<WebSocket>();
-  // ws is loaded when a server starts: importing cordon does not pay for it.
-  const wsPackage = createRequire(import.meta.url)("ws") as { WebSocketServer: typeof WebSocketServer };
+  // ws and node:http are loaded when a server starts: importing cordon does not pay for them.
+  const load = createRequire(import.meta.url);
+  const wsPackage = load("ws") as { WebSocketServer: typeof WebSocketServer };
+  const { createServer } = load("node:http") as typeof import("node:http");
   const wss = new wsPackage.WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES + 1 });
   // Without the token nothing is said about what serves here, not even that it takes WebSockets.
   const server: Server = createServer((_request, response) => {

@@ -6,9 +6,10 @@
  * `a.result__snippet`; ads (`result--ad`) are skipped and DuckDuckGo's redirect links (`/l/?uddg=`) are
  * unwrapped. The endpoint rate-limits automated use; production agents should prefer a keyed backend.
  */
-import { type AnyNode, type Element, hasChildren, isTag, isText } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
 import { ToolError } from "../errors.js";
 import type { Tool } from "../tools/types.js";
+import { hasChildren, isTag, isText } from "./dom-nodes.js";
 import { htmlParser } from "./html-parser.js";
 import { ServiceClient } from "./service-http.js";
 import {

@@ -13,7 +13,8 @@
  * listings and short sections of documentation and API pages — the pages an agent reads most. A wrong
  * guess would lose content silently, while a navigation bar that slips through costs a few lines.
  */
-import { type AnyNode, type Element, hasChildren, isTag, isText } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
+import { hasChildren, isTag, isText } from "./dom-nodes.js";
 import { htmlParser } from "./html-parser.js";
 import { toMarkdown } from "./markdown.js";
 import { capNesting } from "./nesting.js";

@@ -7,7 +7,8 @@
  * becomes plain text instead of recursing further, and elements are never removed from the tree (the
  * caller passes the ones to skip), since removing siblings one by one is quadratic.
  */
-import { type AnyNode, type Element, hasChildren, isTag, isText } from "domhandler";
+import type { AnyNode, Element } from "domhandler";
+import { hasChildren, isTag, isText } from "./dom-nodes.js";
 import { largestCandidate, resolveHttp } from "./urls.js";
 
 /** Nesting below this depth is rendered as plain text. */

@@ -3,9 +3,16 @@
  * addresses. The lookup is the one the socket connects with, so the address that was checked is the
  * address connected to: there is no second resolution an attacker's DNS could answer differently.
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { LookupAddress } from "node:dns";
+import { createRequire } from "node:module";
 import type { LookupFunction } from "node:net";
 import { ADDRESS_KIND_TEXT, type AddressClass, classifyAddress } from "./address.js";
+
+/** `dns.lookup`, with node:dns loaded at the first lookup rather than with every import of cordon. */
+const systemLookup: LookupFunction = (hostname, options, callback) => {
+  const dns = createRequire(import.meta.url)("node:dns") as typeof import("node:dns");
+  dns.lookup(hostname, options, callback);
+};
 
 /** A host or one of its addresses is not public and the guard refuses it. */
 export class BlockedAddressError extends Error {
@@ -78,7 +85,7 @@ export class HostGuard {
    * A `lookup` for sockets: resolves with `resolve` (default `dns.lookup`) and fails with
    * {@link BlockedAddressError} when any address of a host that is not allowed is not public.
    */
-  lookup(resolve: LookupFunction = dnsLookup as LookupFunction): LookupFunction {
+  lookup(resolve: LookupFunction = systemLookup): LookupFunction {
     return (hostname, options, callback) => {
       resolve(hostname, { ...options, all: true }, (error, result) => {
         if (error) return callback(error, "", 0);

@@ -5,7 +5,7 @@
 
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { DEFAULT_TYPECHECK_TIME_MS, MAX_TYPE_DIAGNOSTICS } from "../codemode/typecheck/limits.js";
-import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environments.js";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environment-drivers.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,

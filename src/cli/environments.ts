@@ -4,12 +4,7 @@
  */
 
 import type { Environment } from "../../sandbox/contract/index.js";
-import {
-  dockerEnvironment,
-  isolateEnvironment,
-  remoteEnvironment,
-  sandboxHostEnvironment,
-} from "../environments.js";
+import { loadDriver } from "../environment-drivers.js";
 import { CliUsageError } from "./cli-error.js";
 import { IN_PROCESS_ENVIRONMENT } from "./isolates-here.js";
 
@@ -25,29 +20,31 @@ export interface EnvironmentUse {
 export interface EnvironmentChoice {
   /** One line for `--help`. */
   description: string;
-  create(use: EnvironmentUse): Environment;
+  /** Creates it, loading its driver first (only the chosen driver is ever loaded). */
+  create(use: EnvironmentUse): Promise<Environment>;
 }
 
 /** The environments this build of cordon has, by `--env` name; the first is the default. */
 export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
   default: {
     description: "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment()",
-    create: ({ oneShot }) => sandboxHostEnvironment(oneShot ? { processes: 1 } : {}),
+    create: async ({ oneShot }) =>
+      (await loadDriver.sandboxHost()).sandboxHostEnvironment(oneShot ? { processes: 1 } : {}),
   },
   [IN_PROCESS_ENVIRONMENT]: {
     description:
       "isolated-vm isolates in cordon's own process: faster, for trusted code (isolateEnvironment)",
-    create: () => isolateEnvironment(),
+    create: async () => (await loadDriver.inProcess()).isolateEnvironment(),
   },
   docker: {
     description:
       "a locked-down container per run on the Docker engine of DOCKER_HOST (dockerEnvironment; needs dockerode and `cordon image build` first)",
-    create: ({ oneShot }) => dockerEnvironment(oneShot ? { warm: 0 } : {}),
+    create: async ({ oneShot }) => (await loadDriver.docker()).dockerEnvironment(oneShot ? { warm: 0 } : {}),
   },
   remote: {
     description:
       "sandboxes on the `cordon serve` server at CORDON_REMOTE_URL, authenticated with CORDON_REMOTE_TOKEN (remoteEnvironment)",
-    create: ({ env }) => {
+    create: async ({ env }) => {
       const url = env.CORDON_REMOTE_URL;
       const token = env.CORDON_REMOTE_TOKEN;
       if (!url || !token) {
@@ -55,7 +52,7 @@ export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
           "--env remote needs CORDON_REMOTE_URL (for example ws://host:7700/sandbox) and CORDON_REMOTE_TOKEN (the token `cordon serve` was started with) in the environment.",
         );
       }
-      return remoteEnvironment({ url, token });
+      return (await loadDriver.remote()).remoteEnvironment({ url, token });
     },
   },
 };
@@ -65,8 +62,11 @@ export function environmentNames(): string[] {
   return Object.keys(ENVIRONMENTS);
 }
 
-/** Creates the environment `name` names; a {@link CliUsageError} lists the ones this build has. */
-export function createEnvironment(name: string | undefined, use: EnvironmentUse): Environment {
+/**
+ * Creates the environment `name` names, loading its driver; rejects with a {@link CliUsageError} that
+ * lists the ones this build has.
+ */
+export async function createEnvironment(name: string | undefined, use: EnvironmentUse): Promise<Environment> {
   const key = name ?? "default";
   const choice = Object.hasOwn(ENVIRONMENTS, key) ? ENVIRONMENTS[key] : undefined;
   if (!choice) {

@@ -90,7 +90,10 @@ export async function run(input: ParsedCommand): Promise<number> {
       : observedTypesSaver(observedFile, observed, log);
 
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
-  const environment = createEnvironment(stringOption(input, "env"), { oneShot: false, env: process.env });
+  const environment = await createEnvironment(stringOption(input, "env"), {
+    oneShot: false,
+    env: process.env,
+  });
   const upstreams = specs.map(
     (spec) =>
       new UpstreamServer(spec, {

@@ -62,7 +62,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const { key } = await loadCheckpointKey(process.env);
   const tools = new Toolset(await loadToolsShowingProgress(toolsPath, progress));
   const approvalKeysOf = (name: string) => tools.get(name)?.options.approvalKeys;
-  const environment = createEnvironment(envName, { oneShot: true, env: process.env });
+  const environment = await createEnvironment(envName, { oneShot: true, env: process.env });
   let claimProblem: string | undefined;
   let claimed = false;
   const cm = createCodeMode({

@@ -73,7 +73,7 @@ export async function run(input: ParsedCommand): Promise<number> {
 
   const code = await readCode(source, process.stdin);
   const limits = timeoutMs === undefined ? {} : { timeoutMs };
-  const environment = createEnvironment(envName, { oneShot: true, env: process.env });
+  const environment = await createEnvironment(envName, { oneShot: true, env: process.env });
   // The sandbox (a process, in the default environment) starts while the tools module loads.
   environment.prepare?.(sandboxLimitsOf(resolveLimits(limits)));
   // What loads the tools and runs the code is imported now, while the sandbox process starts.

@@ -29,7 +29,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? DEFAULT_MAX_SANDBOXES;
   const perClient = integerOption(input, "max-sandboxes-per-client", { min: 1, max: maxSandboxes });
   const envName = choiceOption(input, "env", ["default", "docker"]);
-  const environment = createEnvironment(envName, { oneShot: false, env: process.env });
+  const environment = await createEnvironment(envName, { oneShot: false, env: process.env });
   const server = await serveSandboxes({
     environment,
     token,

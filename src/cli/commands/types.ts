@@ -32,7 +32,10 @@ export async function run(input: ParsedCommand): Promise<number> {
     observedFile === undefined ? undefined : (await readObservedTypesFile(observedFile, "error")).store;
   const tools = await loadToolsShowingProgress(toolsPath, progress);
   // The environment is part of what the model is told (how isolated its code is); no sandbox is started.
-  const environment = createEnvironment(stringOption(input, "env"), { oneShot: true, env: process.env });
+  const environment = await createEnvironment(stringOption(input, "env"), {
+    oneShot: true,
+    env: process.env,
+  });
   const cm = createCodeMode({
     tools,
     environment,

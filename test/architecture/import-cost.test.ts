@@ -1,0 +1,93 @@
+// What loads before any code runs: the static imports of an entry point, read from an esbuild bundle of
+// it (type-only imports vanish there; a module loaded on first use is a dynamic import, which starts a
+// chunk of its own, or a createRequire call, which is no import at all). Packages that only some tools
+// or environments need are loaded when they are used: every process that imports cordon would pay for
+// them otherwise, and `cordon run` would start its sandbox process later.
+import { resolve } from "node:path";
+import { build } from "esbuild";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+
+/** Loaded on first use: HTML reading, HTTP, DNS, WebSockets, tracing, TypeScript, the MCP SDK. */
+const LOADED_WHEN_USED = [
+  "domhandler",
+  "domelementtype",
+  "htmlparser2",
+  "undici",
+  "node:http",
+  "node:https",
+  "node:dns",
+  "ws",
+  "@opentelemetry/api",
+  "typescript",
+  "esbuild",
+  "@modelcontextprotocol/sdk",
+];
+
+const loadedWhenUsed = (name: string) =>
+  LOADED_WHEN_USED.some((lazy) => name === lazy || name.startsWith(`${lazy}/`));
+
+/**
+ * The modules of the house and the packages that loading `entry` loads, following esbuild's chunks
+ * through static imports only.
+ */
+async function staticClosure(entry: string): Promise<{ files: string[]; packages: string[] }> {
+  const { metafile } = await build({
+    entryPoints: [resolve(root, entry)],
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    write: false,
+    metafile: true,
+    outdir: "out",
+    logLevel: "silent",
+  });
+  const outputs = metafile.outputs;
+  const start = Object.keys(outputs).find((name) => outputs[name]?.entryPoint === entry);
+  const seen = new Set<string>();
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const queue = start === undefined ? [] : [start];
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+    const output = outputs[name];
+    if (seen.has(name) || output === undefined) continue;
+    seen.add(name);
+    for (const input of Object.keys(output.inputs)) files.add(input);
+    for (const item of output.imports) {
+      if (item.kind !== "import-statement") continue;
+      if (item.external) packages.add(item.path);
+      else queue.push(item.path);
+    }
+  }
+  return { files: [...files].sort(), packages: [...packages].sort() };
+}
+
+describe('import "cordon"', () => {
+  it("loads no package that only some tools or environments use until one of them is used", async () => {
+    const { files, packages } = await staticClosure("src/index.ts");
+    expect(files).toContain("src/builtins/web-fetch.ts");
+    expect(packages).toContain("zod");
+    expect(packages.filter(loadedWhenUsed)).toEqual([]);
+  });
+});
+
+describe("cordon run", () => {
+  it("can start the sandbox process before loading code mode or a driver it does not use", async () => {
+    // The command's module and the run command's: what is loaded before run() asks for its environment.
+    const loaded = await Promise.all(["src/cli/main.ts", "src/cli/commands/run.ts"].map(staticClosure));
+    const files = loaded.flatMap((closure) => closure.files);
+    expect(files).toContain("src/cli/environments.ts");
+    const early = files.filter(
+      (file) =>
+        file.startsWith("sandbox/") ||
+        (file.startsWith("environments/") && file !== "environments/remote/defaults.ts") ||
+        file === "src/codemode/code-mode.ts",
+    );
+    expect(early).toEqual([]);
+    const packages = loaded.flatMap((closure) => closure.packages);
+    expect(packages.filter((name) => name === "acorn" || loadedWhenUsed(name))).toEqual([]);
+  });
+});
