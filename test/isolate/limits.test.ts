@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { LIMITS, makeBridge, resultOf, runOnce, sleep, toolNames } from "./helpers.js";
@@ -28,6 +30,29 @@ describe("isolate environment: limits", () => {
     expect(outcome.status).toBe("limit");
     expect(outcome.error?.message).toMatch(/more than 200 ms of CPU time \(cpuTimeMs\)/);
     expect(elapsed).toBeLessThan(200 * 5 + 1_000);
+  });
+
+  it("does not charge a run for time its thread waited for a core while other processes kept them all busy", async () => {
+    const code = "let s = 0; for (let i = 0; i < 1e8; i++) s = (s + i * 7) % 1000003; return s;";
+    const before = process.cpuUsage();
+    const alone = await runOnce(code, { limits: { timeoutMs: 60_000, cpuTimeMs: 60_000 } });
+    const { user, system } = process.cpuUsage(before);
+    expect(alone.outcome.status).toBe("ok");
+    // Half as much again as the whole process used for the same run on its own.
+    const cpuTimeMs = Math.ceil(((user + system) / 1000) * 1.5);
+    const spinners = Array.from({ length: availableParallelism() + 2 }, () =>
+      spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
+    );
+    try {
+      await sleep(200);
+      const busy = await runOnce(code, { limits: { timeoutMs: 60_000, cpuTimeMs } });
+      // It did wait for the cores: the run took longer than its CPU limit.
+      expect(busy.elapsed).toBeGreaterThan(cpuTimeMs);
+      expect(busy.outcome.status).toBe("ok");
+      expect(resultOf(busy.outcome)).toBe(resultOf(alone.outcome));
+    } finally {
+      for (const spinner of spinners) spinner.kill("SIGKILL");
+    }
   });
 
   it("does not count time spent waiting for tools as CPU time", async () => {
