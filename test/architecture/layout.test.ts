@@ -140,6 +140,16 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
+  it("the cordon command reaches the drivers one at a time, through src/environment-drivers.ts", () => {
+    expect(
+      edgesWhere(
+        graph,
+        (file) => isUnder(file, "src/cli"),
+        (target) => target === SURFACE_DRIVERS || target === "src/index.ts" || target === "src/defaults.ts",
+      ),
+    ).toEqual([]);
+  });
+
   it("code mode depends on the sandbox contract only: no driver, no default, no tracing", () => {
     const forbidden = (target: string) =>
       (isUnder(target, "sandbox") && target !== "sandbox/contract/index.ts") ||

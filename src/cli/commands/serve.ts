@@ -6,9 +6,9 @@
 import {
   DEFAULT_MAX_SANDBOXES,
   DEFAULT_SERVE_PORT,
+  loadDriver,
   MIN_TOKEN_CHARS,
-  serveSandboxes,
-} from "../../environments.js";
+} from "../../environment-drivers.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
 import { createEnvironment } from "../environments.js";
@@ -30,6 +30,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const perClient = integerOption(input, "max-sandboxes-per-client", { min: 1, max: maxSandboxes });
   const envName = choiceOption(input, "env", ["default", "docker"]);
   const environment = await createEnvironment(envName, { oneShot: false, env: process.env });
+  const { serveSandboxes } = await loadDriver.remote();
   const server = await serveSandboxes({
     environment,
     token,
