@@ -2,7 +2,7 @@
  * The environment drivers, each loaded when it is asked for. The `cordon` command starts the one its
  * `--env` names without loading the others: loading them all (as the public surface, src/environments.ts,
  * does) would put the in-process isolate, Docker and the sandbox server before the first sandbox process
- * can start. With src/environments.ts, the only module of src/ that imports environments/.
+ * can start. With src/environments.ts, one of the only two modules of src/ that import environments/.
  */
 
 /** Each driver's module, loaded on the first call (Node keeps it for later ones). */

@@ -1,7 +1,8 @@
 /**
- * The environment drivers cordon ships, as the public surface offers them: the one module of `src/`
- * that imports `environments/`. Code mode itself knows only the sandbox contract; `index.ts`, the
- * `cordon` command and `defaults.ts` reach the drivers through here.
+ * The environment drivers cordon ships, as the public surface offers them. Code mode itself knows only
+ * the sandbox contract; `index.ts` and `defaults.ts` reach the drivers through here, and the `cordon`
+ * command through `environment-drivers.ts`, which loads one driver at a time: the only two modules of
+ * `src/` that import `environments/`.
  */
 
 export {
