@@ -8,10 +8,11 @@ import { createRequire } from "node:module";
 import type { LookupFunction } from "node:net";
 import { ADDRESS_KIND_TEXT, type AddressClass, classifyAddress } from "./address.js";
 
+const require = createRequire(import.meta.url);
+
 /** `dns.lookup`, with node:dns loaded at the first lookup rather than with every import of cordon. */
 const systemLookup: LookupFunction = (hostname, options, callback) => {
-  const dns = createRequire(import.meta.url)("node:dns") as typeof import("node:dns");
-  dns.lookup(hostname, options, callback);
+  (require("node:dns") as typeof import("node:dns")).lookup(hostname, options, callback);
 };
 
 /** A host or one of its addresses is not public and the guard refuses it. */
