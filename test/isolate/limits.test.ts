@@ -40,8 +40,10 @@ describe("isolate environment: limits", () => {
     expect(alone.outcome.status).toBe("ok");
     // Half as much again as the whole process used for the same run on its own.
     const cpuTimeMs = Math.ceil(((user + system) / 1000) * 1.5);
+    // Each spinner also stops on its own after 30 s, should this process die before it kills them.
+    const spin = "const end = Date.now() + 30_000; while (Date.now() < end) {}";
     const spinners = Array.from({ length: availableParallelism() + 2 }, () =>
-      spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }),
+      spawn(process.execPath, ["-e", spin], { stdio: "ignore" }),
     );
     try {
       await sleep(200);
