@@ -95,9 +95,12 @@ async function pruneUnused(cacheDir: string): Promise<void> {
       copies.push(name);
       continue;
     }
-    const manifest = await readManifest(path);
-    if ((await modified(path)) < oldest) await rm(path, { force: true });
-    else if (manifest?.output !== undefined) kept.add(manifest.output);
+    if ((await modified(path)) < oldest) {
+      await rm(path, { force: true });
+      continue;
+    }
+    const output = (await readManifest(path))?.output;
+    if (output !== undefined) kept.add(output);
   }
   for (const name of copies) {
     const path = join(cacheDir, name);
