@@ -2,9 +2,14 @@
  * Reads a response body up to a byte cap, decompressing gzip, deflate and brotli on the way. The cap
  * counts decoded bytes, so a small compressed body cannot expand past it.
  */
+import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
-import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { ToolError } from "../errors.js";
+
+const require = createRequire(import.meta.url);
+
+/** node:zlib, loaded for the first compressed body rather than with every import of cordon. */
+const zlib = () => require("node:zlib") as typeof import("node:zlib");
 
 /** The bytes read, and whether the cap stopped the download before the end. */
 export interface BodyBytes {
@@ -28,11 +33,11 @@ function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
       return undefined;
     case "gzip":
     case "x-gzip":
-      return createGunzip();
+      return zlib().createGunzip();
     case "deflate":
-      return createInflate();
+      return zlib().createInflate();
     case "br":
-      return createBrotliDecompress();
+      return zlib().createBrotliDecompress();
     default:
       throw new ToolError(
         `The server sent the body in an encoding web_fetch cannot read (${encoding.slice(0, 100)}).`,

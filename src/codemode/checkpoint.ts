@@ -8,9 +8,14 @@
  */
 
 import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { createRequire } from "node:module";
 import { UserError } from "../errors.js";
 import { groupDigits } from "../numbers.js";
+
+const require = createRequire(import.meta.url);
+
+/** node:zlib, loaded by the first checkpoint made or read rather than with every import of cordon. */
+const zlib = () => require("node:zlib") as typeof import("node:zlib");
 
 /** The format version this cordon writes and reads. */
 export const CHECKPOINT_VERSION = 3;
@@ -109,7 +114,9 @@ export function sealCheckpoint<State>(
     created,
     expires: created + (options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS),
   };
-  const encoded = deflateRawSync(Buffer.from(JSON.stringify(body))).toString("base64url");
+  const encoded = zlib()
+    .deflateRawSync(Buffer.from(JSON.stringify(body)))
+    .toString("base64url");
   const head = `${PREFIX}.${CHECKPOINT_VERSION}.${keyId(key)}.${encoded}`;
   const text = `${head}.${mac(head, key)}`;
   if (text.length > MAX_CHECKPOINT_CHARS) {
@@ -168,7 +175,7 @@ export function openCheckpoint<State>(
   let body: CheckpointBody<State>;
   try {
     // Only after the MAC: nobody without the key can make this inflate. The cap bounds it all the same.
-    const json = inflateRawSync(Buffer.from(encoded, "base64url"), {
+    const json = zlib().inflateRawSync(Buffer.from(encoded, "base64url"), {
       maxOutputLength: MAX_BODY_BYTES,
       // Larger chunks than zlib's 16 KB: a journal inflates to several times its size, in fewer copies.
       chunkSize: 256 * 1024,

@@ -9,7 +9,10 @@ import { describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "../..");
 
-/** Loaded on first use: HTML reading, HTTP, DNS, WebSockets, tracing, TypeScript, the MCP SDK. */
+/**
+ * Loaded on first use: HTML reading, HTTP, DNS, compression (bodies, checkpoints), worker threads (the
+ * type checker), WebSockets, tracing, TypeScript, the MCP SDK.
+ */
 const LOADED_WHEN_USED = [
   "domhandler",
   "domelementtype",
@@ -18,6 +21,8 @@ const LOADED_WHEN_USED = [
   "node:http",
   "node:https",
   "node:dns",
+  "node:zlib",
+  "node:worker_threads",
   "ws",
   "@opentelemetry/api",
   "typescript",

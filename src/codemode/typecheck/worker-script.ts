@@ -8,8 +8,13 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { Worker, type WorkerOptions } from "node:worker_threads";
+import type { Worker, WorkerOptions } from "node:worker_threads";
 import { ownFile } from "../../package-files.js";
+
+const require = createRequire(import.meta.url);
+
+/** The Worker class, with node:worker_threads loaded by the first checker started rather than with every import of cordon. */
+const WorkerThread = () => (require("node:worker_threads") as typeof import("node:worker_threads")).Worker;
 
 /** A new checker worker with `options`. Throws when neither the compiled nor the source script exists. */
 export function startCheckerWorker(options: WorkerOptions): Worker {
@@ -17,10 +22,10 @@ export function startCheckerWorker(options: WorkerOptions): Worker {
   if (!existsSync(script.path)) {
     throw new Error(`The type checker's worker is missing: ${script.path} does not exist. Reinstall cordon.`);
   }
-  if (script.built) return new Worker(script.path, options);
+  if (script.built) return new (WorkerThread())(script.path, options);
   let loader: string;
   try {
-    loader = createRequire(import.meta.url).resolve("tsx");
+    loader = require.resolve("tsx");
   } catch {
     throw new Error(
       "cordon is running from its TypeScript sources, and starting the type checker from them needs tsx: install it (npm install -D tsx) or build cordon first.",
@@ -30,5 +35,5 @@ export function startCheckerWorker(options: WorkerOptions): Worker {
   const api = pathToFileURL(join(dirname(loader), "esm/api/index.mjs")).href;
   const entry = JSON.stringify(pathToFileURL(script.path).href);
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${entry}, ${entry}));`;
-  return new Worker(bootstrap, { ...options, eval: true });
+  return new (WorkerThread())(bootstrap, { ...options, eval: true });
 }
