@@ -2,8 +2,9 @@
 // against the in-process isolate, measured in the same run; what a sequential proxied call in the
 // default environment costs against its floor, the bare parts it is made of, each measured in the same
 // run (an isolated-vm round trip, a round trip of one JSON line between two Node processes over pipes,
-// and a direct dispatcher call); and the CPU time each call takes, in this process and in the
-// sandbox-host processes together. Every measured run is checked.
+// and a direct dispatcher call); the round trip of the "worker lane" prototype (bench/lane.ts), the
+// design that would take the isolated-vm hop out of that call; and the CPU time each call takes, in
+// this process and in the sandbox-host processes together. Every measured run is checked.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { spawn } from "node:child_process";
@@ -13,6 +14,7 @@ import { codeMode, Dispatcher, isolateEnvironment, sandboxHostEnvironment, Tools
 import { z } from "zod";
 import { sandboxChildren } from "../test/sandbox-host/children.js";
 import { checked, directAddMicros } from "./check.js";
+import { laneRoundTrip } from "./lane.js";
 import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
@@ -87,6 +89,7 @@ async function measure(state: string) {
     ivmSync: (floorBefore.ivmSync + floorAfter.ivmSync) / 2,
     pipe: (floorBefore.pipe + floorAfter.pipe) / 2,
     direct: (floorBefore.direct + floorAfter.direct) / 2,
+    lane: (floorBefore.lane + floorAfter.lane) / 2,
   };
   const [inProcess, hosted] = Object.values(figures) as [Figures, Figures];
   console.log(`containment cost (${state})`);
@@ -109,17 +112,27 @@ async function measure(state: string) {
   console.log(
     `  with a bare applySyncPromise round trip (${fmt(floor.ivmSync, "µs")}, the crossing the call makes) in its place: ${fmt(syncSum, "µs")}, ${(hosted.perCall / syncSum).toFixed(2)}x`,
   );
+  console.log(
+    `  the worker-lane prototype's call (isolate run by a worker thread of the child, blocking on its own pipe; no dispatch): ${fmt(floor.lane, "µs")}, ${(floor.lane / floor.pipe).toFixed(2)}x the bare pipe round trip; with the direct dispatcher call: ${fmt(floor.lane + floor.direct, "µs")}, ${((floor.lane + floor.direct) / hosted.perCall).toFixed(2)}x the default's call today`,
+  );
 }
 
 /** The bare parts of a proxied call in the default environment, each timed alone (medians, µs). */
-async function floorParts(): Promise<{ ivmAsync: number; ivmSync: number; pipe: number; direct: number }> {
+async function floorParts(): Promise<{
+  ivmAsync: number;
+  ivmSync: number;
+  pipe: number;
+  direct: number;
+  lane: number;
+}> {
   const asyncTrip = await bareRoundTrip(async (s) => s + 1);
   const syncTrip = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
   try {
     const ivmAsync = median(await sample(ROUNDS, () => asyncTrip.run(CALLS))) / CALLS;
     const ivmSync = median(await sample(ROUNDS, () => syncTrip.run(CALLS))) / CALLS;
     const direct = await directAddMicros(dispatcher);
-    return { ivmAsync, ivmSync, pipe: await pipeRoundTrip(2_000), direct };
+    const pipe = await pipeRoundTrip(2_000);
+    return { ivmAsync, ivmSync, pipe, direct, lane: await laneRoundTrip(CALLS, ROUNDS) };
   } finally {
     asyncTrip.dispose();
     syncTrip.dispose();
