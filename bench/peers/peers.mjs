@@ -6,9 +6,13 @@
 // value; a failed one stops the benchmark. Rounds alternate the executors, after one warm-up round that
 // is not recorded; the median of the rounds is printed with the range over them, since a 2-core VM's
 // figures wander between rounds. UTCP prints a line per tool call; console.log and console.info are
-// silenced while measuring, for every executor alike.
+// silenced while measuring, for every executor alike. Each round also times a bare round trip of one
+// JSON line to a child Node process: the least any sandbox in another process adds to a call, printed
+// beside TanStack's call of the same run.
 // Run: make bench-peers (scripts/bench-peers.sh sets up Node 22 and the packages).
 
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { toolDefinition } from "@tanstack/ai";
 import { createCodeModeTool } from "@tanstack/ai-code-mode";
 import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
@@ -130,6 +134,31 @@ async function utcpExecutor() {
   };
 }
 
+/** The median time (µs) of one line written to a child Node process that echoes it back over its stdio pipes. */
+async function pipeRoundTrip(trips) {
+  const child = spawn(
+    process.execPath,
+    ["-e", "process.stdin.on('data', (chunk) => process.stdout.write(chunk));"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
+  const line = `${JSON.stringify({ type: "call", run: 1, call: 1, tool: "echo", args: '{"n":1}' })}\n`;
+  const times = [];
+  try {
+    for (let i = 0; i < trips; i++) {
+      const started = performance.now();
+      child.stdin.write(line);
+      const [chunk] = await once(child.stdout, "data");
+      check(chunk.toString() === line, "pipe round trip: the echo", chunk.toString());
+      times.push((performance.now() - started) * 1000);
+    }
+  } finally {
+    child.kill();
+  }
+  return median(times);
+}
+
 /** One round of the four measures for one executor. */
 async function measure(executor) {
   const { run, code } = executor;
@@ -168,6 +197,8 @@ const executors = [
 ];
 const quiet = { log: console.log, info: console.info };
 const results = new Map(executors.map((executor) => [executor.name, []]));
+/** Per round: a bare round trip of one JSON line to a child process, the least a process boundary costs. */
+const pipeTrips = [];
 try {
   console.log = () => {};
   console.info = () => {};
@@ -179,6 +210,8 @@ try {
       const measured = await measure(executor);
       if (round > 0) results.get(executor.name).push(measured);
     }
+    const trip = await pipeRoundTrip(2_000);
+    if (round > 0) pipeTrips.push(trip);
   }
 } finally {
   console.log = quiet.log;
@@ -211,5 +244,8 @@ for (const { name } of executors) {
     `    trivial runs, 4 at once:     ${of(name, "rate").toFixed(0)} runs/s (${ratio("rate")}) [${range(name, "rate", 0)}]`,
   );
 }
+console.log(
+  `  for reference: one JSON line to a child Node process over pipes and back (no sandbox, no tool): ${median(pipeTrips).toFixed(0)} µs (${(median(pipeTrips) / of(reference, "perCallUs")).toFixed(2)}x TanStack's sequential call) [${Math.min(...pipeTrips).toFixed(0)}-${Math.max(...pipeTrips).toFixed(0)}]`,
+);
 console.log("bench-peers: report complete");
 process.exit(0);
