@@ -173,8 +173,8 @@ export interface ExecutionRequest {
   final?: boolean;
   /**
    * Real names of the tools whose calls may wait for a person (an approval, or a tool that asks one). The
-   * sandbox never waits inside the call for those (see `GuestSyncCall` in `sandbox/guest/interface.ts`): a wait that long
-   * would hold one of isolated-vm's threads. Default: none.
+   * sandbox never offers those calls synchronously (see `GuestSyncCall` in `sandbox/guest/interface.ts`):
+   * a person answers much later than any synchronous answer. Default: none.
    */
   waitingTools?: readonly string[];
   /**
@@ -229,8 +229,8 @@ export interface SandboxBridge {
    * `waiting(true)` when the call starts waiting for a person (its approval, or a tool that asks one) and
    * `waiting(false)` when that wait is over: the sandbox's wall clock does not run in between. `requested` is the name the code used
    * when it was not a declared one (`tools.getOrder` resolved to `get_order` by the dispatcher's rule).
-   * The outcome may come at once (a synchronous tool), which lets a sandbox waiting inside the call be
-   * answered without a turn of the event loop.
+   * The outcome may come at once (a synchronous tool), which lets a call the sandbox offered
+   * synchronously be answered within that call, without a turn of the event loop.
    */
   callTool(
     name: string,

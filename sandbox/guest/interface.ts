@@ -20,12 +20,18 @@ export type GuestSend = (
 
 /**
  * The host's function for a call the code waits for with nothing else in flight: an isolated-vm
- * Reference, called as `applySyncPromise(undefined, [runId, callId, tool, argsJson, requested])` (the
- * arguments of a `call` message). The guest waits inside it for the outcome, as text: `"o"` and the
- * value's JSON (nothing after it for undefined), or `"f"` and a failure's JSON `{ tool, kind, message }`.
+ * Reference, called as `applySync(undefined, [runId, callId, tool, argsJson, requested])` (the arguments
+ * of a `call` message). It returns the outcome as text when the host has it at once (a synchronous
+ * tool): `"o"` and the value's JSON (nothing after it for undefined), or `"f"` and a failure's JSON
+ * `{ tool, kind, message }`. It returns `""` when the outcome comes later: the host then settles the call
+ * through the entry, as it settles a `call` message, and the guest's thread is free meanwhile.
+ *
+ * Not `applySyncPromise`: when the host's promise settles, isolated-vm 5 to 7 can signal a condition
+ * variable the waiting thread has already freed (`Scheduler::AsyncWait::Done`), which hangs or crashes
+ * the host's process.
  */
 export interface GuestSyncCall {
-  applySyncPromise(receiver: undefined, args: [number, number, string, string, string]): unknown;
+  applySync(receiver: undefined, args: [number, number, string, string, string]): unknown;
 }
 
 /**
@@ -90,7 +96,7 @@ export interface GuestRunConfig {
   maxIcuChars: number;
   /** No later run will use this sandbox: the record of the built-ins that guards later runs is skipped. */
   final?: boolean;
-  /** Real names of tools whose calls may wait for a person: the guest never waits inside those calls. */
+  /** Real names of tools whose calls may wait for a person: the guest never offers those synchronously. */
   waitingTools?: string[];
   /** Record the values the clock and Math.random hand out (a run that may pause). */
   record?: boolean;

@@ -13,8 +13,9 @@
  * - the guest calls `send(type, runId, id, a, b)` (a {@link GuestSend}) to report a tool call, a console
  *   line or the end of a run;
  * - the host calls the returned {@link GuestEntry} to start a run and to settle tool calls;
- * - for a call the code awaits with nothing else in flight, the guest waits inside `syncCall` (a
- *   {@link GuestSyncCall}) for the outcome instead: one crossing, where `send` and a settle take two.
+ * - for a call the code awaits with nothing else in flight, the guest offers it to `syncCall` (a
+ *   {@link GuestSyncCall}) instead: a tool that answers at once answers within that one crossing, where
+ *   `send` and a settle take two; a later outcome is settled like any call.
  *
  * The prelude keeps `send` and `syncCall` in a closure and never hands them (or anything else of the
  * host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or any
@@ -114,7 +115,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   const mathMin = Math.min;
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
-  const syncApply = syncCall?.applySyncPromise;
+  const syncApply = syncCall?.applySync;
 
   /**
    * The same object without a prototype. Descriptors and reports are read by the engine (`get`, `set`,
@@ -871,7 +872,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   /**
    * Called by V8 (as the call record's `then`) one microtask after the code began to wait for a call,
    * with the resolver of the call's promise. The one call the code awaits, with nothing else queued or
-   * in flight, is waited for inside the call (see {@link startAlone}); otherwise every queued call
+   * in flight, is offered to the host synchronously (see {@link startAlone}); otherwise every queued call
    * starts, to run together (calls nobody waited for start with them, or when the run ends).
    */
   function decide(this: Pending, resolve: (value: unknown) => void): void {
@@ -986,7 +987,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     queued: Map<Promise<unknown>, Pending>;
     /** Calls started that the host has not answered yet, by call id. */
     pending: Map<number, Pending>;
-    /** Tools whose calls may wait for a person (undefined for none): never waited for inside the call. */
+    /** Tools whose calls may wait for a person (undefined for none): never offered synchronously. */
     waitingTools: Set<string> | undefined;
     calls: number;
     /** `tools.$search` / `tools.$describe` calls made: they have their own ids (negative) and cap. */
@@ -1288,13 +1289,15 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   };
 
   /**
-   * Makes the one call the code waits for, with nothing else in flight, and waits for the host's answer
-   * inside this call (isolated-vm's applySyncPromise): the isolate is idle meanwhile, as it would be
-   * awaiting, and the answer needs no second crossing. With another call queued or in flight the code
-   * could go on with that one, so such calls start as usual.
+   * Makes the one call the code waits for, with nothing else in flight, as a synchronous call to the host
+   * (isolated-vm's applySync): a tool that answers at once settles it within that crossing. An outcome
+   * that comes later (`""`) settles it through the entry, like a call made with `send`; the isolate is
+   * free meanwhile. With another call queued or in flight the code could go on with that one, so such
+   * calls start as usual.
    */
   const startAlone = (current: Run, pending: Pending) => {
     apply(mapDelete, current.queued, [pending.promise]);
+    apply(mapSet, current.pending, [pending.callId, pending]);
     beforeCallMessage(current);
     let answer: unknown;
     try {
@@ -1305,6 +1308,8 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     } catch (cause) {
       answer = `f${stringify(bare({ kind: "error", message: `The call could not reach the host: ${describeError(cause).message}` }))}`;
     }
+    if (answer === "") return;
+    apply(mapDelete, current.pending, [pending.callId]);
     const text = typeof answer === "string" ? answer : "f";
     settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
   };

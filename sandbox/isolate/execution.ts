@@ -74,7 +74,7 @@ export class Execution {
   #ended = false;
   #report: GuestDoneReport | undefined;
   #inFlight = 0;
-  /** Calls the guest waits for inside the call: while one runs, the isolate runs no code. */
+  /** Calls offered synchronously that the host is answering: meanwhile the isolate runs no code. */
   #waitingGuest = 0;
   #toolCalls = 0;
   #messages = 0;
@@ -223,12 +223,12 @@ export class Execution {
   }
 
   /**
-   * A call the guest waits for inside the call (the code awaits it with nothing else in flight; see
-   * GuestSyncCall): the outcome as text, `"o"` and the value's JSON or `"f"` and the failure's JSON;
-   * at once when the bridge has it at once (a synchronous tool), else as a promise. Never throws or
-   * rejects.
+   * A call the code awaits with nothing else in flight, offered synchronously (see GuestSyncCall): the
+   * outcome as text when the bridge has it at once (a synchronous tool), `"o"` and the value's JSON or
+   * `"f"` and the failure's JSON; else `""`, and the outcome is settled through the entry when it comes,
+   * as for a `call` message. Never throws.
    */
-  receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string | Promise<string> {
+  receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string {
     if (this.#ended || this.#report) {
       return answerText(callFailure(String(name), "cancelled", "The run has ended."));
     }
@@ -240,18 +240,24 @@ export class Execution {
       return answerText(callFailure(String(name), "error", "The sandbox sent a malformed call."));
     }
     this.#waitingGuest++;
-    return this.#call(
-      id,
-      name,
-      argsJson,
-      typeof requested === "string" && requested !== "" ? requested : undefined,
-      (outcome) => {
-        this.#waitingGuest--;
-        const answer = answerText(outcome);
-        this.#deps.memory?.crossed(answer.length);
-        return answer;
-      },
-    );
+    try {
+      const outcome = this.#call(
+        id,
+        name,
+        argsJson,
+        typeof requested === "string" && requested !== "" ? requested : undefined,
+        (outcome) => outcome,
+      );
+      if (outcome instanceof Promise) {
+        void outcome.then((later) => this.#settle(id, later));
+        return "";
+      }
+      const answer = answerText(outcome);
+      this.#deps.memory?.crossed(answer.length);
+      return answer;
+    } finally {
+      this.#waitingGuest--;
+    }
   }
 
   /**
@@ -455,7 +461,7 @@ export class Execution {
   }
 
   /**
-   * Whether the isolate is running code now: not while it waits inside a call for the host's answer;
+   * Whether the isolate is running code now: not while it waits inside a call the host is answering;
    * otherwise, a call into it has not returned, or it used more than half of the time since the last
    * poll (a settled tool call resumes the code without a call the host waits for).
    */
@@ -494,7 +500,7 @@ function isCompileError(error: unknown): boolean {
   );
 }
 
-/** The text a call the guest waits for is answered with (see GuestSyncCall). */
+/** The text a call offered synchronously is answered with at once (see GuestSyncCall). */
 function answerText(outcome: BridgeCallOutcome): string {
   if (outcome.ok) return `o${typeof outcome.valueJson === "string" ? outcome.valueJson : ""}`;
   return `f${JSON.stringify(outcome.error)}`;

@@ -57,6 +57,13 @@ export interface IsolateEngineOptions {
    * Default: none (the in-process environment shares the agent's process, whose peak is not the run's).
    */
   memory?: RunMemoryWatch;
+  /**
+   * Whether a call the code awaits with nothing else in flight is offered to the host synchronously, so
+   * that a tool that returns its value at once answers within that one crossing (a later outcome is
+   * settled like any call). Default true. The sandbox-host program turns it off: its answers always come
+   * from another process, and the offer would only add a crossing to every call.
+   */
+  syncCalls?: boolean;
 }
 
 /**
@@ -88,7 +95,7 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
     IsolateSandbox.open(
       ivmModule,
       limits,
-      { onDead: (dead) => open.delete(dead), memory: options.memory },
+      { onDead: (dead) => open.delete(dead), memory: options.memory, syncCalls: options.syncCalls },
       isolates,
     );
 

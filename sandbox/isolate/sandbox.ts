@@ -42,6 +42,8 @@ export interface IsolateSandboxHooks {
   onDead?(sandbox: IsolateSandbox): void;
   /** Watches each run's memory from outside the heap (see IsolateEngineOptions.memory). */
   memory?: RunMemoryWatch | undefined;
+  /** False: calls the code awaits alone are not offered synchronously (see IsolateEngineOptions.syncCalls). */
+  syncCalls?: boolean | undefined;
 }
 
 /** A sandbox backed by one V8 isolate in this process. Create it with {@link IsolateSandbox.open}. */
@@ -58,7 +60,7 @@ export class IsolateSandbox implements Sandbox {
   #finalRan = false;
   #dead = false;
   #tainted = false;
-  /** Answers to calls the guest waits for that isolated-vm has not taken yet (see #answerSync). */
+  /** Calls offered synchronously whose answer isolated-vm has not taken yet (see #answerSync). */
   #delivering = 0;
   #disposeWhenDelivered = false;
 
@@ -95,10 +97,13 @@ export class IsolateSandbox implements Sandbox {
           opened.#receive(type, runId, id, a, b, c),
         { ignored: true },
       );
-      const syncCall = new ivmModule.Reference(
-        (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
-          opened.#answerSync(runId, id, tool, argsJson, requested),
-      );
+      const syncCall =
+        hooks.syncCalls === false
+          ? undefined
+          : new ivmModule.Reference(
+              (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
+                opened.#answerSync(runId, id, tool, argsJson, requested),
+            );
       sandbox.#entry = await installPrelude(ivmModule, slot, context, send, syncCall);
       return sandbox;
     } catch (error) {
@@ -203,55 +208,29 @@ export class IsolateSandbox implements Sandbox {
   }
 
   /**
-   * Answers a call the guest waits for inside the call (isolated-vm's applySyncPromise). isolated-vm 5
-   * touches freed memory, and aborts the process, when such a promise settles after its isolate was
-   * disposed, so a promise is settled only while the isolate lives, and disposing waits until isolated-vm
-   * has taken an answer already given (its reaction to the promise runs first; see #kill). A call that
-   * reaches a sandbox already killed (the guest entered the call as it was being stopped) is answered at
-   * once, with no promise: the guest may not have been cancelled yet, and a promise left pending would
-   * hold its thread for ever. An answer the bridge has at once is returned as it is (isolated-vm takes
-   * it as this returns); a kill asked for while it was being made disposes the isolate only after that.
+   * Answers a call the code awaits alone, offered synchronously (isolated-vm's applySync): the outcome's
+   * text when the bridge has it at once, else `""` and the execution settles the call when its outcome
+   * comes. A call that reaches a sandbox already killed (the guest entered the call as it was being
+   * stopped) is answered at once. A kill asked for while the answer was being made (a tool that cancels
+   * its own run) disposes the isolate only on a later turn, once isolated-vm has taken the answer: its
+   * thread is inside this call meanwhile.
    */
-  #answerSync(
-    runId: unknown,
-    id: unknown,
-    tool: unknown,
-    argsJson: unknown,
-    requested: unknown,
-  ): string | Promise<string> {
+  #answerSync(runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown): string {
     const current = this.#current;
     if (this.#dead || this.#isolate.isDisposed || !current || runId !== current.runId) {
       return `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
     }
     this.#delivering++;
-    let received: string | Promise<string>;
     try {
-      received = current.execution.receiveSync(id, tool, argsJson, requested);
+      return current.execution.receiveSync(id, tool, argsJson, requested);
     } finally {
       this.#delivering--;
+      if (this.#delivering === 0 && this.#disposeWhenDelivered) {
+        this.#disposeWhenDelivered = false;
+        // A later turn of the event loop: by then isolated-vm has taken what this call returns.
+        setImmediate(() => dispose(this.#slot));
+      }
     }
-    if (this.#delivering === 0 && this.#disposeWhenDelivered) {
-      this.#disposeWhenDelivered = false;
-      // A later turn of the event loop: by then isolated-vm has taken what this call returns.
-      setImmediate(() => dispose(this.#slot));
-    }
-    if (typeof received === "string") return received;
-    const answer: Promise<string> = received.then((text) => {
-      // Left pending for ever (a fresh promise, collected with the answer): isolated-vm must not be
-      // handed an answer once its isolate is gone.
-      if (this.#dead || this.#isolate.isDisposed) return new Promise<string>(() => {});
-      this.#delivering++;
-      // Registered after isolated-vm's own reaction to `answer`, so it runs once the answer is taken.
-      void answer.then(() => {
-        this.#delivering--;
-        if (this.#delivering === 0 && this.#disposeWhenDelivered) {
-          this.#disposeWhenDelivered = false;
-          dispose(this.#slot);
-        }
-      });
-      return text;
-    });
-    return answer;
   }
 
   /** Routes a guest message to the execution it belongs to; messages of finished runs are dropped. */
@@ -294,16 +273,16 @@ async function installPrelude(
   slot: IsolateSlot,
   context: ivm.Context,
   send: ivm.Callback,
-  syncCall: ivm.Reference,
+  syncCall: ivm.Reference | undefined,
 ): Promise<ivm.Reference<GuestEntry>> {
   slot.prelude ??= await compilePrelude(ivmModule, slot.isolate);
   const script = slot.prelude;
-  let install: ivm.Reference<(send: unknown, syncCall: unknown) => GuestEntry> | undefined;
+  let install: ivm.Reference<(send: unknown, syncCall?: unknown) => GuestEntry> | undefined;
   try {
     install = (await script.run(context, { timeout: 10_000, reference: true })) as ivm.Reference<
-      (send: unknown, syncCall: unknown) => GuestEntry
+      (send: unknown, syncCall?: unknown) => GuestEntry
     >;
-    return (await install.apply(undefined, [send, syncCall], {
+    return (await install.apply(undefined, syncCall ? [send, syncCall] : [send], {
       timeout: 10_000,
       result: { reference: true },
     })) as ivm.Reference<GuestEntry>;

@@ -47,7 +47,13 @@ async function main(): Promise<void> {
   }
   // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
   // the process, as its RSS budget does.
-  const environment = isolateEngine({ ivm, warm: 1, memory: processPeakWatch((reason) => die(reason)) });
+  // Every answer comes from another process: calls are never offered synchronously (see syncCalls).
+  const environment = isolateEngine({
+    ivm,
+    warm: 1,
+    memory: processPeakWatch((reason) => die(reason)),
+    syncCalls: false,
+  });
   const warmLimits = readWarmLimits(args);
   if (warmLimits) {
     try {

@@ -1,6 +1,7 @@
 /**
- * The prelude's side of the call protocol, driven directly in an isolate: which calls the guest waits
- * for inside `syncCall` (one crossing) and which it reports with `send` and gets settled later.
+ * The prelude's side of the call protocol, driven directly in an isolate: which calls the guest offers
+ * to `syncCall` (one crossing, answered within it or settled later) and which it reports with `send`
+ * and gets settled later.
  */
 
 import ivm from "isolated-vm";
@@ -26,11 +27,14 @@ afterEach(() => {
 
 /**
  * Runs `body` (the inside of an async function) with the prelude installed; every call echoes its
- * arguments. Returns the run's result and how each call reached the host: `sync` or `send`.
+ * arguments: a call offered to `syncCall` within the call (`answer: "now"`) or by a settle 5 ms later
+ * (`"later"`), a call sent with `send` by a settle 5 ms later. Returns the run's result and how each call
+ * reached the host: `sync` (answered within the call), `sync, later` or `send`.
  */
 async function drive(
   body: string,
   config: GuestRunConfig = CONFIG,
+  answer: "now" | "later" = "now",
 ): Promise<{ value: unknown; routes: string[] }> {
   isolate = new ivm.Isolate({ memoryLimit: 32 });
   const context = await isolate.createContext();
@@ -40,19 +44,25 @@ async function drive(
   const done = new Promise<string>((resolve) => {
     finished = resolve;
   });
+  const settleLater = (runId: number, id: number, argsJson: string) =>
+    setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, argsJson]), 5);
   const send = new ivm.Callback(
     (type: string, runId: number, id: number, _a: string, b: string) => {
       if (type === "call") {
         routes.push("send");
-        setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, b]), 5);
+        settleLater(runId, id, b);
       } else if (type === "done") finished(b);
     },
     { ignored: true },
   );
-  const syncCall = new ivm.Reference(async (_runId: number, _id: number, _tool: string, argsJson: string) => {
-    routes.push("sync");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    return `o${argsJson}`;
+  const syncCall = new ivm.Reference((runId: number, id: number, _tool: string, argsJson: string) => {
+    if (answer === "now") {
+      routes.push("sync");
+      return `o${argsJson}`;
+    }
+    routes.push("sync, later");
+    settleLater(runId, id, argsJson);
+    return "";
   });
   const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
     reference: true,
@@ -70,12 +80,22 @@ async function drive(
 }
 
 describe("prelude: how calls reach the host", () => {
-  it("waits inside syncCall for each call awaited alone", async () => {
+  it("offers each call awaited alone to syncCall, which answers it within the call", async () => {
     const { value, routes } = await drive(
       "const a = await tools.echo({ n: 1 }); const b = await tools.echo({ n: a.n + 1 }); return b;",
     );
     expect(value).toEqual({ n: 2 });
     expect(routes).toEqual(["sync", "sync"]);
+  });
+
+  it("takes a settle later for a call offered to syncCall whose outcome was not ready", async () => {
+    const { value, routes } = await drive(
+      "let s = 0; for (let i = 0; i < 5; i++) s = (await tools.echo({ n: s + 1 })).n; return s;",
+      CONFIG,
+      "later",
+    );
+    expect(value).toBe(5);
+    expect(routes).toEqual(Array(5).fill("sync, later"));
   });
 
   it("sends calls awaited together, and a call awaited while another is in flight", async () => {

@@ -1,6 +1,6 @@
 /**
- * A call the code awaits with nothing else in flight is answered while the guest waits inside the call
- * (isolated-vm's applySyncPromise), one crossing instead of two. These tests hold the promise that made
+ * A call the code awaits with nothing else in flight is offered to the host synchronously (isolated-vm's
+ * applySync), and a tool that answers at once answers within it: one crossing instead of two. These tests hold the promise that made
  * that safe: every pattern that could run calls together still does, failures still name the line that
  * awaited them, and the promise a call returns gives the code nothing new to reach.
  */
@@ -32,6 +32,18 @@ describe("isolate environment: calls the code waits for", () => {
     expect(resultOf(outcome)).toBe(190);
     expect(bridge.calls).toHaveLength(20);
     expect(maxOverlap(bridge.calls)).toBe(1);
+  });
+
+  it("answers calls awaited one after another whose tool answers on a later turn, a thousand times", async () => {
+    const code =
+      "let s = 0; for (let i = 0; i < 1000; i++) s = (await tools.later({ v: s + 1 })).v; return s;";
+    const { outcome, bridge } = await runOnce(code, {
+      tools: { later: (args) => new Promise((resolve) => setImmediate(() => resolve(args))) },
+      limits: { maxToolCalls: 1000 },
+    });
+    expect(outcome.status).toBe("ok");
+    expect(resultOf(outcome)).toBe(1000);
+    expect(bridge.calls).toHaveLength(1000);
   });
 
   it("keeps calls mapped through async helpers running together", async () => {

@@ -1,14 +1,15 @@
 /**
- * Attack: end a run while its code waits inside a tool call, and let the answer come after the sandbox
- * is gone. The guest then sits in isolated-vm's applySyncPromise, and isolated-vm 5 aborts the whole
- * process (a use of freed memory) when such a call is answered after its isolate was disposed. The
- * harness does it in the in-process environment, where the agent's own process is the one at stake,
- * by the wall clock, by cancellation, by closing code mode, through an environment's own bridge that
- * answers a moment after a cancellation, and by a cancellation just as the call enters (before the guest
- * has begun to wait, when no cancellation reaches the wait: a call left unanswered then holds an isolate
- * thread for ever, and the process never exits), and from inside a synchronous answer (a tool that
- * cancels its own run, so the isolate is killed before isolated-vm has taken the answer). It runs in a
- * child process so this test sees it die or hang.
+ * Attack: end a run while its code waits for a tool call it awaits alone, and let the answer come after
+ * the sandbox is gone. Such a call is offered to the host synchronously and, when its tool answers
+ * later, settled through the entry like any call. (When the guest waited inside isolated-vm's
+ * applySyncPromise instead, isolated-vm 5 aborted the whole process, a use of freed memory, when such a
+ * call was answered after its isolate was disposed.) The harness does it in the in-process environment,
+ * where the agent's own process is the one at stake, by the wall clock, by cancellation, by closing code
+ * mode, through an environment's own bridge that answers a moment after a cancellation, by a
+ * cancellation just as the call enters (a call left unanswered then must not hold an isolate thread for
+ * ever, or the process never exits), and from inside a synchronous answer (a tool that cancels its own
+ * run, so the isolate is killed before isolated-vm has taken the answer). It runs in a child process so
+ * this test sees it die or hang.
  */
 
 import { execFile } from "node:child_process";
