@@ -41,6 +41,10 @@ export async function laneRoundTrip(calls: number, rounds: number): Promise<numb
     await new Promise<void>((resolve, reject) => {
       child.on("exit", (code) => reject(new Error(`lane prototype: the child exited (${code}) early`)));
       child.on("error", reject);
+      // A broken channel (the child died mid-write) fails the figure instead of crashing the bench.
+      channel.on("error", (error) =>
+        reject(new Error(`lane prototype: the channel failed: ${error.message}`)),
+      );
       child.stdout!.on("data", (chunk: Buffer) => {
         reports += chunk.toString();
         for (let end = reports.indexOf("\n"); end >= 0; end = reports.indexOf("\n")) {

@@ -42,6 +42,11 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
   if (!Number.isInteger(warm) || warm < 0) {
     throw new TypeError(`isolateEnvironment: warm must be a whole number, 0 or more; got ${String(warm)}.`);
   }
+  if (options.syncCalls !== undefined && typeof options.syncCalls !== "boolean") {
+    throw new TypeError(
+      `isolateEnvironment: syncCalls must be true or false; got ${String(options.syncCalls)}.`,
+    );
+  }
   let engine: ReturnType<typeof isolateEngine>;
   try {
     engine = isolateEngine({ ...options, warm });

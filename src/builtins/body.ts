@@ -2,14 +2,9 @@
  * Reads a response body up to a byte cap, decompressing gzip, deflate and brotli on the way. The cap
  * counts decoded bytes, so a small compressed body cannot expand past it.
  */
-import { createRequire } from "node:module";
 import type { Readable } from "node:stream";
 import { ToolError } from "../errors.js";
-
-const require = createRequire(import.meta.url);
-
-/** node:zlib, loaded for the first compressed body rather than with every import of cordon. */
-const zlib = () => require("node:zlib") as typeof import("node:zlib");
+import { zlib } from "../node-builtins.js";
 
 /** The bytes read, and whether the cap stopped the download before the end. */
 export interface BodyBytes {

@@ -4,15 +4,13 @@
  * address connected to: there is no second resolution an attacker's DNS could answer differently.
  */
 import type { LookupAddress } from "node:dns";
-import { createRequire } from "node:module";
 import type { LookupFunction } from "node:net";
+import { dns } from "../node-builtins.js";
 import { ADDRESS_KIND_TEXT, type AddressClass, classifyAddress } from "./address.js";
-
-const require = createRequire(import.meta.url);
 
 /** `dns.lookup`, with node:dns loaded at the first lookup rather than with every import of cordon. */
 const systemLookup: LookupFunction = (hostname, options, callback) => {
-  (require("node:dns") as typeof import("node:dns")).lookup(hostname, options, callback);
+  dns().lookup(hostname, options, callback);
 };
 
 /** A host or one of its addresses is not public and the guard refuses it. */

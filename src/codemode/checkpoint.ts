@@ -8,14 +8,9 @@
  */
 
 import { createHash, createHmac, randomUUID, timingSafeEqual } from "node:crypto";
-import { createRequire } from "node:module";
 import { UserError } from "../errors.js";
+import { zlib } from "../node-builtins.js";
 import { groupDigits } from "../numbers.js";
-
-const require = createRequire(import.meta.url);
-
-/** node:zlib, loaded by the first checkpoint made or read rather than with every import of cordon. */
-const zlib = () => require("node:zlib") as typeof import("node:zlib");
 
 /** The format version this cordon writes and reads. */
 export const CHECKPOINT_VERSION = 3;

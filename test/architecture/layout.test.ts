@@ -18,6 +18,7 @@ const LEAVES = [
   "src/version.ts",
   "src/package-files.ts",
   "src/numbers.ts",
+  "src/node-builtins.ts",
   "src/dispatch/abort.ts",
   "src/dispatch/promise-like.ts",
 ];

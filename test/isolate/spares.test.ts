@@ -118,6 +118,11 @@ describe("isolate environment: warm spares", () => {
     expect(() => isolateEnvironment({ warm: Number.NaN })).toThrow(/warm must be a whole number/);
   });
 
+  it("rejects a syncCalls that is not true or false", () => {
+    const options = { syncCalls: "no" } as unknown as Parameters<typeof isolateEnvironment>[0];
+    expect(() => isolateEnvironment(options)).toThrow(/syncCalls must be true or false; got no/);
+  });
+
   it("hands out spares only for the limits they were made with", async () => {
     const ivmCounted = countingIvm();
     const environment = isolateEnvironment({ ivm: ivmCounted.module });

@@ -9,12 +9,10 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Worker, WorkerOptions } from "node:worker_threads";
+import { workerThreads } from "../../node-builtins.js";
 import { ownFile } from "../../package-files.js";
 
 const require = createRequire(import.meta.url);
-
-/** The Worker class, with node:worker_threads loaded by the first checker started rather than with every import of cordon. */
-const WorkerThread = () => (require("node:worker_threads") as typeof import("node:worker_threads")).Worker;
 
 /** A new checker worker with `options`. Throws when neither the compiled nor the source script exists. */
 export function startCheckerWorker(options: WorkerOptions): Worker {
@@ -22,7 +20,7 @@ export function startCheckerWorker(options: WorkerOptions): Worker {
   if (!existsSync(script.path)) {
     throw new Error(`The type checker's worker is missing: ${script.path} does not exist. Reinstall cordon.`);
   }
-  if (script.built) return new (WorkerThread())(script.path, options);
+  if (script.built) return new (workerThreads().Worker)(script.path, options);
   let loader: string;
   try {
     loader = require.resolve("tsx");
@@ -35,5 +33,5 @@ export function startCheckerWorker(options: WorkerOptions): Worker {
   const api = pathToFileURL(join(dirname(loader), "esm/api/index.mjs")).href;
   const entry = JSON.stringify(pathToFileURL(script.path).href);
   const bootstrap = `import(${JSON.stringify(api)}).then((tsx) => tsx.tsImport(${entry}, ${entry}));`;
-  return new (WorkerThread())(bootstrap, { ...options, eval: true });
+  return new (workerThreads().Worker)(bootstrap, { ...options, eval: true });
 }
