@@ -237,7 +237,9 @@ describe("cordon mcp: the approval page over HTTP", () => {
     const missing = await decide(url, { decision: "allow" });
     expect(missing.status).toBe(403);
     expect(await missing.text()).toContain("token is missing or wrong");
-    expect((await decide(url, { csrf: `${csrf.slice(0, -1)}A`, decision: "allow" })).status).toBe(403);
+    // One character changed, never to itself: the token's last character is "A" one time in 16.
+    const wrong = `${csrf.startsWith("A") ? "B" : "A"}${csrf.slice(1)}`;
+    expect((await decide(url, { csrf: wrong, decision: "allow" })).status).toBe(403);
     expect((await decide(url, { csrf: "x", decision: "allow" })).status).toBe(403);
     expect(wired).toHaveLength(0);
     expect((await decide(url, { csrf, decision: "deny" })).status).toBe(200);
