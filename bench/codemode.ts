@@ -8,7 +8,7 @@ import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "cordon"
 import ivm from "isolated-vm";
 import { z } from "zod";
 import { checked, directAddMicros, expectRun, keepOtherCoreAwake } from "./check.js";
-import { bareRoundTrip } from "./round-trip.js";
+import { bareRoundTrip, inThreadRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
 const add = tool({
@@ -77,6 +77,7 @@ console.log(
 // answers after, so the isolate has to be woken (see the machine's note on idle cores).
 const roundTrip = await bareRoundTrip(async (s) => s + 1);
 const syncTrip = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
+const inThreadTrip = await inThreadRoundTrip();
 const openRun = dispatcher.openRun({ callId: "bench-run", toolName: "run_code" });
 const dispatchTrip = await bareRoundTrip(async (s) => {
   const [result] = await dispatcher.dispatch([{ id: "c", name: "add", arguments: { a: s, b: 1 } }]).results();
@@ -104,6 +105,7 @@ async function perCall(state: string) {
   const trip = median(await sample(15, () => roundTrip.run(CALLS))) / CALLS;
   const waitedTrip = median(await sample(15, () => syncTrip.run(CALLS))) / CALLS;
   const tripWithDispatch = median(await sample(15, () => dispatchTrip.run(CALLS))) / CALLS;
+  const inThread = median(await sample(15, async () => inThreadTrip.run(CALLS))) / CALLS;
   const withCalls = median(
     await sample(
       15,
@@ -133,6 +135,9 @@ async function perCall(state: string) {
   console.log(
     `  proxied call vs those two added up:                        ${(proxied / (waitedTrip + inRun)).toFixed(2)}x`,
   );
+  console.log(
+    `  the bare loop with no thread crossing (the isolate run on this thread, not done: see round-trip.ts): ${fmt(inThread, "µs")}`,
+  );
 }
 await perCall("idle machine: cores sleep between hops");
 const awake = keepOtherCoreAwake();
@@ -143,6 +148,7 @@ try {
 }
 roundTrip.dispose();
 syncTrip.dispose();
+inThreadTrip.dispose();
 dispatchTrip.dispose();
 openRun.close();
 

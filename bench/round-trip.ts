@@ -33,3 +33,34 @@ export async function bareRoundTrip(
     },
   };
 }
+
+/**
+ * The same loop with no thread crossing at all: this thread runs the isolate's code (applySync, which
+ * isolated-vm runs on the calling thread) and the code calls a synchronous host function back, also on
+ * this thread. What a call would cost if model code ran on the agent's own thread; cordon does not run it
+ * there, since code that computes, or that V8 cannot stop in native code, would then hold the agent's
+ * event loop (its timers, its other requests) for as long as it runs.
+ */
+export async function inThreadRoundTrip(): Promise<{ run(n: number): void; dispose(): void }> {
+  const isolate = new ivm.Isolate({ memoryLimit: 64 });
+  const context = await isolate.createContext();
+  const hostRef = new ivm.Reference((s: number) => s + 1);
+  const make = await context.eval(
+    "(function (host) { return function (n) { let s = 0; (async () => { for (let i = 0; i < n; i++) s = await host.applySync(undefined, [s]); })(); return () => s; }; })",
+    { reference: true },
+  );
+  const loopRef = await make.apply(undefined, [hostRef], { result: { reference: true } });
+  return {
+    run(n: number) {
+      // Every await meets a value already there, so the loop ends inside this one synchronous call.
+      const read = loopRef.applySync(undefined, [n], { result: { reference: true } }) as ivm.Reference<
+        () => number
+      >;
+      const result = read.applySync(undefined, []);
+      if (result !== n) throw new Error(`in-thread round trip: expected ${n}, got ${String(result)}`);
+    },
+    dispose() {
+      isolate.dispose();
+    },
+  };
+}
