@@ -1,7 +1,7 @@
 /**
  * Node built-ins that cordon loads at their first use rather than with every `import "cordon"`: each
- * costs start-up time that a run which never needs it should not pay. test/import-cost.test.ts checks
- * that importing cordon loads none of them.
+ * costs start-up time that a run which never needs it should not pay.
+ * test/architecture/import-cost.test.ts checks that importing cordon loads none of them.
  */
 
 import { createRequire } from "node:module";
