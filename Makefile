@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -93,6 +93,10 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts
+
+## bench-startup-nodes: bench/startup.ts (cordon run of the shop example) on each pinned Node, in the trees make node-matrix lays out
+bench-startup-nodes: build
+	scripts/bench-startup-nodes.sh
 
 ## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry)
 bench-peers: build

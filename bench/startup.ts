@@ -3,6 +3,9 @@
 // `node -e 0` timed in the same run. Every run is checked: exit code 0, the expected result, and the
 // closing `ok in N ms` line. The first run compiles the tools module into an empty cache (its own
 // figure); the timed runs find it there, as every run after a user's first does. Run: make bench.
+// Another Node can be timed: CORDON_BENCH_NODE names its binary and CORDON_BENCH_TREE a package tree
+// built for it (dist/, examples/, node_modules/ with its isolated-vm), as scripts/bench-startup-nodes.sh
+// sets up (make bench-startup-nodes).
 
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -11,7 +14,8 @@ import { join, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { fmt, median } from "./stats.js";
 
-const root = resolve(import.meta.dirname, "..");
+const node = process.env.CORDON_BENCH_NODE ?? process.execPath;
+const root = resolve(process.env.CORDON_BENCH_TREE ?? join(import.meta.dirname, ".."));
 const bin = join(root, "dist/src/cli/bin.js");
 if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first.`);
 const DEMO = ["run", "examples/shop/task.ts", "--tools", "examples/shop/tools.ts"];
@@ -30,7 +34,7 @@ function timed(
 ): Promise<{ ms: number; code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const start = performance.now();
-    const child = spawn(process.execPath, args, {
+    const child = spawn(node, args, {
       cwd: root,
       env: { ...env, ...extraEnv },
       stdio: ["ignore", "pipe", "pipe"],
@@ -49,7 +53,7 @@ function timed(
 }
 
 /** Writes the CPU time of the command's own process (not the sandbox process's) to its stderr. */
-const CPU_AT_EXIT = { NODE_OPTIONS: `--require ${join(root, "bench/cpu-at-exit.cjs")}` };
+const CPU_AT_EXIT = { NODE_OPTIONS: `--require ${join(import.meta.dirname, "cpu-at-exit.cjs")}` };
 
 /** One `cordon run` of the demo, checked; resolves with its wall time and its process's CPU time, in ms. */
 async function demo(what: string): Promise<{ ms: number; cpuMs: number }> {
@@ -77,6 +81,7 @@ const range = (values: number[]) =>
   `${fmt(median(values), "ms")} (${fmt(Math.min(...values), "ms")} to ${fmt(Math.max(...values), "ms")})`;
 
 try {
+  const version = (await timed(["--version"])).stdout.trim();
   const cold = (await demo("cordon run, empty cache")).ms;
   await demo("cordon run, warm-up");
   await bareNode();
@@ -90,7 +95,9 @@ try {
     cpu.push(run.cpuMs);
     bare.push(await bareNode());
   }
-  console.log(`cordon run of the shop example (make demo), process start to exit, ${ROUNDS} runs:`);
+  console.log(
+    `cordon run of the shop example (make demo), process start to exit, ${ROUNDS} runs, Node ${version}:`,
+  );
   console.log(`  cordon run ${DEMO.slice(1).join(" ")}: median ${range(runs)}`);
   console.log(
     `  CPU time of the command's own process: median ${range(cpu)} (the sandbox process runs beside it)`,
