@@ -77,6 +77,7 @@ console.log(
 // answers after, so the isolate has to be woken (see the machine's note on idle cores).
 const roundTrip = await bareRoundTrip(async (s) => s + 1);
 const syncTrip = await bareRoundTrip(async (s) => s + 1, "applySyncPromise");
+const plainSyncTrip = await bareRoundTrip((s) => s + 1, "applySync");
 const inThreadTrip = await inThreadRoundTrip();
 const openRun = dispatcher.openRun({ callId: "bench-run", toolName: "run_code" });
 const dispatchTrip = await bareRoundTrip(async (s) => {
@@ -105,6 +106,7 @@ async function perCall(state: string) {
   const trip = median(await sample(15, () => roundTrip.run(CALLS))) / CALLS;
   const waitedTrip = median(await sample(15, () => syncTrip.run(CALLS))) / CALLS;
   const tripWithDispatch = median(await sample(15, () => dispatchTrip.run(CALLS))) / CALLS;
+  const plainSync = median(await sample(15, () => plainSyncTrip.run(CALLS))) / CALLS;
   const inThread = median(await sample(15, async () => inThreadTrip.run(CALLS))) / CALLS;
   const withCalls = median(
     await sample(
@@ -129,6 +131,7 @@ async function perCall(state: string) {
     `  proxied call:                                              ${fmt(proxied, "µs")}, ratio ${(proxied / (trip + direct)).toFixed(2)}x of the sum, ${(proxied / tripWithDispatch).toFixed(2)}x of the round trip with the call (aim: <= 1.2x)`,
   );
   console.log(`  bare applySyncPromise round trip (the peers' serial call): ${fmt(waitedTrip, "µs")}`);
+  console.log(`  bare applySync of a synchronous host function (cordon's):  ${fmt(plainSync, "µs")}`);
   console.log(
     `  one call of a run (dispatcher.runCall, what code uses):    ${fmt(inRun, "µs")} back to back, ${fmt(inRunAfterIdle, "µs")} after the event loop went idle`,
   );
@@ -148,6 +151,7 @@ try {
 }
 roundTrip.dispose();
 syncTrip.dispose();
+plainSyncTrip.dispose();
 inThreadTrip.dispose();
 dispatchTrip.dispose();
 openRun.close();

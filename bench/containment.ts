@@ -45,9 +45,14 @@ const ROUNDS = 25;
 interface Figures {
   trivial: number;
   perCall: number;
-  /** CPU time per call, in µs: this process's, and the sandbox-host processes' together. */
+  /**
+   * CPU time per call, in µs: this process's, and the sandbox-host processes' together, each with the
+   * share of its main thread (the rest is isolated-vm's threads and Node's own).
+   */
   cpuHere: number;
+  cpuHereMain: number;
   cpuChildren: number;
+  cpuChildrenMain: number;
 }
 
 async function measure(state: string) {
@@ -63,7 +68,7 @@ async function measure(state: string) {
     const trivialMedian = median(await sample(300, trivial));
     // The runs with calls and without alternate, so that the machine's drift reaches both alike.
     const times = { with: [] as number[], without: [] as number[] };
-    const cpu = { here: 0, children: 0 };
+    const cpu = { here: 0, hereMain: 0, children: 0, childrenMain: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [kind, run, sign] of [
         ["with", withCalls, 1],
@@ -72,15 +77,18 @@ async function measure(state: string) {
         const before = cpuNow();
         times[kind].push(...(await sample(1, run)));
         const after = cpuNow();
-        cpu.here += sign * (after.here - before.here);
-        cpu.children += sign * (after.children - before.children);
+        for (const key of ["here", "hereMain", "children", "childrenMain"] as const) {
+          cpu[key] += sign * (after[key] - before[key]);
+        }
       }
     }
     figures[name] = {
       trivial: trivialMedian,
       perCall: (median(times.with) - median(times.without)) / CALLS,
       cpuHere: cpu.here / 1_000 / (ROUNDS * CALLS),
+      cpuHereMain: cpu.hereMain / 1_000 / (ROUNDS * CALLS),
       cpuChildren: cpu.children / 1_000 / (ROUNDS * CALLS),
+      cpuChildrenMain: cpu.childrenMain / 1_000 / (ROUNDS * CALLS),
     };
   }
   const floorAfter = await floorParts();
@@ -95,7 +103,7 @@ async function measure(state: string) {
   console.log(`containment cost (${state})`);
   for (const [name, f] of Object.entries(figures)) {
     console.log(
-      `  ${name.padEnd(24)} trivial run ${fmt(f.trivial / 1000, "ms")}, sequential proxied call ${fmt(f.perCall, "µs")} (CPU per call: ${fmt(f.cpuHere, "µs")} here + ${fmt(f.cpuChildren, "µs")} in sandbox-host processes)`,
+      `  ${name.padEnd(24)} trivial run ${fmt(f.trivial / 1000, "ms")}, sequential proxied call ${fmt(f.perCall, "µs")} (CPU per call: ${fmt(f.cpuHere, "µs")} here, ${fmt(f.cpuHereMain, "µs")} of it on the main thread, + ${fmt(f.cpuChildren, "µs")} in sandbox-host processes, ${fmt(f.cpuChildrenMain, "µs")} of it on their main threads)`,
     );
   }
   console.log(
@@ -140,16 +148,19 @@ async function floorParts(): Promise<{
 }
 
 /**
- * CPU time used so far, in ns, by this process's threads and by its sandbox-host processes' (the
- * scheduler's own count, per thread: /proc/<pid>/task/<tid>/schedstat, Linux).
+ * CPU time used so far, in ns, by this process's threads and by its sandbox-host processes', each with
+ * its main thread's share (the scheduler's own count, per thread: /proc/<pid>/task/<tid>/schedstat,
+ * Linux; a process's main thread has the process's id).
  */
-function cpuNow(): { here: number; children: number } {
+function cpuNow(): { here: number; hereMain: number; children: number; childrenMain: number } {
   const used = (pid: number) => {
-    let ns = 0;
+    const ns = { all: 0, main: 0 };
     try {
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
         try {
-          ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+          const spent = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+          ns.all += spent;
+          if (tid === String(pid)) ns.main += spent;
         } catch {
           // The thread ended while read.
         }
@@ -159,9 +170,15 @@ function cpuNow(): { here: number; children: number } {
     }
     return ns;
   };
+  const here = used(process.pid);
   let children = 0;
-  for (const pid of sandboxChildren()) children += used(pid);
-  return { here: used(process.pid), children };
+  let childrenMain = 0;
+  for (const pid of sandboxChildren()) {
+    const child = used(pid);
+    children += child.all;
+    childrenMain += child.main;
+  }
+  return { here: here.all, hereMain: here.main, children, childrenMain };
 }
 
 /**

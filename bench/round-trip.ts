@@ -5,19 +5,21 @@ import ivm from "isolated-vm";
 /**
  * The bare primitive a proxied call is built on: code in an isolate awaiting `ref.apply(..., { result:
  * { promise: true } })` of an async host function, n times in a row, each time with the last result; or,
- * with `applySyncPromise`, waiting inside the call for the host's promise (one crossing, no second task).
+ * with `applySyncPromise`, waiting inside the call for the host's promise (one crossing, no second task);
+ * or, with `applySync`, calling a synchronous host function (cordon's crossing for a call awaited alone).
  */
 export async function bareRoundTrip(
-  host: (s: number) => Promise<number>,
-  how: "apply" | "applySyncPromise" = "apply",
+  host: (s: number) => number | Promise<number>,
+  how: "apply" | "applySyncPromise" | "applySync" = "apply",
 ): Promise<{ run(n: number): Promise<void>; dispose(): void }> {
   const isolate = new ivm.Isolate({ memoryLimit: 64 });
   const context = await isolate.createContext();
   const hostRef = new ivm.Reference(host);
-  const call =
-    how === "apply"
-      ? "await host.apply(undefined, [s], { result: { promise: true } })"
-      : "host.applySyncPromise(undefined, [s])";
+  const call = {
+    apply: "await host.apply(undefined, [s], { result: { promise: true } })",
+    applySyncPromise: "host.applySyncPromise(undefined, [s])",
+    applySync: "host.applySync(undefined, [s])",
+  }[how];
   const make = await context.eval(
     `(function (host) { return async function (n) { let s = 0; for (let i = 0; i < n; i++) s = ${call}; return s; }; })`,
     { reference: true },

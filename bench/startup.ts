@@ -81,7 +81,10 @@ const range = (values: number[]) =>
   `${fmt(median(values), "ms")} (${fmt(Math.min(...values), "ms")} to ${fmt(Math.max(...values), "ms")})`;
 
 try {
-  const version = (await timed(["--version"])).stdout.trim();
+  const asked = await timed(["--version"]);
+  if (asked.code !== 0)
+    throw new Error(`benchmark: ${node} --version failed (exit ${asked.code}): ${asked.stderr}`);
+  const version = asked.stdout.trim();
   const cold = (await demo("cordon run, empty cache")).ms;
   await demo("cordon run, warm-up");
   await bareNode();
