@@ -31,7 +31,7 @@ export interface CallingRun {
  * failed call. Never throws or rejects.
  */
 export function callThroughBridge<T>(
-  bridge: SandboxBridge,
+  bridge: Pick<SandboxBridge, "callTool">,
   run: CallingRun,
   call: { id: number; name: string; argsJson: string; requested: string | undefined },
   deliver: (outcome: BridgeCallOutcome) => T,

@@ -31,6 +31,16 @@ export class PausableDeadline {
     this.#arm();
   }
 
+  /**
+   * The time left, in ms (Infinity while paused: a paused clock cannot run out). What a stretch of code
+   * run synchronously may be given, since the timer cannot fire while that code holds the thread.
+   */
+  get remainingMs(): number {
+    if (this.#done) return 0;
+    if (this.#pauses > 0) return Number.POSITIVE_INFINITY;
+    return Math.max(0, this.#remaining - (performance.now() - this.#since));
+  }
+
   /** Stops the deadline for good. */
   clear(): void {
     this.#done = true;

@@ -238,6 +238,17 @@ export interface SandboxBridge {
     waiting?: (waiting: boolean) => void,
     requested?: string,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome>;
+  /**
+   * A call the code waits for with nothing else in flight, made while the code holds the thread this is
+   * called on (a sandbox-host lane): the host may block this thread until the outcome comes, or return
+   * a promise when it will come later. A bridge without it gets such calls through `callTool`.
+   */
+  callToolNow?(
+    name: string,
+    argsJson: string,
+    waiting?: (waiting: boolean) => void,
+    requested?: string,
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome>;
   /** A console line. */
   log(entry: LogEntry): void;
   /**

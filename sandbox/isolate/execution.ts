@@ -41,6 +41,7 @@ import {
 } from "../guest/interface.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
 import type { RunMemoryWatching } from "./memory-watch.js";
+import type { StretchWatch } from "./stretch-watch.js";
 import { wrapCode } from "./wrap.js";
 
 /** What an execution needs from the sandbox that owns the isolate. */
@@ -57,6 +58,14 @@ export interface ExecutionDeps {
   kill(busy: boolean): void;
   /** Watches the run's memory from outside the heap, asked before an outcome of the code stands. */
   memory?: RunMemoryWatching | undefined;
+  /**
+   * The isolate runs on this thread (a lane, see `sandbox/sandbox-host/lane.ts`): every entry into it is
+   * a synchronous call that returns once the code waits for something, bounded by what is left of the
+   * run's wall-clock and CPU time, since no timer of this thread fires while the code holds it.
+   */
+  lane?: boolean | undefined;
+  /** Told when each stretch on a lane starts and returns. */
+  stretches?: StretchWatch | undefined;
 }
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
@@ -66,6 +75,8 @@ export class Execution {
   readonly #deps: ExecutionDeps;
   readonly #request: ExecutionRequest;
   readonly #bridge: SandboxBridge;
+  /** Where a call offered synchronously goes: the bridge's `callToolNow` when it has one. */
+  readonly #nowBridge: Pick<SandboxBridge, "callTool">;
   readonly #signal: AbortSignal;
   readonly #allowedTools: ReadonlySet<string>;
   readonly #maxToolCalls: number;
@@ -88,6 +99,10 @@ export class Execution {
   #wallClock: PausableDeadline | undefined;
   #cpuTimer: NodeJS.Timeout | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
+  /** A lane's stretch of the code is running on this thread (see {@link ExecutionDeps.lane}). */
+  #inSlice = false;
+  /** Outcomes that came while a stretch ran, delivered once it returned (the isolate is not re-entered). */
+  readonly #afterSlice: (() => void)[] = [];
   readonly #onAbort = () => this.#stop("cancelled", runFailure("Cancelled", limitMessages.cancelled()));
   /** What this run's tool calls share: the wall clock they stop while a person decides. */
   readonly #calling: CallingRun;
@@ -96,6 +111,8 @@ export class Execution {
     this.#deps = deps;
     this.#request = request;
     this.#bridge = bridge;
+    const now = bridge.callToolNow;
+    this.#nowBridge = now ? { callTool: (...args) => now.apply(bridge, args) } : bridge;
     this.#signal = signal;
     this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#discovery = request.discovery === true;
@@ -118,10 +135,23 @@ export class Execution {
       this.#resolve = resolve;
     });
     this.#armLimits();
-    this.#launch().catch((error: unknown) => {
+    const crashed = (error: unknown) => {
       const detail = error instanceof Error ? error.message : String(error);
       this.#stop("error", runFailure("SandboxCrashed", limitMessages.crashed(detail)));
-    });
+    };
+    if (this.#deps.lane) {
+      const { cpuTimeMs, timeoutMs } = this.#request.limits;
+      this.#deps.stretches?.run({
+        cpu: limitMessages.cpu(cpuTimeMs),
+        wall: limitMessages.timeout(timeoutMs),
+        memory: limitMessages.memory(this.#deps.memoryMb),
+      });
+      try {
+        this.#launchInLane();
+      } catch (error) {
+        crashed(error);
+      }
+    } else this.#launch().catch(crashed);
     return outcome;
   }
 
@@ -169,29 +199,7 @@ export class Execution {
   async #launch(): Promise<void> {
     const { context, entry, runId } = this.#deps;
     const wrapped = wrapCode(this.#request.code);
-    const config: GuestRunConfig = {
-      toolNames: { ...this.#request.toolNames },
-      names: wrapped.names,
-      maxLogChars: this.#request.limits.maxLogChars,
-      maxResultChars: this.#request.limits.maxResultChars,
-      maxToolCalls: this.#maxToolCalls,
-      maxArgsChars: this.#request.limits.maxArgsChars ?? DEFAULT_MAX_ARGS_CHARS,
-      // ICU keeps about two bytes per character outside the heap: at most half the heap's size in all.
-      maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
-      final: this.#request.final === true,
-    };
-    if (this.#request.waitingTools !== undefined) config.waitingTools = [...this.#request.waitingTools];
-    if (this.#request.record === true) config.record = true;
-    if (this.#request.replay !== undefined) config.replay = recordedValues(this.#request.replay);
-    if (this.#request.replayCalls !== undefined) config.replayCalls = guestReplay(this.#request.replayCalls);
-    if (this.#discovery) {
-      config.discovery = {
-        maxLimit: MAX_SEARCH_LIMIT,
-        defaultLimit: DEFAULT_SEARCH_LIMIT,
-        maxCalls: MAX_DISCOVERY_CALLS,
-        maxQueryChars: MAX_DISCOVERY_QUERY_CHARS,
-      };
-    }
+    const config = this.#config(wrapped.names);
     const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {
@@ -214,12 +222,129 @@ export class Execution {
         await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
       }
     } catch (error) {
-      if (this.#noticeDeath(error)) return;
-      // A syntax error is the code's own; anything else is an unhandled rejection in the code (which the
-      // isolate raises from the call that caused it), and the guest reports the run's outcome itself.
-      if (isCompileError(error) && !this.#report)
-        this.#finish({ status: "error", error: compileError(error) });
+      this.#launchFailed(error);
     }
+  }
+
+  /** {@link #launch} on a lane: the same steps, each a synchronous stretch of the code on this thread. */
+  #launchInLane(): void {
+    const { context, entry, runId } = this.#deps;
+    const wrapped = wrapCode(this.#request.code);
+    const config = JSON.stringify(this.#config(wrapped.names));
+    const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
+    const failed = (error: unknown) => this.#launchFailed(error);
+    if (wrapped.parsed) {
+      this.#slice(
+        (timeout) =>
+          context.evalClosureSync(
+            `return $0("start", $1, ${wrapped.source}, $2);`,
+            [entry.derefInto(), runId, config],
+            { ...compile, timeout },
+          ),
+        failed,
+      );
+      return;
+    }
+    if (this.#request.final !== true) {
+      this.#slice((timeout) => entry.applySync(undefined, ["guard", 0, 0, ""], { timeout }), failed);
+      if (this.#ended) return;
+    }
+    const main = this.#slice(
+      (timeout) =>
+        context.evalClosureSync(`return ${wrapped.source};`, [], {
+          ...compile,
+          timeout,
+          result: { reference: true },
+        }) as ivm.Reference<unknown>,
+      failed,
+    );
+    if (main === undefined || this.#ended) return;
+    this.#slice(
+      (timeout) => entry.applySync(undefined, ["start", runId, main.derefInto(), config], { timeout }),
+      failed,
+    );
+  }
+
+  #launchFailed(error: unknown): void {
+    if (this.#noticeDeath(error)) return;
+    // A syntax error is the code's own; anything else is an unhandled rejection in the code (which the
+    // isolate raises from the call that caused it), and the guest reports the run's outcome itself.
+    if (isCompileError(error) && !this.#report) this.#finish({ status: "error", error: compileError(error) });
+  }
+
+  /**
+   * Runs one stretch of the code on this thread (a lane). isolated-vm stops it when it passes what is
+   * left of the run's wall-clock or CPU time, and the run then ends by that limit; a stretch that failed
+   * otherwise goes to `failed` unless the isolate died. Returns what `enter` returned, or undefined.
+   */
+  #slice<T>(enter: (timeoutMs: number) => T, failed?: (error: unknown) => void): T | undefined {
+    const wallMs = this.#wallClock?.remainingMs ?? Number.POSITIVE_INFINITY;
+    const cpuMs = this.#cpuLeftMs();
+    const timeoutMs = Math.max(1, Math.ceil(Math.min(wallMs, cpuMs, MAX_SLICE_MS)));
+    const byCpu = cpuMs < wallMs;
+    let value: T | undefined;
+    let error: unknown;
+    let threw = false;
+    this.#inFlight++;
+    this.#inSlice = true;
+    this.#deps.stretches?.begin(byCpu ? "cpu" : "wall", timeoutMs);
+    try {
+      value = enter(timeoutMs);
+    } catch (caught) {
+      threw = true;
+      error = caught;
+    } finally {
+      this.#deps.stretches?.end();
+      this.#inSlice = false;
+      this.#inFlight--;
+    }
+    if (threw && !this.#noticeDeath(error)) {
+      if (!isTimedOut(error)) failed?.(error);
+      else if (byCpu)
+        this.#stop("limit", runFailure("CpuTimeLimit", limitMessages.cpu(this.#request.limits.cpuTimeMs)));
+      else this.#stopByWallClock();
+    }
+    while (this.#afterSlice.length > 0 && !this.#ended) this.#afterSlice.shift()?.();
+    this.#settleIfIdle();
+    return value;
+  }
+
+  /** The CPU time the run has left, in ms, by the isolate's own clock. */
+  #cpuLeftMs(): number {
+    try {
+      const usedMs = Number(this.#deps.isolate.cpuTime - this.#startCpu) / 1e6;
+      return Math.max(0, this.#request.limits.cpuTimeMs - usedMs);
+    } catch {
+      return 0;
+    }
+  }
+
+  /** What the guest is told about this run (see GuestRunConfig). */
+  #config(names: GuestRunConfig["names"]): GuestRunConfig {
+    const config: GuestRunConfig = {
+      toolNames: { ...this.#request.toolNames },
+      names,
+      maxLogChars: this.#request.limits.maxLogChars,
+      maxResultChars: this.#request.limits.maxResultChars,
+      maxToolCalls: this.#maxToolCalls,
+      maxArgsChars: this.#request.limits.maxArgsChars ?? DEFAULT_MAX_ARGS_CHARS,
+      // ICU keeps about two bytes per character outside the heap: at most half the heap's size in all.
+      maxIcuChars: Math.floor((this.#deps.memoryMb * 2 ** 20) / 4),
+      final: this.#request.final === true,
+    };
+    if (this.#request.waitingTools !== undefined) config.waitingTools = [...this.#request.waitingTools];
+    if (this.#request.record === true) config.record = true;
+    if (this.#request.replay !== undefined) config.replay = recordedValues(this.#request.replay);
+    if (this.#request.replayCalls !== undefined) config.replayCalls = guestReplay(this.#request.replayCalls);
+    if (this.#discovery) {
+      config.discovery = {
+        maxLimit: MAX_SEARCH_LIMIT,
+        defaultLimit: DEFAULT_SEARCH_LIMIT,
+        maxCalls: MAX_DISCOVERY_CALLS,
+        maxQueryChars: MAX_DISCOVERY_QUERY_CHARS,
+      };
+    }
+    return config;
   }
 
   /**
@@ -247,6 +372,7 @@ export class Execution {
         argsJson,
         typeof requested === "string" && requested !== "" ? requested : undefined,
         (outcome) => outcome,
+        this.#nowBridge,
       );
       if (outcome instanceof Promise) {
         void outcome.then((later) => this.#settle(id, later));
@@ -271,10 +397,11 @@ export class Execution {
     argsJson: string,
     requested: string | undefined,
     deliver: (outcome: BridgeCallOutcome) => T,
+    bridge: Pick<SandboxBridge, "callTool"> = this.#bridge,
   ): T | Promise<T> {
     // A discovery call is answered by the host's index: no tool runs, and it counts against no tool limit.
     if (this.#discovery && isDiscoveryCall(name)) {
-      return callThroughBridge(this.#bridge, this.#calling, { id, name, argsJson, requested }, deliver);
+      return callThroughBridge(bridge, this.#calling, { id, name, argsJson, requested }, deliver);
     }
     this.#toolCalls++;
     this.#deps.memory?.crossed(argsJson.length);
@@ -284,7 +411,7 @@ export class Execution {
     if (this.#toolCalls > this.#maxToolCalls) {
       return deliver(callFailure(name, "limit", `Too many tool calls in one run (${this.#maxToolCalls}).`));
     }
-    return callThroughBridge(this.#bridge, this.#calling, { id, name, argsJson, requested }, deliver);
+    return callThroughBridge(bridge, this.#calling, { id, name, argsJson, requested }, deliver);
   }
 
   #settle(callId: number, outcome: BridgeCallOutcome): void {
@@ -296,6 +423,12 @@ export class Execution {
       ? ["settle", runId, callId, typeof outcome.valueJson === "string" ? outcome.valueJson : ""]
       : ["fail", runId, callId, JSON.stringify(outcome.error)];
     this.#deps.memory?.crossed(args[3].length);
+    if (this.#deps.lane) {
+      // Delivered once the running stretch returned; the outcome's reactions run in the next one.
+      if (this.#inSlice) this.#afterSlice.push(() => this.#enterWith(args));
+      else this.#enterWith(args);
+      return;
+    }
     // Fire and forget: waiting for the apply to return costs a crossing and host time per call. The
     // code it resumes is watched by the CPU limit, the wall clock and #busy(), and after `done` by the
     // call #done makes.
@@ -304,6 +437,13 @@ export class Execution {
     } catch (error) {
       this.#noticeDeath(error);
     }
+  }
+
+  /** Hands an outcome to the guest on a lane: the code it resumes runs as a stretch on this thread. */
+  #enterWith(args: ["settle" | "fail", number, number, string]): void {
+    if (this.#ended || this.#report) return;
+    const { entry } = this.#deps;
+    this.#slice((timeoutMs) => entry.applySync(undefined, args, { timeout: timeoutMs }));
   }
 
   /** Values the guest recorded, handed to the bridge as plain, checked data. */
@@ -353,7 +493,8 @@ export class Execution {
     // what it left behind (a promise chain that loops). This call returns only once the isolate is idle;
     // until then the run is in flight, and its limits end it. A run that ended in the task of its start
     // needs none: that task's call (counted in #inFlight) returns only once the isolate is idle.
-    if (this.#report.inStart) {
+    // On a lane the stretch that reported `done` returns only once the isolate is idle: the same holds.
+    if (this.#report.inStart || this.#deps.lane) {
       this.#settleIfIdle();
       return;
     }
@@ -401,10 +542,7 @@ export class Execution {
   #armLimits(): void {
     const { timeoutMs, cpuTimeMs } = this.#request.limits;
     const { isolate } = this.#deps;
-    this.#wallClock = new PausableDeadline(Math.max(1, timeoutMs), () => {
-      const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
-      this.#stop("timeout", runFailure("Timeout", message));
-    });
+    this.#wallClock = new PausableDeadline(Math.max(1, timeoutMs), () => this.#stopByWallClock());
     try {
       this.#startCpu = isolate.cpuTime;
     } catch {
@@ -435,6 +573,12 @@ export class Execution {
     }, pollMs);
     if (this.#signal.aborted) this.#onAbort();
     else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  #stopByWallClock(): void {
+    const { timeoutMs } = this.#request.limits;
+    const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
+    this.#stop("timeout", runFailure("Timeout", message));
   }
 
   /**
@@ -487,6 +631,15 @@ export class Execution {
     this.#signal.removeEventListener("abort", this.#onAbort);
     this.#resolve(outcome);
   }
+}
+
+/** The longest stretch of code on a lane, in ms: isolated-vm's timeout is a 32-bit count of ms. */
+const MAX_SLICE_MS = 2 ** 31 - 1;
+
+/** isolated-vm stopped a synchronous call at its timeout. */
+function isTimedOut(error: unknown): boolean {
+  const message = (error as { message?: unknown })?.message;
+  return typeof message === "string" && message.startsWith("Script execution timed out");
 }
 
 /** A syntax error from compiling the code: isolated-vm ends its message with `[run_code.js:L:C]`. */

@@ -14,15 +14,17 @@
  * calls are refused and their outcomes dropped.
  */
 
-import type { Environment, SandboxLimits } from "../contract/index.js";
+import type { Environment, OpenOptions, Sandbox, SandboxLimits } from "../contract/index.js";
 import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import type { RunMemoryWatch } from "./memory-watch.js";
 import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
+import type { StretchWatch } from "./stretch-watch.js";
 
 export { userCodePosition } from "./errors.js";
 export type { MemoryOverrun, RunMemoryWatch, RunMemoryWatching } from "./memory-watch.js";
+export type { StretchWatch } from "./stretch-watch.js";
 
 /**
  * The isolated-vm module as users pass it (`isolateEnvironment({ ivm })`), typed by its shape so that
@@ -64,6 +66,8 @@ export interface IsolateEngineOptions {
    * from another process, and the offer would only add a crossing to every call.
    */
   syncCalls?: boolean;
+  /** Watches the stretches of code of sandboxes opened with `lane`, from another thread. Default: none. */
+  stretches?: StretchWatch;
 }
 
 /**
@@ -71,7 +75,19 @@ export interface IsolateEngineOptions {
  * code or out of memory: work V8 could not stop may go on in this process (the sandbox-host program then
  * replaces its process).
  */
-export type IsolateEngine = Pick<Environment, "open" | "close">;
+export interface IsolateEngine extends Pick<Environment, "close"> {
+  open(limits: SandboxLimits, options?: IsolateOpenOptions): Promise<Sandbox>;
+}
+
+/** Options of {@link IsolateEngine.open}. */
+export interface IsolateOpenOptions extends OpenOptions {
+  /**
+   * The sandbox runs its code on the calling thread, in synchronous stretches, and offers every call
+   * the code waits for alone to the bridge's `callToolNow` (a sandbox-host lane, see
+   * `sandbox/sandbox-host/lane.ts`). Default false.
+   */
+  lane?: boolean;
+}
 
 /** Sets of limits whose spares are kept; opening with another one drops the least recently used. */
 export const MAX_SPARE_LIMITS = 4;
@@ -91,23 +107,33 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
   let closed = false;
   const closedError = () => new Error("This isolate environment was closed; create a new one.");
 
-  const create = (ivmModule: IsolatedVm, limits: SandboxLimits) =>
+  const create = (ivmModule: IsolatedVm, limits: SandboxLimits, lane: boolean) =>
     IsolateSandbox.open(
       ivmModule,
       limits,
-      { onDead: (dead) => open.delete(dead), memory: options.memory, syncCalls: options.syncCalls },
+      {
+        onDead: (dead) => open.delete(dead),
+        memory: options.memory,
+        syncCalls: options.syncCalls,
+        lane,
+        stretches: options.stretches,
+      },
       isolates,
     );
 
   /** The spares for these limits (made with a copy of them), or undefined when spares are off. */
-  const sparesFor = (ivmModule: IsolatedVm, limits: SandboxLimits): SpareSandboxes | undefined => {
+  const sparesFor = (
+    ivmModule: IsolatedVm,
+    limits: SandboxLimits,
+    lane: boolean,
+  ): SpareSandboxes | undefined => {
     if (warm === 0) return undefined;
-    const key = limitsKey(limits);
+    const key = `${lane ? "lane" : "pool"}|${limitsKey(limits)}`;
     let pool = spares.get(key);
     if (pool) spares.delete(key);
     else {
       const made = { ...limits };
-      pool = new SpareSandboxes(() => create(ivmModule, made), warm);
+      pool = new SpareSandboxes(() => create(ivmModule, made, lane), warm);
     }
     spares.set(key, pool);
     for (const [oldKey, old] of spares) {
@@ -119,13 +145,14 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
   };
 
   return {
-    async open(limits: SandboxLimits): Promise<IsolateSandbox> {
+    async open(limits: SandboxLimits, openOptions?: IsolateOpenOptions): Promise<IsolateSandbox> {
       if (closed) throw closedError();
-      const pool = sparesFor(ivmModule, limits);
+      const lane = openOptions?.lane === true;
+      const pool = sparesFor(ivmModule, limits, lane);
       // take() claims its spare at once, so the refill counts it as gone.
       const taking = pool?.take();
       pool?.refill();
-      const sandbox = (await taking) ?? (await create(ivmModule, limits));
+      const sandbox = (await taking) ?? (await create(ivmModule, limits, lane));
       if (closed) {
         await sandbox.dispose();
         throw closedError();

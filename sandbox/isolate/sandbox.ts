@@ -18,6 +18,7 @@ import { Execution } from "./execution.js";
 import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
 import type { RunMemoryWatch } from "./memory-watch.js";
+import type { StretchWatch } from "./stretch-watch.js";
 
 /** The smallest heap isolated-vm accepts, in MB. */
 const MIN_MEMORY_MB = 8;
@@ -44,6 +45,14 @@ export interface IsolateSandboxHooks {
   memory?: RunMemoryWatch | undefined;
   /** False: calls the code awaits alone are not offered synchronously (see IsolateEngineOptions.syncCalls). */
   syncCalls?: boolean | undefined;
+  /**
+   * The isolate runs on the thread that opened it, in synchronous stretches (see ExecutionDeps.lane):
+   * the guest's messages reach the host within the stretch that sent them, in order with its calls, and
+   * calls are always offered synchronously.
+   */
+  lane?: boolean | undefined;
+  /** Watches a lane's stretches of code from another thread. */
+  stretches?: StretchWatch | undefined;
 }
 
 /** A sandbox backed by one V8 isolate in this process. Create it with {@link IsolateSandbox.open}. */
@@ -95,10 +104,11 @@ export class IsolateSandbox implements Sandbox {
       const send = new ivmModule.Callback(
         (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown) =>
           opened.#receive(type, runId, id, a, b, c),
-        { ignored: true },
+        // On a lane the guest runs on this thread: a synchronous callback is a plain call, in order.
+        hooks.lane ? { sync: true } : { ignored: true },
       );
       const syncCall =
-        hooks.syncCalls === false
+        hooks.syncCalls === false && hooks.lane !== true
           ? undefined
           : new ivmModule.Reference(
               (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
@@ -173,6 +183,8 @@ export class IsolateSandbox implements Sandbox {
         runId,
         kill: (busy) => this.#kill(busy),
         memory: watching,
+        lane: this.#hooks.lane,
+        stretches: this.#hooks.stretches,
       },
       request,
       bridge,
@@ -245,7 +257,9 @@ export class IsolateSandbox implements Sandbox {
     this.#dead = true;
     this.#tainted = busy;
     this.#release();
-    if (this.#delivering > 0) this.#disposeWhenDelivered = true;
+    // On a lane the call being answered runs on this very thread, and isolated-vm ends the code at once
+    // when its isolate is disposed under it; elsewhere the guest's thread waits for what the call returns.
+    if (this.#delivering > 0 && this.#hooks.lane !== true) this.#disposeWhenDelivered = true;
     else dispose(this.#slot);
     this.#hooks.onDead?.(this);
   }

@@ -1,0 +1,15 @@
+/**
+ * What watches a lane's stretches of code from another thread (see `ExecutionDeps.lane`): the thread a
+ * stretch holds cannot run its own timers, nor notice that V8 ignores isolated-vm's stop.
+ */
+export interface StretchWatch {
+  /** A run starts: what it is told when it runs past its CPU time, its wall clock, or its heap. */
+  run(messages: { cpu: string; wall: string; memory: string }): void;
+  /**
+   * A stretch starts; isolated-vm stops it after `budgetMs`, what is left of the run's `limit` (its CPU
+   * time or its wall clock).
+   */
+  begin(limit: "cpu" | "wall", budgetMs: number): void;
+  /** The stretch returned. */
+  end(): void;
+}
