@@ -51,6 +51,7 @@ export {
   type Command,
   encodeMessage,
   type HostHealth,
+  LANE_FD,
   LineSplitter,
   MAX_MESSAGE_BYTES,
   PROTOCOL_VERSION,

@@ -29,6 +29,12 @@ import { MAX_TENANT_CHARS } from "./environment.js";
  */
 export const PROTOCOL_VERSION = 4;
 
+/**
+ * The file descriptor of a sandbox-host process's lane: a pipe only cordon writes to and the process
+ * reads with blocking reads, one line per `call` reported with `lane` (see `sandbox/sandbox-host/lane.ts`).
+ */
+export const LANE_FD = 3;
+
 /** The longest line either side sends or accepts, in bytes of UTF-8. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -36,12 +42,21 @@ export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** What cordon tells a sandbox host. Sandbox and run ids are chosen by cordon, unique per connection. */
 export type Command =
-  /** Create a sandbox (an isolate with the prelude) with these limits. */
-  | { type: "open"; sandbox: number; limits: SandboxLimits; tenant?: string }
+  /**
+   * Create a sandbox (an isolate with the prelude) with these limits. `lane`: the sandbox is alone in
+   * its process, which runs its code on its main thread and asks for the outcome of each call the code
+   * waits for alone on the lane (see {@link LANE_FD}); only a process started with a lane accepts it.
+   */
+  | { type: "open"; sandbox: number; limits: SandboxLimits; tenant?: string; lane?: true }
   /** Run code in a sandbox opened before. */
   | { type: "exec"; sandbox: number; run: number; request: ExecutionRequest }
   /** The outcome of a tool call the sandbox host reported with `call`. */
   | { type: "result"; run: number; call: number; outcome: BridgeCallOutcome }
+  /**
+   * Only on the lane, for a `call` reported with `lane`: its outcome is not ready yet, and comes later
+   * as a `result` on the command stream; the sandbox host goes on meanwhile.
+   */
+  | { type: "later"; run: number; call: number }
   /** A tool call of a run started (`true`) or stopped waiting for a person: pause its clock. */
   | { type: "waiting"; run: number; call: number; waiting: boolean }
   /** Stop a run (it ends as cancelled; its sandbox is killed). */
@@ -68,8 +83,12 @@ export type Report =
    * ceilings): it holds every `open` and `exec` under them, so the client knows the effective limits.
    */
   | { type: "hello"; protocol: number; node: string; ceilings?: Partial<SandboxLimits> }
-  /** Code called `tools.<tool>(args)` (as `tools.<requested>` when it used another name); answer with `result`. */
-  | { type: "call"; run: number; call: number; tool: string; args: string; requested?: string }
+  /**
+   * Code called `tools.<tool>(args)` (as `tools.<requested>` when it used another name); answer with
+   * `result`. With `lane`, the sandbox host is blocked until one line comes on the lane: the `result`,
+   * a `later`, or a `cancel` of the run.
+   */
+  | { type: "call"; run: number; call: number; tool: string; args: string; requested?: string; lane?: true }
   /** A console line of a run. */
   | { type: "log"; run: number; entry: LogEntry }
   /** What a recording run's clock and Math.random handed out since its last report (see `record`). */
@@ -151,7 +170,7 @@ export function parseCommand(line: string): Command {
   switch (message.type) {
     case "open":
       if (isId(message.sandbox) && isLimits(message.limits) && isTenant(message.tenant)) {
-        return message as Command;
+        if (message.lane === undefined || message.lane === true) return message as Command;
       }
       break;
     case "exec":
@@ -160,6 +179,9 @@ export function parseCommand(line: string): Command {
     case "result":
       if (isId(message.run) && isId(message.call) && isCallOutcome(message.outcome))
         return message as Command;
+      break;
+    case "later":
+      if (isId(message.run) && isId(message.call)) return message as Command;
       break;
     case "waiting":
       if (isId(message.run) && isId(message.call) && typeof message.waiting === "boolean")
@@ -189,7 +211,11 @@ export function parseReport(line: string): Report {
       break;
     case "call":
       if (isId(message.run) && isId(message.call) && isString(message.tool) && isString(message.args)) {
-        if (message.requested === undefined || isString(message.requested)) return message as Report;
+        if (
+          (message.requested === undefined || isString(message.requested)) &&
+          (message.lane === undefined || message.lane === true)
+        )
+          return message as Report;
       }
       break;
     case "log":

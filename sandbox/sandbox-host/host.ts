@@ -9,12 +9,13 @@ import { untilAborted } from "../../src/dispatch/abort.js";
 import {
   type BridgeCallOutcome,
   type Command,
-  type Environment,
+  callFailure,
   type ExecutionOutcome,
   type ExecutionRequest,
   type HostHealth,
   isRunFailureName,
   type LogEntry,
+  type OpenOptions,
   PROTOCOL_VERSION,
   type RecordedValues,
   type Report,
@@ -26,9 +27,23 @@ import {
 
 /**
  * Where the host's sandboxes come from: the isolate engine in the sandbox-host program, the server's
- * own environment in `cordon serve`. A sandbox's `tainted` goes back in its run's `done` report.
+ * own environment in `cordon serve`. A sandbox's `tainted` goes back in its run's `done` report. Only a
+ * host with a {@link HostLane} opens sandboxes with `lane`.
  */
-export type SandboxSource = Pick<Environment, "open">;
+export interface SandboxSource {
+  open(limits: SandboxLimits, options?: OpenOptions & { lane?: boolean }): Promise<Sandbox>;
+}
+
+/**
+ * The lane of a sandbox-host process: where it waits, blocked, for the answer to a call reported with
+ * `lane` (see `lane.ts`).
+ */
+export interface HostLane {
+  /** The next command on the lane; blocks the thread until it comes. Never returns when the lane broke. */
+  next(): Command;
+  /** cordon broke the lane's rules: the process cannot go on. */
+  broken(reason: string): never;
+}
 
 /** Sends one report; returns false when it could not be sent (too large for the protocol). */
 export type SendReport = (report: Report) => boolean;
@@ -52,12 +67,16 @@ export class SandboxHost {
   readonly #health: () => HostHealth;
   readonly #sandboxes = new Map<number, Promise<Sandbox | Error>>();
   readonly #runs = new Map<number, ActiveRun>();
+  readonly #lane: HostLane | undefined;
+  /** The sandbox that has the lane (at most one: the lane belongs to a sandbox alone in its process). */
+  #laneSandbox: number | undefined;
 
   /** `health` answers pings: how the process doing the work is doing. */
-  constructor(environment: SandboxSource, send: SendReport, health: () => HostHealth) {
+  constructor(environment: SandboxSource, send: SendReport, health: () => HostHealth, lane?: HostLane) {
     this.#environment = environment;
     this.#send = send;
     this.#health = health;
+    this.#lane = lane;
   }
 
   /** The `hello` report that starts a connection, with the ceilings its sandboxes are held under. */
@@ -89,6 +108,9 @@ export class SandboxHost {
       case "cancel":
         this.#runs.get(command.run)?.controller.abort();
         return;
+      case "later":
+        // Only meaningful on the lane, in answer to a call waiting there; late or stray, it changes nothing.
+        return;
       case "dispose":
         void this.#dispose(command.sandbox);
         return;
@@ -106,9 +128,26 @@ export class SandboxHost {
 
   #open(id: number, command: Extract<Command, { type: "open" }>): void {
     if (this.#sandboxes.has(id)) return;
-    const opening = this.#environment
-      .open(command.limits, command.tenant === undefined ? {} : { tenant: command.tenant })
-      .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const options: OpenOptions & { lane?: boolean } =
+      command.tenant === undefined ? {} : { tenant: command.tenant };
+    let opening: Promise<Sandbox | Error>;
+    if (command.lane === true && (this.#lane === undefined || this.#laneSandbox !== undefined)) {
+      opening = Promise.resolve(
+        new Error(
+          this.#lane === undefined
+            ? "This sandbox host was started without a lane, so it cannot open a sandbox with one."
+            : "This sandbox host's lane belongs to another sandbox.",
+        ),
+      );
+    } else {
+      if (command.lane === true) {
+        options.lane = true;
+        this.#laneSandbox = id;
+      }
+      opening = this.#environment
+        .open(command.limits, options)
+        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    }
     this.#sandboxes.set(id, opening);
   }
 
@@ -126,9 +165,12 @@ export class SandboxHost {
       // An open may wait (a server at capacity queues it): a cancel is answered without waiting for it.
       const sandbox = await untilAborted(opening, run.controller.signal);
       if (sandbox instanceof Error) throw sandbox;
-      outcome = await sandbox.execute(request, this.#bridge(runId, run), run.controller.signal);
+      const bridge = this.#bridge(runId, run, sandboxId === this.#laneSandbox);
+      outcome = await sandbox.execute(request, bridge, run.controller.signal);
       alive = sandbox.alive;
       tainted = sandbox.tainted === true;
+      // A dead sandbox gives the lane back: cordon may place the next one here before it disposes this one.
+      if (!alive && sandboxId === this.#laneSandbox) this.#laneSandbox = undefined;
     } catch (error) {
       if (run.controller.signal.aborted) {
         outcome = {
@@ -150,9 +192,10 @@ export class SandboxHost {
     }
   }
 
-  #bridge(runId: number, run: ActiveRun): SandboxBridge {
+  #bridge(runId: number, run: ActiveRun, onLane: boolean): SandboxBridge {
     let calls = 0;
-    return {
+    const lane = onLane ? this.#lane : undefined;
+    const bridge: SandboxBridge = {
       callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void, requested?: string) =>
         new Promise<BridgeCallOutcome>((resolve) => {
           const call = ++calls;
@@ -165,14 +208,7 @@ export class SandboxHost {
           if (requested !== undefined) report.requested = requested;
           if (!this.#send(report)) {
             run.pending.delete(call);
-            resolve({
-              ok: false,
-              error: {
-                tool,
-                kind: "invalid_arguments",
-                message: "The arguments of this call are too large to send out of the sandbox.",
-              },
-            });
+            resolve(tooLarge(tool));
           }
         }),
       log: (entry: LogEntry) => {
@@ -185,15 +221,52 @@ export class SandboxHost {
         this.#send({ type: "replayed", run: runId, count });
       },
     };
+    if (lane === undefined) return bridge;
+    // The code holds this thread and waits for this call alone: block on the lane for its answer.
+    bridge.callToolNow = (tool, args, waiting, requested) => {
+      const call = ++calls;
+      const report: Report = { type: "call", run: runId, call, tool, args, lane: true };
+      if (requested !== undefined) report.requested = requested;
+      if (!this.#send(report)) return tooLarge(tool);
+      const answer = lane.next();
+      if (answer.type === "result" && answer.run === runId && answer.call === call) return answer.outcome;
+      if (answer.type === "cancel" && answer.run === runId) {
+        run.controller.abort();
+        return callFailure(tool, "cancelled", "The run was cancelled.");
+      }
+      if (answer.type !== "later" || answer.run !== runId || answer.call !== call) {
+        lane.broken(
+          `cordon answered call ${call} of run ${runId} on the lane with another message: ${answer.type}`,
+        );
+      }
+      return new Promise<BridgeCallOutcome>((resolve) => {
+        const settle = (outcome: BridgeCallOutcome) => {
+          run.pending.delete(call);
+          resolve(outcome);
+        };
+        run.pending.set(call, waiting ? { settle, waiting } : { settle });
+      });
+    };
+    return bridge;
   }
 
   async #dispose(id: number): Promise<void> {
     const opening = this.#sandboxes.get(id);
     if (opening === undefined) return;
     this.#sandboxes.delete(id);
+    if (this.#laneSandbox === id) this.#laneSandbox = undefined;
     const sandbox = await opening;
     if (!(sandbox instanceof Error)) await sandbox.dispose();
   }
+}
+
+/** The outcome of a call whose arguments are over the protocol's cap. */
+function tooLarge(tool: string): BridgeCallOutcome {
+  return callFailure(
+    tool,
+    "invalid_arguments",
+    "The arguments of this call are too large to send out of the sandbox.",
+  );
 }
 
 /** A run that could not start or failed in the host: its error, named as the caller should see it. */

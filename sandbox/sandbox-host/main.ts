@@ -1,7 +1,8 @@
 /**
- * The sandbox-host program: `node --no-node-snapshot sandbox/sandbox-host/main.js [--rss-limit-mb=N] [--warm-limits=JSON]`.
+ * The sandbox-host program: `node --no-node-snapshot sandbox/sandbox-host/main.js [--rss-limit-mb=N] [--warm-limits=JSON] [--lane]`.
  * With `--warm-limits`, it opens and closes one sandbox with those limits before it says hello, so that
- * the prelude's code cache and a spare isolate for them are ready for the first run. It reads
+ * the prelude's code cache and a spare isolate for them are ready for the first run. With `--lane`,
+ * descriptor 3 is its lane (`lane.ts`) and it may host one sandbox that runs on its main thread. It reads
  * commands from stdin and writes reports to stdout, one JSON line each (`protocol.ts`), and hosts the
  * isolates that run the model's code. cordon starts it as a supervised child process; a Docker image
  * runs the same program.
@@ -15,6 +16,7 @@
 import {
   type Command,
   encodeMessage,
+  LANE_FD,
   LineSplitter,
   parseCommand,
   type Report,
@@ -24,10 +26,19 @@ import { isolateEngine } from "../isolate/index.js";
 import { loadIsolatedVm } from "../isolate/load.js";
 import { processHealth } from "./health.js";
 import { SandboxHost } from "./host.js";
+import { processLane } from "./lane.js";
 import { processPeakWatch } from "./peak-memory.js";
+import { writeAllSync } from "./sync-io.js";
+import { startWatchdog, WatchBoard } from "./watchdog.js";
 
 /** How often the process checks its own memory, in ms. */
 const MEMORY_CHECK_MS = 100;
+
+/** stdout's descriptor: reports are written to it directly, never through `process.stdout`. */
+const STDOUT_FD = 1;
+
+/** With a lane: what the main thread shares with the watchdog thread. */
+let board: WatchBoard | undefined;
 
 void main();
 
@@ -48,21 +59,27 @@ async function main(): Promise<void> {
   // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
   // the process, as its RSS budget does.
   // Every answer comes from another process: calls are never offered synchronously (see syncCalls).
+  if (args.includes("--lane")) {
+    board = new WatchBoard();
+    startWatchdog(board, rssLimitMb, die);
+  }
+  const lane = board ? processLane(LANE_FD, die, (wait) => board!.waiting(wait)) : undefined;
   const environment = isolateEngine({
     ivm,
     warm: 1,
     memory: processPeakWatch((reason) => die(reason)),
     syncCalls: false,
+    ...(board ? { stretches: board } : {}),
   });
   const warmLimits = readWarmLimits(args);
   if (warmLimits) {
     try {
-      await (await environment.open(warmLimits)).dispose();
+      await (await environment.open(warmLimits, { lane: lane !== undefined })).dispose();
     } catch (error) {
       die(`this sandbox host could not open a sandbox: ${(error as Error).message}`);
     }
   }
-  const host = new SandboxHost(environment, send, processHealth);
+  const host = new SandboxHost(environment, send, processHealth, lane);
   send(SandboxHost.hello());
 
   const splitter = new LineSplitter();
@@ -97,7 +114,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** Writes a report to stdout; false when it is over the protocol's size cap. */
+/**
+ * Writes a report to stdout, whole, before it returns (see `sync-io.ts`); false when it is over the
+ * protocol's size cap. A stdout that fails means the supervisor is gone: the process ends.
+ */
 function send(report: Report): boolean {
   let line: string;
   try {
@@ -105,7 +125,12 @@ function send(report: Report): boolean {
   } catch {
     return false;
   }
-  process.stdout.write(line);
+  try {
+    if (board) board.withStdout(() => writeAllSync(STDOUT_FD, line));
+    else writeAllSync(STDOUT_FD, line);
+  } catch {
+    killSelf();
+  }
   return true;
 }
 
