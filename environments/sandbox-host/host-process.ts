@@ -6,7 +6,8 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { runFailure, type SandboxLimits } from "../../sandbox/contract/index.js";
+import type { Writable } from "node:stream";
+import { LANE_FD, runFailure, type SandboxLimits } from "../../sandbox/contract/index.js";
 import { WireConnection } from "../wire/connection.js";
 import {
   crashEnding,
@@ -51,6 +52,7 @@ export class SandboxHostProcess {
   /** Resolves once the process has exited and its pipes are closed. */
   readonly exited: Promise<void>;
   readonly #child: ChildProcess;
+  readonly #lane: Writable | null;
   readonly #onChange: (process: SandboxHostProcess) => void;
   #state: HostProcessState = "starting";
   #stderr = "";
@@ -61,15 +63,21 @@ export class SandboxHostProcess {
   /** Starts the process; `onChange` hears of every change of state and of load. */
   constructor(settings: HostProcessSettings, onChange: (process: SandboxHostProcess) => void) {
     this.#onChange = onChange;
-    const args = [...settings.program.args, `--rss-limit-mb=${settings.maxRssMb}`];
+    const args = [...settings.program.args, `--rss-limit-mb=${settings.maxRssMb}`, "--lane"];
     if (settings.warmLimits) args.push(`--warm-limits=${JSON.stringify(settings.warmLimits)}`);
-    // No inherited environment: the sandbox host needs none, and the agent's secrets stay out of it.
-    this.#child = spawn(settings.program.command, args, { stdio: ["pipe", "pipe", "pipe"], env: {} });
+    // No inherited environment: the sandbox host needs none, and the agent's secrets stay out of it. The
+    // fourth pipe is the process's lane (LANE_FD).
+    this.#child = spawn(settings.program.command, args, { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {} });
     const child = this.#child;
+    const lane = child.stdio[LANE_FD] as Writable | null;
+    this.#lane = lane;
     this.connection = new WireConnection(
       {
         write: (line) => {
           child.stdin?.write(line);
+        },
+        writeLane: (line) => {
+          lane?.write(line);
         },
       },
       {
@@ -95,6 +103,7 @@ export class SandboxHostProcess {
     });
     // Writing to a process that just died fails with EPIPE; its exit is what counts.
     child.stdin?.on("error", () => {});
+    lane?.on("error", () => {});
     child.on("error", (error) => this.kill(unresponsiveEnding(`it could not be started: ${error.message}`)));
     this.exited = new Promise((resolve) => {
       child.on("close", (code, signal) => {
@@ -151,9 +160,9 @@ export class SandboxHostProcess {
     return this.connection.activeRuns * 1_000 + this.connection.liveSandboxes;
   }
 
-  /** Opens a sandbox in this process. */
-  open(limits: SandboxLimits): WireSandbox {
-    return this.connection.open(limits);
+  /** Opens a sandbox in this process; with `lane`, on its lane (the sandbox must be alone in it). */
+  open(limits: SandboxLimits, lane = false): WireSandbox {
+    return this.connection.open(limits, undefined, lane);
   }
 
   /**
@@ -209,7 +218,13 @@ export class SandboxHostProcess {
     const wanted = active > 0 || this.#state === "starting";
     if (wanted === this.#referenced) return;
     this.#referenced = wanted;
-    for (const handle of [this.#child, this.#child.stdout, this.#child.stdin, this.#child.stderr]) {
+    for (const handle of [
+      this.#child,
+      this.#child.stdout,
+      this.#child.stdin,
+      this.#child.stderr,
+      this.#lane,
+    ]) {
       const refable = handle as unknown as { ref?(): void; unref?(): void } | null;
       if (wanted) refable?.ref?.();
       else refable?.unref?.();

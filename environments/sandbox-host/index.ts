@@ -56,6 +56,14 @@ export interface SandboxHostEnvironmentOptions {
   shareProcesses?: boolean;
   /** How long opening a sandbox may wait for a process to have room, in ms. Default 30,000. */
   placementTimeoutMs?: number;
+  /**
+   * A sandbox placed on an empty process has that process to itself and runs its code on the process's
+   * main thread, which answers each tool call over a pipe of its own (the lane, see
+   * `sandbox/sandbox-host/lane.ts`): half the wake-ups per call. At most `maxProcesses - 1` processes
+   * have lanes at once, so that sandboxes that share always find room. Default true; false places every
+   * sandbox as processes are shared.
+   */
+  lanes?: boolean;
 }
 
 /** Defaults of {@link SandboxHostEnvironmentOptions}. */
@@ -69,6 +77,7 @@ export const SANDBOX_HOST_DEFAULTS = Object.freeze({
   maxProcesses: 8,
   shareProcesses: false as boolean,
   placementTimeoutMs: 30_000,
+  lanes: true as boolean,
 });
 
 /**
@@ -103,13 +112,11 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
       );
     }
     if (value === undefined) continue;
-    if (key === "shareProcesses") {
+    if (key === "shareProcesses" || key === "lanes") {
       if (typeof value !== "boolean") {
-        throw new UserError(
-          `sandboxHostEnvironment: shareProcesses must be true or false, got ${String(value)}.`,
-        );
+        throw new UserError(`sandboxHostEnvironment: ${key} must be true or false, got ${String(value)}.`);
       }
-      settings.shareProcesses = value;
+      settings[key] = value;
       continue;
     }
     if (!Number.isInteger(value) || (value as number) <= 0) {
@@ -137,7 +144,7 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
   const placeSandbox = async (limits: SandboxLimits, placement: Placement) => {
     const seat = await pool.place(placement);
     try {
-      return { sandbox: seat.process.open(limits), release: seat.release };
+      return { sandbox: seat.process.open(limits, seat.lane), release: seat.release };
     } catch (error) {
       seat.release();
       throw error;
@@ -149,7 +156,11 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     async open(limits: SandboxLimits, openOptions?: OpenOptions): Promise<Sandbox> {
       // Processes started from now on prepare an isolate for these limits before they are ready.
       settingsOfProcesses.warmLimits = { ...limits };
-      const placement: Placement = { tenant: openOptions?.tenant, memoryMb: limits.memoryMb };
+      const placement: Placement = {
+        tenant: openOptions?.tenant,
+        memoryMb: limits.memoryMb,
+        lane: settings.lanes,
+      };
       const first = await placeSandbox(limits, placement);
       return new PlacedSandbox(first, () => placeSandbox(limits, { ...placement, alone: true }));
     },

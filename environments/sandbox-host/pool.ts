@@ -44,11 +44,19 @@ export interface Placement {
   memoryMb: number;
   /** It runs alone in its process (a run tried again after a neighbour crashed the one it was in). */
   alone?: boolean;
+  /**
+   * It would take the process's lane (see `sandbox/sandbox-host/lane.ts`): placed on an empty process, it
+   * gets the process to itself and the lane with it, as long as one process stays free of lanes for the
+   * sandboxes that share; placed elsewhere, it shares as any other.
+   */
+  lane?: boolean;
 }
 
 /** A sandbox's place in a process, held from placement until released (once; later calls do nothing). */
 export interface Seat {
   process: SandboxHostProcess;
+  /** The sandbox has the process to itself and may use its lane. */
+  lane: boolean;
   release(): void;
 }
 
@@ -58,6 +66,8 @@ interface Occupancy {
   sandboxes: number;
   committedMb: number;
   alone: boolean;
+  /** Its one sandbox has the process's lane. */
+  lane: boolean;
   idleTimer: NodeJS.Timeout | undefined;
 }
 
@@ -144,15 +154,18 @@ export class ProcessPool {
     }
     if (!best) return undefined;
     const [process, occupancy] = best;
+    const lane = placement.lane === true && occupancy.sandboxes === 0 && this.#lanes() < this.#policy.max - 1;
     clearTimeout(occupancy.idleTimer);
     occupancy.idleTimer = undefined;
     occupancy.tenant = placement.tenant;
-    occupancy.alone = placement.alone === true;
+    occupancy.alone = placement.alone === true || lane;
+    occupancy.lane = lane;
     occupancy.sandboxes++;
     occupancy.committedMb += placement.memoryMb;
     let released = false;
     return {
       process,
+      lane,
       release: () => {
         if (released) return;
         released = true;
@@ -178,6 +191,7 @@ export class ProcessPool {
       if (occupancy.sandboxes === 0) {
         occupancy.tenant = undefined;
         occupancy.alone = false;
+        occupancy.lane = false;
         occupancy.committedMb = 0;
         this.#retireWhenIdle(process, occupancy);
       }
@@ -224,6 +238,13 @@ export class ProcessPool {
     for (const wake of [...this.#waiting]) wake();
   }
 
+  /** Processes whose sandbox has their lane. */
+  #lanes(): number {
+    let lanes = 0;
+    for (const occupancy of this.#processes.values()) if (occupancy.lane) lanes++;
+    return lanes;
+  }
+
   /** Processes starting or ready: the ones that count toward `size` and `max`. */
   #live(): number {
     let live = 0;
@@ -245,6 +266,7 @@ export class ProcessPool {
       sandboxes: 0,
       committedMb: 0,
       alone: false,
+      lane: false,
       idleTimer: undefined,
     });
     process.started.then(

@@ -23,6 +23,11 @@ import { type RunLink, WireSandbox } from "./wire-sandbox.js";
 /** Writes one encoded line to the peer. */
 export interface Transport {
   write(line: string): void;
+  /**
+   * Writes one encoded line to the peer's lane (see `sandbox/sandbox-host/lane.ts`); only a peer
+   * started with one has it.
+   */
+  writeLane?(line: string): void;
 }
 
 /** What a connection tells its owner. */
@@ -100,11 +105,14 @@ export class WireConnection {
    * Opens a sandbox on the peer, for `tenant` when given (a sandbox server keeps tenants apart). The
    * command is sent at once; a failure to open shows in its first run.
    */
-  open(limits: SandboxLimits, tenant?: string): WireSandbox {
+  open(limits: SandboxLimits, tenant?: string, lane = false): WireSandbox {
     if (this.#ended) throw new Error(this.#ended.error.message);
+    const onLane = lane && this.#transport.writeLane !== undefined;
     // The peer holds the sandbox under its ceilings; this side keeps to the same effective limits.
     const sandbox = new WireSandbox(this.#nextId++, clampLimits(limits, this.#ceilings), {
       send: (command) => this.#send(command),
+      sendLane: (command) => this.#send(command, true),
+      onLane,
       newRunId: () => this.#nextId++,
       track: (run) => {
         this.#runs.set(run.id, run);
@@ -116,7 +124,13 @@ export class WireConnection {
       ended: () => this.#ended,
     });
     this.#sandboxes.add(sandbox);
-    this.#send({ type: "open", sandbox: sandbox.id, limits, ...(tenant === undefined ? {} : { tenant }) });
+    this.#send({
+      type: "open",
+      sandbox: sandbox.id,
+      limits,
+      ...(tenant === undefined ? {} : { tenant }),
+      ...(onLane ? { lane: true as const } : {}),
+    });
     return sandbox;
   }
 
@@ -173,7 +187,8 @@ export class WireConnection {
       if (waiting) {
         const late = performance.now() - waiting.sentAt;
         // Read whatever already arrived before judging: this process's own event loop may have been slow.
-        if (late > timeoutMs) {
+        // A run on the lane holds the peer's main thread while its code runs: its own deadline judges it.
+        if (late > timeoutMs && !this.#laneRunActive()) {
           setImmediate(() => {
             if (this.#awaitingPong === waiting && !this.#ended) {
               this.#hooks.onFailure({
@@ -189,6 +204,11 @@ export class WireConnection {
       this.#send({ type: "ping", id: pings });
     }, intervalMs);
     this.#heartbeat.unref();
+  }
+
+  #laneRunActive(): boolean {
+    for (const run of this.#runs.values()) if (run.onLane && !run.finished) return true;
+    return false;
   }
 
   #route(report: Report): void {
@@ -261,9 +281,14 @@ export class WireConnection {
     this.#hooks.onFailure({ kind: "violation", detail });
   }
 
-  /** Sends a command; false when it could not be sent (over the size cap, or the connection ended). */
-  #send(command: Command): boolean {
+  /**
+   * Sends a command (on the lane with `lane`); false when it could not be sent (over the size cap, no
+   * lane, or the connection ended).
+   */
+  #send(command: Command, lane = false): boolean {
     if (this.#ended) return false;
+    const write = lane ? this.#transport.writeLane : this.#transport.write;
+    if (write === undefined) return false;
     let line: string;
     try {
       line = encodeMessage(command);
@@ -271,7 +296,7 @@ export class WireConnection {
       return false;
     }
     try {
-      this.#transport.write(line);
+      write.call(this.#transport, line);
       return true;
     } catch {
       return false;

@@ -134,6 +134,16 @@ export function violationEnding(detail: string): Ending {
 
 /** The process said it cannot go on. */
 export function fatalEnding(reason: string): Ending {
+  // A lane's watchdog ends its process when V8 ignored the stop of code past a limit (`watchdog.ts`).
+  if (reason.startsWith("cpu: ")) {
+    return { status: "limit", error: runFailure("CpuTimeLimit", reason.slice(5, 1_000)) };
+  }
+  if (reason.startsWith("timeout: ")) {
+    return { status: "timeout", error: runFailure("Timeout", reason.slice(9, 1_000)) };
+  }
+  if (reason.startsWith("heap: ")) {
+    return { status: "limit", error: runFailure("MemoryLimit", reason.slice(6, 1_000)) };
+  }
   if (reason.startsWith("memory:")) {
     return {
       status: "limit",

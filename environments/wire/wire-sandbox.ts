@@ -34,10 +34,20 @@ export const BACKSTOP_GRACE_MS = 2_000;
 /** How long a cancelled run may take to report that it stopped before cordon stops the sandbox host. */
 export const CANCEL_GRACE_MS = 2_000;
 
+/**
+ * How long a call waiting on the lane may take before cordon lets the sandbox host go on without its
+ * outcome (a `later`), in ms: the host's main thread is blocked meanwhile, its timers with it.
+ */
+export const LANE_ANSWER_WINDOW_MS = 20;
+
 /** What a sandbox needs from its connection. */
 export interface SandboxLink {
   /** Sends a command; false when it could not be sent (over the size cap, or the connection ended). */
   send(command: Command): boolean;
+  /** Sends a command on the peer's lane; false when it could not be sent. */
+  sendLane(command: Command): boolean;
+  /** The sandbox was opened with the peer's lane: its calls may wait there (see `LANE_FD`). */
+  readonly onLane: boolean;
   newRunId(): number;
   track(run: RunLink): void;
   /** The peer misbehaved: its owner stops it. */
@@ -54,6 +64,8 @@ export interface RunLink {
   readonly id: number;
   /** True once the peer reported the run done, or the connection ended it. */
   readonly finished: boolean;
+  /** The run's sandbox has the peer's lane: while it runs, the peer's main thread may be the code's. */
+  readonly onLane: boolean;
   /** A report for this run; returns a description of the problem when it breaks the protocol. */
   receive(report: Extract<Report, { run: number }>): string | undefined;
   /** Ends the run because the connection is gone. */
@@ -117,6 +129,7 @@ export class WireSandbox implements Sandbox {
     link.track(run);
     let cancelTimer: NodeJS.Timeout | undefined;
     const onAbort = () => {
+      run.cancel();
       link.send({ type: "cancel", run: run.id });
       cancelTimer = setTimeout(() => {
         run.resolve({ status: "cancelled", error: runFailure("Cancelled", "The run was cancelled.") });
@@ -163,6 +176,7 @@ export class WireSandbox implements Sandbox {
     this.#dead = true;
     const current = this.#current;
     if (current) {
+      current.cancel();
       this.#link.send({ type: "cancel", run: current.id });
       current.resolve({
         status: "cancelled",
@@ -205,6 +219,7 @@ export class WireSandbox implements Sandbox {
 class WireRun implements RunLink, CallingRun {
   readonly id: number;
   readonly outcome: Promise<ExecutionOutcome>;
+  readonly onLane: boolean;
   finished = false;
   /** Tool calls the sandbox host reported for this run, whatever became of them. */
   calls = 0;
@@ -220,12 +235,17 @@ class WireRun implements RunLink, CallingRun {
   readonly #replays: boolean;
   #messages = 0;
   #resolved = false;
+  /** Cancelled from this side: the calls that still come are refused, even before the peer stops. */
+  #cancelled = false;
+  /** The call the peer waits for on its lane, blocked: it must get one line there, and soon. */
+  #laneCall: { call: number; release(line: Command): void } | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
 
   constructor(id: number, request: ExecutionRequest, bridge: SandboxBridge, link: SandboxLink) {
     this.id = id;
     this.#bridge = bridge;
     this.#link = link;
+    this.onLane = link.onLane;
     // Discovery calls (`tools.$search`, `tools.$describe`) come as calls too, when the run has them.
     this.#tools = new Set([
       ...Object.values(request.toolNames),
@@ -242,7 +262,14 @@ class WireRun implements RunLink, CallingRun {
   resolve(outcome: ExecutionOutcome): void {
     if (this.#resolved) return;
     this.#resolved = true;
+    this.#laneCall?.release({ type: "cancel", run: this.id });
     this.#resolve(outcome);
+  }
+
+  /** The run is being cancelled: no call of it runs from now on, and a call waiting on the lane is let go. */
+  cancel(): void {
+    this.#cancelled = true;
+    this.#laneCall?.release({ type: "cancel", run: this.id });
   }
 
   receive(report: Extract<Report, { run: number }>): string | undefined {
@@ -267,7 +294,10 @@ class WireRun implements RunLink, CallingRun {
       if (!this.#resolved && this.#replays) callSafely(() => this.#bridge.replayed?.(report.count));
       return undefined;
     }
-    if (report.type === "call") this.#call(report.call, report.tool, report.args, report.requested);
+    if (report.type === "call") {
+      if (report.lane === true && !this.onLane) return `a call of run ${this.id} on a lane it does not have`;
+      this.#call(report.call, report.tool, report.args, report.requested, report.lane === true);
+    }
     return undefined;
   }
 
@@ -277,13 +307,34 @@ class WireRun implements RunLink, CallingRun {
     this.resolve({ status: ending.status, error: ending.error });
   }
 
-  #call(call: number, tool: string, args: string, requested: string | undefined): void {
+  #call(call: number, tool: string, args: string, requested: string | undefined, lane: boolean): void {
     this.calls++;
+    // A call on the lane holds the peer until one line comes there: its outcome now, or a `later`.
+    let window: NodeJS.Timeout | undefined;
+    if (lane) {
+      this.#laneCall = {
+        call,
+        release: (line) => {
+          if (this.#laneCall?.call !== call) return;
+          this.#laneCall = undefined;
+          clearTimeout(window);
+          this.#link.sendLane(line);
+        },
+      };
+    }
     const answer = (outcome: BridgeCallOutcome) => {
       if (this.finished) return;
-      if (this.#link.send({ type: "result", run: this.id, call, outcome })) return;
+      const waitsOnLane = this.#laneCall?.call === call;
+      const send = (result: Command) => {
+        if (!waitsOnLane) return this.#link.send(result);
+        if (!this.#link.sendLane(result)) return false;
+        this.#laneCall = undefined;
+        clearTimeout(window);
+        return true;
+      };
+      if (send({ type: "result", run: this.id, call, outcome })) return;
       const size = outcome.ok ? outcome.valueJson.length : 0;
-      this.#link.send({
+      send({
         type: "result",
         run: this.id,
         call,
@@ -294,8 +345,10 @@ class WireRun implements RunLink, CallingRun {
         ),
       });
     };
-    if (this.#resolved) {
-      answer(callFailure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
+    if (this.#resolved || this.#cancelled) {
+      // A peer that waits on the lane hears of the cancel there, before the command on stdin.
+      if (this.#laneCall?.call === call) this.#laneCall.release({ type: "cancel", run: this.id });
+      else answer(callFailure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
       return;
     }
     if (!this.#tools.has(tool)) {
@@ -303,6 +356,12 @@ class WireRun implements RunLink, CallingRun {
       return;
     }
     void callThroughBridge(this.#bridge, this, { id: call, name: tool, argsJson: args, requested }, answer);
+    if (this.#laneCall?.call === call) {
+      window = setTimeout(
+        () => this.#laneCall?.release({ type: "later", run: this.id, call }),
+        LANE_ANSWER_WINDOW_MS,
+      );
+    }
   }
 
   /** Whether the run is over for its calls: a late change of waiting moves no clock. */
@@ -312,6 +371,9 @@ class WireRun implements RunLink, CallingRun {
 
   /** A call of the run started or stopped waiting for a person: the sandbox host pauses its clock too. */
   onWaiting(call: number, waiting: boolean): void {
+    // A person answers much later than the lane's window: the peer goes on first, then hears of the wait.
+    if (waiting && this.#laneCall?.call === call)
+      this.#laneCall.release({ type: "later", run: this.id, call });
     this.#link.send({ type: "waiting", run: this.id, call, waiting });
   }
 }

@@ -57,8 +57,8 @@ describe("neighbours in the default environment", () => {
 
   it("runs that lose their shared process are not blamed; one that had made no tool call runs again alone and finishes", async () => {
     const { tools, open } = gate();
-    const cm = codeMode({ tools, environment: environment({ processes: 1 }) });
-    // One tenant (no session): all three share the process.
+    const cm = codeMode({ tools, environment: environment({ processes: 1, lanes: false }) });
+    // One tenant (no session): all three share the process (a sandbox with a lane has one to itself).
     const victim = cm.run(busy(4_000));
     const waiting = cm.run("await tools.wait({}); 'finished'");
     await new Promise((resolve) => setTimeout(resolve, 800));
@@ -126,7 +126,10 @@ describe("neighbours in the default environment", () => {
 
   it("with shareProcesses, sessions may share a process again", async () => {
     const { tools, open } = gate();
-    const cm = codeMode({ tools, environment: environment({ processes: 1, shareProcesses: true }) });
+    const cm = codeMode({
+      tools,
+      environment: environment({ processes: 1, shareProcesses: true, lanes: false }),
+    });
     const runs = ["a", "b", "c"].map((session) => cm.run("await tools.wait({}); 1", { session }));
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(sandboxChildren().length).toBe(1);
