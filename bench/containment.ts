@@ -2,8 +2,8 @@
 // against the in-process isolate, measured in the same run; what a sequential proxied call in the
 // default environment costs against its floor, the bare parts it is made of, each measured in the same
 // run (an isolated-vm round trip, a round trip of one JSON line between two Node processes over pipes,
-// and a direct dispatcher call); the round trip of the "worker lane" prototype (bench/lane.ts), the
-// design that would take the isolated-vm hop out of that call; and the CPU time each call takes, in
+// and a direct dispatcher call); the round trip of the "worker lane" prototype (bench/lane.ts), which
+// the default's lane (sandbox/sandbox-host/lane.ts) was built from; and the CPU time each call takes, in
 // this process and in the sandbox-host processes together. Every measured run is checked.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
@@ -121,7 +121,7 @@ async function measure(state: string) {
     `  with a bare applySyncPromise round trip (${fmt(floor.ivmSync, "µs")}, the crossing the call makes) in its place: ${fmt(syncSum, "µs")}, ${(hosted.perCall / syncSum).toFixed(2)}x`,
   );
   console.log(
-    `  the worker-lane prototype's call (isolate run by a worker thread of the child, blocking on its own pipe; no dispatch): ${fmt(floor.lane, "µs")}, ${(floor.lane / floor.pipe).toFixed(2)}x the bare pipe round trip; with the direct dispatcher call: ${fmt(floor.lane + floor.direct, "µs")}, ${((floor.lane + floor.direct) / hosted.perCall).toFixed(2)}x the default's call today`,
+    `  the worker-lane prototype's call (isolate run by a worker thread of the child, blocking on its own pipe; no dispatch): ${fmt(floor.lane, "µs")}, ${(floor.lane / floor.pipe).toFixed(2)}x the bare pipe round trip; with the direct dispatcher call: ${fmt(floor.lane + floor.direct, "µs")}, ${((floor.lane + floor.direct) / hosted.perCall).toFixed(2)}x the default's call of this run`,
   );
 }
 
