@@ -169,8 +169,6 @@ export class SandboxHost {
       outcome = await sandbox.execute(request, bridge, run.controller.signal);
       alive = sandbox.alive;
       tainted = sandbox.tainted === true;
-      // A dead sandbox gives the lane back: cordon may place the next one here before it disposes this one.
-      if (!alive && sandboxId === this.#laneSandbox) this.#laneSandbox = undefined;
     } catch (error) {
       if (run.controller.signal.aborted) {
         outcome = {
@@ -184,6 +182,9 @@ export class SandboxHost {
     } finally {
       this.#runs.delete(runId);
     }
+    // A dead sandbox (or one that never opened) gives the lane back: cordon may place the next sandbox
+    // here without disposing this one first.
+    if (!alive && sandboxId === this.#laneSandbox) this.#laneSandbox = undefined;
     const report: Report = { type: "done", run: runId, outcome, alive, tainted };
     if (!this.#send(report)) {
       // Only a huge result can make the report too large: say so instead of leaving the run open.
