@@ -6,6 +6,7 @@
 
 import { constants } from "node:os";
 import { type ExecutionOutcome, runFailure, type SandboxError } from "../../sandbox/contract/index.js";
+import { limitMessages } from "../../sandbox/isolate/errors.js";
 
 /** The outcome every run still open on a sandbox host gets when that host goes away. */
 export interface Ending {
@@ -134,15 +135,16 @@ export function violationEnding(detail: string): Ending {
 
 /** The process said it cannot go on. */
 export function fatalEnding(reason: string): Ending {
-  // A lane's watchdog ends its process when V8 ignored the stop of code past a limit (`watchdog.ts`).
-  if (reason.startsWith("cpu: ")) {
-    return { status: "limit", error: runFailure("CpuTimeLimit", reason.slice(5, 1_000)) };
-  }
-  if (reason.startsWith("timeout: ")) {
-    return { status: "timeout", error: runFailure("Timeout", reason.slice(9, 1_000)) };
-  }
-  if (reason.startsWith("heap: ")) {
-    return { status: "limit", error: runFailure("MemoryLimit", reason.slice(6, 1_000)) };
+  // A lane's watchdog ends its process when the code passed a limit V8 would not stop it at (`watchdog.ts`),
+  // and says which, with the limit's number only: the message is cordon's own, never the peer's text.
+  const passed = /^(cpu|timeout|heap): (\d{1,9})$/.exec(reason);
+  if (passed) {
+    const limit = Number(passed[2]);
+    if (passed[1] === "cpu")
+      return { status: "limit", error: runFailure("CpuTimeLimit", limitMessages.cpu(limit)) };
+    if (passed[1] === "timeout")
+      return { status: "timeout", error: runFailure("Timeout", limitMessages.timeout(limit)) };
+    return { status: "limit", error: runFailure("MemoryLimit", limitMessages.memory(limit)) };
   }
   if (reason.startsWith("memory:")) {
     return {

@@ -141,11 +141,7 @@ export class Execution {
     };
     if (this.#deps.lane) {
       const { cpuTimeMs, timeoutMs } = this.#request.limits;
-      this.#deps.stretches?.run({
-        cpu: limitMessages.cpu(cpuTimeMs),
-        wall: limitMessages.timeout(timeoutMs),
-        memory: limitMessages.memory(this.#deps.memoryMb),
-      });
+      this.#deps.stretches?.run({ cpuTimeMs, timeoutMs, memoryMb: this.#deps.memoryMb });
       try {
         this.#launchInLane();
       } catch (error) {

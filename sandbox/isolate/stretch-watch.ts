@@ -3,8 +3,8 @@
  * stretch holds cannot run its own timers, nor notice that V8 ignores isolated-vm's stop.
  */
 export interface StretchWatch {
-  /** A run starts: what it is told when it runs past its CPU time, its wall clock, or its heap. */
-  run(messages: { cpu: string; wall: string; memory: string }): void;
+  /** A run starts, with these limits (what it is told when it passes one comes from them). */
+  run(limits: { cpuTimeMs: number; timeoutMs: number; memoryMb: number }): void;
   /**
    * A stretch starts; isolated-vm stops it after `budgetMs`, what is left of the run's `limit` (its CPU
    * time or its wall clock).

@@ -6,19 +6,18 @@
  * ignoring the stop inside native code (a huge sort, ICU on a huge string). And whether the main thread
  * sleeps in the middle of a stretch while it waits for nothing (the lane, stdout): isolated-vm parks a
  * thread whose isolate ran out of memory in V8's last-resort handler for good. Either way the watchdog says
- * why on stdout (a `fatal` report whose reason starts `memory:`, `heap:`, `cpu:` or `timeout:`, see
- * `fatalEnding`) and ends the process; a process with a lane hosts only that sandbox, so no other run goes
- * with it.
+ * why on stdout (a `fatal` report: `cpu: <cpuTimeMs>`, `timeout: <timeoutMs>` or `heap: <memoryMb>`, numbers
+ * only, from which cordon writes the run's message itself, see `fatalEnding`; or `memory:` for the
+ * budget) and ends the process; a process with a lane hosts only that sandbox, so no other run goes with
+ * it.
  *
- * The main thread tells it about each stretch through shared memory (two writes per stretch, no
- * wake-up) and hands it the reports it would send, encoded, once per run; both threads take a shared
- * lock around writes to stdout, so that a line is never cut by another. The thread's code is plain
- * JavaScript evaluated from a string, so that it loads nothing and runs the same from the sources and
- * from the built package.
+ * The main thread tells it each run's limits and each stretch through shared memory (plain writes, no
+ * wake-up); both threads take a shared lock around writes to stdout, so that a line is never cut by
+ * another. The thread's code is plain JavaScript evaluated from a string, so that it loads nothing and
+ * runs the same from the sources and from the built package.
  */
 
 import { workerThreads } from "../../src/node-builtins.js";
-import { encodeMessage } from "../contract/index.js";
 import type { StretchWatch } from "../isolate/index.js";
 
 /** How often the watchdog looks, in ms. */
@@ -33,46 +32,32 @@ const PARKED_LOOKS = 10;
 /** How long the watchdog waits for the main thread to finish a write before it ends the process anyway. */
 const STDOUT_WAIT_MS = 200;
 
-/** The longest report the watchdog keeps for a run's stretch overrun, in bytes. */
-const MAX_REPORT_BYTES = 2_048;
-
-// The shared memory, by byte offset: the stdout lock and whether the main thread waits on purpose (on the
-// lane or on stdout); the running stretch (its deadline in ms since the epoch, 0 when none, and which
-// report it ends with: 1 CPU, 2 wall clock); the three reports' lengths; the reports for the CPU time,
-// the wall clock and the heap.
-const LOCK_AT = 0;
-const STRETCH_AT = 8;
-const LENGTHS_AT = 32;
-const REPORTS_AT = 48;
-const BOARD_BYTES = REPORTS_AT + 3 * MAX_REPORT_BYTES;
+// The shared memory: two 32-bit words (the stdout lock; whether the main thread waits on purpose, on
+// the lane or on stdout), then five numbers (the running stretch's deadline in ms since the epoch, 0
+// when none; the limit that bounds it, 1 CPU or 2 wall clock; the run's cpuTimeMs, timeoutMs, memoryMb).
+const WORDS_AT = 0;
+const NUMBERS_AT = 8;
+const BOARD_BYTES = NUMBERS_AT + 5 * 8;
 
 /** What the main thread and the watchdog share; the main thread's side. */
 export class WatchBoard implements StretchWatch {
   readonly buffer = new SharedArrayBuffer(BOARD_BYTES);
-  readonly #lock = new Int32Array(this.buffer, LOCK_AT, 2);
-  readonly #stretch = new Float64Array(this.buffer, STRETCH_AT, 2);
-  readonly #lengths = new Int32Array(this.buffer, LENGTHS_AT, 3);
-  readonly #reports = new Uint8Array(this.buffer, REPORTS_AT, 3 * MAX_REPORT_BYTES);
+  readonly #lock = new Int32Array(this.buffer, WORDS_AT, 2);
+  readonly #numbers = new Float64Array(this.buffer, NUMBERS_AT, 5);
 
-  run(messages: { cpu: string; wall: string; memory: string }): void {
-    [`cpu: ${messages.cpu}`, `timeout: ${messages.wall}`, `heap: ${messages.memory}`].forEach(
-      (reason, index) => {
-        const line = Buffer.from(encodeMessage({ type: "fatal", reason }));
-        // A message is a few hundred characters; one that would not fit ends the process without a reason.
-        const length = line.length <= MAX_REPORT_BYTES ? line.length : 0;
-        this.#reports.set(line.subarray(0, length), index * MAX_REPORT_BYTES);
-        this.#lengths[index] = length;
-      },
-    );
+  run(limits: { cpuTimeMs: number; timeoutMs: number; memoryMb: number }): void {
+    this.#numbers[2] = limits.cpuTimeMs;
+    this.#numbers[3] = limits.timeoutMs;
+    this.#numbers[4] = limits.memoryMb;
   }
 
   begin(limit: "cpu" | "wall", budgetMs: number): void {
-    this.#stretch[1] = limit === "cpu" ? 1 : 2;
-    this.#stretch[0] = Date.now() + budgetMs;
+    this.#numbers[1] = limit === "cpu" ? 1 : 2;
+    this.#numbers[0] = Date.now() + budgetMs;
   }
 
   end(): void {
-    this.#stretch[0] = 0;
+    this.#numbers[0] = 0;
   }
 
   /** Runs `write` holding the stdout lock (the watchdog holds it only for its last report). */
@@ -119,10 +104,8 @@ const WATCHDOG_SOURCE = `"use strict";
 const { workerData } = require("node:worker_threads");
 const { readFileSync, writeSync } = require("node:fs");
 const { buffer, rssLimitMb } = workerData;
-const lock = new Int32Array(buffer, ${LOCK_AT}, 2);
-const stretch = new Float64Array(buffer, ${STRETCH_AT}, 2);
-const lengths = new Int32Array(buffer, ${LENGTHS_AT}, 3);
-const reports = new Uint8Array(buffer, ${REPORTS_AT}, ${3 * MAX_REPORT_BYTES});
+const lock = new Int32Array(buffer, ${WORDS_AT}, 2);
+const numbers = new Float64Array(buffer, ${NUMBERS_AT}, 5);
 // The main thread's state and CPU time (fields 3, 14 and 15 of its stat line): asleep, and how long it ran.
 const mainThread = () => {
   try {
@@ -145,10 +128,7 @@ const writeAll = (bytes) => {
     }
   }
 };
-const report = (which) => {
-  const start = which * ${MAX_REPORT_BYTES};
-  return Buffer.from(reports.slice(start, start + lengths[which]));
-};
+const fatal = (reason) => Buffer.from(JSON.stringify({ type: "fatal", reason }) + "\\n");
 const end = (bytes) => {
   const until = Date.now() + ${STDOUT_WAIT_MS};
   let free = true;
@@ -156,13 +136,13 @@ const end = (bytes) => {
     if (Date.now() > until) { free = false; break; }
     Atomics.wait(lock, 0, 1, 10);
   }
-  if (free && bytes.length > 0) writeAll(bytes);
+  if (free) writeAll(bytes);
   process.kill(process.pid, "SIGKILL");
 };
 setInterval(() => {
-  const deadline = stretch[0];
+  const deadline = numbers[0];
   if (deadline !== 0 && Date.now() >= deadline + ${STRETCH_GRACE_MS}) {
-    end(report(stretch[1] === 1 ? 0 : 1));
+    end(fatal(numbers[1] === 1 ? "cpu: " + numbers[2] : "timeout: " + numbers[3]));
     return;
   }
   // Asleep in a stretch, waiting for nothing, without running at all for ${PARKED_LOOKS} looks in a row:
@@ -171,14 +151,13 @@ setInterval(() => {
   parked = main !== undefined && main.asleep && main.ran === lastRan ? parked + 1 : 0;
   lastRan = main === undefined ? "" : main.ran;
   if (parked >= ${PARKED_LOOKS}) {
-    end(report(2));
+    end(fatal("heap: " + numbers[4]));
     return;
   }
   if (rssLimitMb === undefined) return;
   const rssMb = process.memoryUsage.rss() / 2 ** 20;
   if (rssMb > rssLimitMb) {
-    const reason = "memory: the process used " + Math.round(rssMb) + " MB, over its budget of " + rssLimitMb + " MB";
-    end(Buffer.from(JSON.stringify({ type: "fatal", reason }) + "\\n"));
+    end(fatal("memory: the process used " + Math.round(rssMb) + " MB, over its budget of " + rssLimitMb + " MB"));
   }
 }, ${WATCH_MS});
 `;
