@@ -5,10 +5,10 @@
  * breaks the protocol, or was tainted by a run that had to be stopped while it was running code.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 import { LANE_FD, runFailure, type SandboxLimits } from "../../sandbox/contract/index.js";
-import { WireConnection } from "../wire/connection.js";
+import { type Transport, WireConnection } from "../wire/connection.js";
 import {
   crashEnding,
   type Ending,
@@ -34,6 +34,8 @@ export interface HostProcessSettings {
   hangTimeoutMs: number;
   /** How long it may take to start and say hello, in ms. */
   startTimeoutMs: number;
+  /** The process is started with a lane (see `sandbox/sandbox-host/lane.ts`). */
+  lane?: boolean;
   /** The limits runs were last opened with: a new process prepares a spare isolate for them. */
   warmLimits?: SandboxLimits;
 }
@@ -63,40 +65,38 @@ export class SandboxHostProcess {
   /** Starts the process; `onChange` hears of every change of state and of load. */
   constructor(settings: HostProcessSettings, onChange: (process: SandboxHostProcess) => void) {
     this.#onChange = onChange;
-    const args = [...settings.program.args, `--rss-limit-mb=${settings.maxRssMb}`, "--lane"];
+    const args = [...settings.program.args, `--rss-limit-mb=${settings.maxRssMb}`];
+    if (settings.lane) args.push("--lane");
     if (settings.warmLimits) args.push(`--warm-limits=${JSON.stringify(settings.warmLimits)}`);
     // No inherited environment: the sandbox host needs none, and the agent's secrets stay out of it. The
     // fourth pipe is the process's lane (LANE_FD).
-    this.#child = spawn(settings.program.command, args, { stdio: ["pipe", "pipe", "pipe", "pipe"], env: {} });
+    const stdio: StdioOptions = settings.lane ? ["pipe", "pipe", "pipe", "pipe"] : "pipe";
+    this.#child = spawn(settings.program.command, args, { stdio, env: {} });
     const child = this.#child;
-    const lane = child.stdio[LANE_FD] as Writable | null;
+    const lane = settings.lane ? (child.stdio[LANE_FD] as Writable | null) : null;
     this.#lane = lane;
-    this.connection = new WireConnection(
-      {
-        write: (line) => {
-          child.stdin?.write(line);
-        },
-        writeLane: (line) => {
-          lane?.write(line);
-        },
+    const transport: Transport = {
+      write: (line) => {
+        child.stdin?.write(line);
       },
-      {
-        onFailure: (failure) => {
-          if (failure.kind === "violation") this.kill(violationEnding(failure.detail));
-          else if (failure.kind === "unresponsive" || failure.kind === "stuck")
-            this.kill(unresponsiveEnding(failure.detail));
-          else this.kill(fatalEnding(failure.reason));
-        },
-        onTainted: () => this.retire(),
-        onHealth: (health) => {
-          if (health.rssMb > settings.maxRssMb) this.kill(memoryEnding(health.rssMb, settings.maxRssMb));
-          else if (health.threads !== undefined && health.threads > settings.maxThreads) {
-            this.kill(threadsEnding(health.threads, settings.maxThreads));
-          }
-        },
-        onActivity: () => this.#activity(),
+    };
+    if (lane) transport.writeLane = (line) => lane.write(line);
+    this.connection = new WireConnection(transport, {
+      onFailure: (failure) => {
+        if (failure.kind === "violation") this.kill(violationEnding(failure.detail));
+        else if (failure.kind === "unresponsive" || failure.kind === "stuck")
+          this.kill(unresponsiveEnding(failure.detail));
+        else this.kill(fatalEnding(failure.reason));
       },
-    );
+      onTainted: () => this.retire(),
+      onHealth: (health) => {
+        if (health.rssMb > settings.maxRssMb) this.kill(memoryEnding(health.rssMb, settings.maxRssMb));
+        else if (health.threads !== undefined && health.threads > settings.maxThreads) {
+          this.kill(threadsEnding(health.threads, settings.maxThreads));
+        }
+      },
+      onActivity: () => this.#activity(),
+    });
     child.stdout?.on("data", (chunk: Buffer) => this.connection.receive(chunk));
     child.stderr?.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);

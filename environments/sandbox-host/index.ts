@@ -132,6 +132,7 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     heartbeatMs: settings.heartbeatMs,
     hangTimeoutMs: settings.hangTimeoutMs,
     startTimeoutMs: settings.startTimeoutMs,
+    lane: settings.lanes,
   };
   const pool = new ProcessPool(settingsOfProcesses, {
     size: settings.processes,

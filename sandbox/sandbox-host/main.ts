@@ -25,7 +25,7 @@ import {
 import { isolateEngine } from "../isolate/index.js";
 import { loadIsolatedVm } from "../isolate/load.js";
 import { processHealth } from "./health.js";
-import { SandboxHost } from "./host.js";
+import { type HostLane, SandboxHost } from "./host.js";
 import { processLane } from "./lane.js";
 import { processPeakWatch } from "./peak-memory.js";
 import { writeAllSync } from "./sync-io.js";
@@ -56,14 +56,16 @@ async function main(): Promise<void> {
   } catch (error) {
     die(error instanceof Error ? error.message : String(error));
   }
-  // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
-  // the process, as its RSS budget does.
-  // Every answer comes from another process: calls are never offered synchronously (see syncCalls).
+  let lane: HostLane | undefined;
   if (args.includes("--lane")) {
-    board = new WatchBoard();
-    startWatchdog(board, rssLimitMb, die);
+    const watched = new WatchBoard();
+    board = watched;
+    startWatchdog(watched, rssLimitMb, die);
+    lane = processLane(LANE_FD, die, (wait) => watched.waiting(wait));
   }
-  const lane = board ? processLane(LANE_FD, die, (wait) => board!.waiting(wait)) : undefined;
+  // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
+  // the process, as its RSS budget does. Every answer comes from another process: calls are offered
+  // synchronously only to a lane's sandbox, which blocks on the lane for them (see syncCalls).
   const environment = isolateEngine({
     ivm,
     warm: 1,
@@ -104,7 +106,8 @@ async function main(): Promise<void> {
   process.stdin.on("end", () => killSelf());
   process.stdin.on("error", () => killSelf());
 
-  if (rssLimitMb !== undefined) {
+  // With a lane the watchdog thread checks the budget, also while the lane's code holds this thread.
+  if (rssLimitMb !== undefined && board === undefined) {
     setInterval(() => {
       const rssMb = process.memoryUsage.rss() / 2 ** 20;
       if (rssMb > rssLimitMb) {
