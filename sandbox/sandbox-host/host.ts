@@ -197,21 +197,14 @@ export class SandboxHost {
     let calls = 0;
     const lane = onLane ? this.#lane : undefined;
     const bridge: SandboxBridge = {
-      callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void, requested?: string) =>
-        new Promise<BridgeCallOutcome>((resolve) => {
-          const call = ++calls;
-          const settle = (outcome: BridgeCallOutcome) => {
-            run.pending.delete(call);
-            resolve(outcome);
-          };
-          run.pending.set(call, waiting ? { settle, waiting } : { settle });
-          const report: Report = { type: "call", run: runId, call, tool, args };
-          if (requested !== undefined) report.requested = requested;
-          if (!this.#send(report)) {
-            run.pending.delete(call);
-            resolve(tooLarge(tool));
-          }
-        }),
+      callTool: (tool: string, args: string, waiting?: (waiting: boolean) => void, requested?: string) => {
+        const call = ++calls;
+        const outcome = awaitResult(run, call, waiting);
+        const report: Report = { type: "call", run: runId, call, tool, args };
+        if (requested !== undefined) report.requested = requested;
+        if (!this.#send(report)) run.pending.get(call)?.settle(tooLarge(tool));
+        return outcome;
+      },
       log: (entry: LogEntry) => {
         this.#send({ type: "log", run: runId, entry });
       },
@@ -240,13 +233,7 @@ export class SandboxHost {
           `cordon answered call ${call} of run ${runId} on the lane with another message: ${answer.type}`,
         );
       }
-      return new Promise<BridgeCallOutcome>((resolve) => {
-        const settle = (outcome: BridgeCallOutcome) => {
-          run.pending.delete(call);
-          resolve(outcome);
-        };
-        run.pending.set(call, waiting ? { settle, waiting } : { settle });
-      });
+      return awaitResult(run, call, waiting);
     };
     return bridge;
   }
@@ -259,6 +246,21 @@ export class SandboxHost {
     const sandbox = await opening;
     if (!(sandbox instanceof Error)) await sandbox.dispose();
   }
+}
+
+/** The outcome of call `call` of `run`, settled by the `result` command for it (see {@link PendingCall}). */
+function awaitResult(
+  run: ActiveRun,
+  call: number,
+  waiting: ((waiting: boolean) => void) | undefined,
+): Promise<BridgeCallOutcome> {
+  return new Promise((resolve) => {
+    const settle = (outcome: BridgeCallOutcome) => {
+      run.pending.delete(call);
+      resolve(outcome);
+    };
+    run.pending.set(call, waiting ? { settle, waiting } : { settle });
+  });
 }
 
 /** The outcome of a call whose arguments are over the protocol's cap. */

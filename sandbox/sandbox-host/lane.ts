@@ -13,8 +13,8 @@
  * thread is held for at most what is left of the run's time, after which isolated-vm stops the code.
  *
  * Because the main thread is the guest's, a process with a lane hosts that one sandbox and nothing else
- * (its supervisor places no other sandbox on it), and cordon does not count on its pings while a stretch
- * runs; a cancelled run whose code computes ends with its process.
+ * (its supervisor places no other sandbox on it), and cordon does not judge its pings while the sandbox
+ * runs code; a cancelled run whose code goes on computing is stopped with its process.
  */
 
 import { type Command, parseCommand } from "../contract/index.js";
