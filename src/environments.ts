@@ -24,6 +24,7 @@ export {
   type IsolateEnvironmentOptions,
   type IsolateSandboxHandle,
   isolateEnvironment,
+  type SpinMode,
 } from "../environments/in-process/index.js";
 export {
   DEFAULT_MAX_SANDBOXES,

@@ -228,6 +228,7 @@ export {
   type SandboxHostEnvironmentOptions,
   type SandboxServer,
   type SandboxServerOptions,
+  type SpinMode,
   sandboxHostEnvironment,
   serveSandboxes,
 } from "./environments.js";

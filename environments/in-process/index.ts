@@ -10,7 +10,7 @@ import type { Environment, Sandbox } from "../../sandbox/contract/index.js";
 import { type IsolateEngineOptions, isolateEngine } from "../../sandbox/isolate/index.js";
 import { UserError } from "../../src/errors.js";
 
-export { type IsolatedVmModule, MAX_SPARE_LIMITS } from "../../sandbox/isolate/index.js";
+export { type IsolatedVmModule, MAX_SPARE_LIMITS, type SpinMode } from "../../sandbox/isolate/index.js";
 
 /** Options of {@link isolateEnvironment}: which isolated-vm to use, and how many warm spares to keep. */
 export type IsolateEnvironmentOptions = IsolateEngineOptions;
@@ -45,6 +45,11 @@ export function isolateEnvironment(options: IsolateEnvironmentOptions = {}): Iso
   if (options.syncCalls !== undefined && typeof options.syncCalls !== "boolean") {
     throw new TypeError(
       `isolateEnvironment: syncCalls must be true or false; got ${String(options.syncCalls)}.`,
+    );
+  }
+  if (options.spin !== undefined && !["auto", "always", "never"].includes(options.spin)) {
+    throw new TypeError(
+      `isolateEnvironment: spin must be "auto", "always" or "never"; got ${String(options.spin)}.`,
     );
   }
   let engine: ReturnType<typeof isolateEngine>;

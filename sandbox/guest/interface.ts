@@ -16,7 +16,41 @@ export type GuestSend = (
   a: string,
   b: string,
   c?: string,
+  d?: number,
 ) => void;
+
+/**
+ * Where the host answers a call the code waits for alone while the guest's thread spins (in-process
+ * sandboxes, on a machine with a core to spare): a SharedArrayBuffer both sides see. Sleeping until the
+ * host answers would cost the guest's thread a wake-up that, on an idle machine, takes longer than most
+ * tools do.
+ *
+ * The layout, in 32-bit words: word {@link ANSWER_STATE} is the ticket of the call the guest waits for
+ * (a positive number, one per call, carried by its `now` message), {@link ANSWERED} once the host wrote
+ * the answer, {@link ANSWER_LATER} when the answer comes through the entry, 0 when nobody waits; word
+ * {@link ANSWER_LENGTH} is the answer's length; word {@link ANSWER_SPINS_WORD} is how many times the
+ * guest may look before it gives up (0: it offers the call to `syncCall` instead, and sleeps). The
+ * answer's text (as {@link GuestSyncCall} answers: `"o"` and the value's JSON, or `"f"` and the
+ * failure's) follows from byte {@link ANSWER_TEXT_BYTE} as UTF-16 code units. The host moves the state
+ * only from the ticket it answers (compare-and-exchange), so an answer to a call the guest gave up on
+ * never reaches the call it waits for now.
+ */
+export interface GuestAnswerSlot {
+  buffer: SharedArrayBuffer;
+}
+
+/** Word of a {@link GuestAnswerSlot}: the ticket waited for, or what became of it. */
+export const ANSWER_STATE = 0;
+/** Word of a {@link GuestAnswerSlot}: the answer's length in UTF-16 code units. */
+export const ANSWER_LENGTH = 1;
+/** Word of a {@link GuestAnswerSlot}: how many times the guest may look for an answer (set by the host). */
+export const ANSWER_SPINS_WORD = 2;
+/** Byte of a {@link GuestAnswerSlot} where the answer's text starts. */
+export const ANSWER_TEXT_BYTE = 16;
+/** State of a {@link GuestAnswerSlot}: the host wrote the answer. */
+export const ANSWERED = -1;
+/** State of a {@link GuestAnswerSlot}: the answer comes later, through the entry. */
+export const ANSWER_LATER = -2;
 
 /**
  * The host's function for a call the code waits for with nothing else in flight: an isolated-vm
@@ -39,6 +73,8 @@ export interface GuestSyncCall {
  * - `call`: `tools.<name>(args)` was called; `id` is the call id, `a` the real tool name, `b` the
  *   arguments as JSON text, `c` the name the code used when it differs from every name declared for the
  *   tool (`tools.getOrder` for `get_order`, resolved by the dispatcher's rule), else `""`.
+ * - `now`: a `call` the code waits for alone, whose answer the guest waits for in its
+ *   {@link GuestAnswerSlot}; `d` is the call's ticket there.
  * - `log`: a console line; `a` is the level, `b` the text.
  * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
  * - `values`: for a run that records, the values its sources of nondeterminism handed out since the
@@ -47,7 +83,7 @@ export interface GuestSyncCall {
  *   code's calls since the last such message the guest answered from the journal itself; sent before
  *   its next `call` (or sync call) and before `done`, and once the code has made every call of the journal.
  */
-export type GuestMessageType = "call" | "log" | "done" | "values" | "replayed";
+export type GuestMessageType = "call" | "now" | "log" | "done" | "values" | "replayed";
 
 /**
  * The guest's entry point, called by the host.

@@ -15,15 +15,19 @@
  * - the host calls the returned {@link GuestEntry} to start a run and to settle tool calls;
  * - for a call the code awaits with nothing else in flight, the guest offers it to `syncCall` (a
  *   {@link GuestSyncCall}) instead: a tool that answers at once answers within that one crossing, where
- *   `send` and a settle take two; a later outcome is settled like any call.
+ *   `send` and a settle take two; a later outcome is settled like any call;
+ * - or, given an `answers` slot (a {@link GuestAnswerSlot}, in-process sandboxes), it sends such a call
+ *   as a `now` message and spins on the slot for the answer for a bounded while, so that no thread
+ *   sleeps through a call that a synchronous tool answers in microseconds.
  *
- * The prelude keeps `send` and `syncCall` in a closure and never hands them (or anything else of the
- * host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or any
- * prototype chain.
+ * The prelude keeps `send`, `syncCall` and the slot in a closure and never hands them (or anything else
+ * of the host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or
+ * any prototype chain.
  */
 
 import type { RunFailureName } from "../contract/index.js";
 import type {
+  GuestAnswerSlot,
   GuestDoneReport,
   GuestEntry,
   GuestReplayedCalls,
@@ -56,7 +60,11 @@ export function preludeSource(): string {
  * (promise resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked before
  * each later run of a sandbox; if an earlier run changed them, the run is refused as tampered.
  */
-export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): GuestEntry {
+export function installPrelude(
+  send: GuestSend,
+  syncCall?: GuestSyncCall,
+  answers?: GuestAnswerSlot,
+): GuestEntry {
   // ---- Built-ins captured now, so later changes by the model's code cannot affect the prelude. ----
   const global = globalThis as unknown as Record<string, unknown>;
   const ObjectCtor = Object;
@@ -116,6 +124,23 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
   const syncApply = syncCall?.applySync;
+  // The answer slot's views (layout in interface.ts: GuestAnswerSlot), made now and never handed out.
+  const answerWords = answers === undefined ? undefined : new Int32ArrayCtor(answers.buffer, 0, 4);
+  const answerText = answers === undefined ? undefined : new Uint16Array(answers.buffer, 16);
+  const {
+    load: atomicsLoad,
+    store: atomicsStore,
+    compareExchange: atomicsExchange,
+    wait: atomicsWait,
+  } = Atomics;
+  const typedArraySubarray = getPrototypeOf(Uint16Array.prototype).subarray as (
+    this: Uint16Array,
+    start: number,
+    end: number,
+  ) => Uint16Array;
+  const fromCharCode = StringCtor.fromCharCode;
+  /** The ticket of the last call that waited in the answer slot. */
+  let answerTickets = 0;
 
   /**
    * The same object without a prototype. Descriptors and reports are read by the engine (`get`, `set`,
@@ -889,7 +914,7 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     if (apply(mapGet, queued, [this.promise]) !== this) return;
     if (
       this.awaited &&
-      syncApply !== undefined &&
+      (syncApply !== undefined || answerWords !== undefined) &&
       apply(mapSize, queued, []) === 1 &&
       apply(mapSize, current.pending, []) === 0 &&
       (current.waitingTools === undefined || !apply(setHas, current.waitingTools, [this.tool]))
@@ -1299,6 +1324,13 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     apply(mapDelete, current.queued, [pending.promise]);
     apply(mapSet, current.pending, [pending.callId, pending]);
     beforeCallMessage(current);
+    if (answerWords !== undefined) {
+      const spins = atomicsLoad(answerWords, 2);
+      if (spins > 0 || syncApply === undefined) {
+        waitForAnswer(current, pending, answerWords, spins);
+        return;
+      }
+    }
     let answer: unknown;
     try {
       answer = apply(syncApply as (...args: unknown[]) => unknown, syncCall, [
@@ -1311,6 +1343,42 @@ export function installPrelude(send: GuestSend, syncCall?: GuestSyncCall): Guest
     if (answer === "") return;
     apply(mapDelete, current.pending, [pending.callId]);
     const text = typeof answer === "string" ? answer : "f";
+    settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
+  };
+
+  /**
+   * Looks at the slot's state until it is no longer `ticket`, at most `spins` times; returns it. Each
+   * look is a wait with no timeout (about 0.1 µs, and no syscall): a loop of bare loads would run so many
+   * times that V8 would compile it anew in every sandbox.
+   */
+  const spin = (words: Int32Array, ticket: number, spins: number): number => {
+    for (let i = 0; i < spins; i++) if (atomicsWait(words, 0, ticket, 0) === "not-equal") break;
+    return atomicsLoad(words, 0);
+  };
+  /**
+   * {@link startAlone} with an answer slot: sends the call as a `now` message and looks at the slot
+   * until the host answers there, says the answer comes later, or `spins` looks have passed; then the
+   * guest gives up (the host sees that it no longer waits) and the call settles through the entry.
+   */
+  const waitForAnswer = (current: Run, pending: Pending, words: Int32Array, spins: number) => {
+    answerTickets = answerTickets >= 0x7fffffff ? 1 : answerTickets + 1;
+    const ticket = answerTickets;
+    atomicsStore(words, 0, ticket);
+    send("now", current.id, pending.callId, pending.tool, pending.argsJson, pending.requested, ticket);
+    let state = spin(words, ticket, spins);
+    if (state === ticket) state = atomicsExchange(words, 0, ticket, 0);
+    if (state !== -1 /* ANSWERED */) {
+      atomicsStore(words, 0, 0);
+      return;
+    }
+    const length = atomicsLoad(words, 1);
+    atomicsStore(words, 0, 0);
+    let text = "";
+    for (let at = 0; at < length; at += 4096) {
+      const end = mathMin(at + 4096, length);
+      text += apply(fromCharCode, StringCtor, apply(typedArraySubarray, answerText, [at, end]) as never);
+    }
+    apply(mapDelete, current.pending, [pending.callId]);
     settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
   };
 

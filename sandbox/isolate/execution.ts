@@ -39,6 +39,7 @@ import {
   type GuestRunConfig,
   USER_CODE_FILENAME,
 } from "../guest/interface.js";
+import type { AnswerSlot } from "./answer-slot.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
 import type { RunMemoryWatching } from "./memory-watch.js";
 import type { StretchWatch } from "./stretch-watch.js";
@@ -66,6 +67,8 @@ export interface ExecutionDeps {
   lane?: boolean | undefined;
   /** Told when each stretch on a lane starts and returns. */
   stretches?: StretchWatch | undefined;
+  /** Where the guest waits for the answers of its `now` calls (see answer-slot.ts). */
+  answers?: AnswerSlot | undefined;
 }
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
@@ -157,7 +160,7 @@ export class Execution {
   }
 
   /** A message from the guest (already checked to belong to this run's id). Never throws. */
-  receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown): void {
+  receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown, d?: unknown): void {
     if (this.#ended || this.#report) return;
     // The prelude keeps its own caps; this one holds even if a message ever escaped them, because a flood
     // of messages keeps the host's event loop too busy for the timers that enforce the other limits.
@@ -170,6 +173,14 @@ export class Execution {
         void this.#call(id, a, b, typeof c === "string" && c !== "" ? c : undefined, (outcome) =>
           this.#settle(id, outcome),
         );
+      } else if (
+        type === "now" &&
+        typeof id === "number" &&
+        typeof a === "string" &&
+        typeof b === "string" &&
+        typeof d === "number"
+      ) {
+        this.#callNow(id, a, b, typeof c === "string" && c !== "" ? c : undefined, d);
       } else if (type === "log" && typeof a === "string" && LOG_LEVELS.has(a) && typeof b === "string") {
         this.#log({ level: a as LogEntry["level"], text: b });
       } else if (type === "done" && typeof b === "string") {
@@ -380,6 +391,24 @@ export class Execution {
     } finally {
       this.#waitingGuest--;
     }
+  }
+
+  /**
+   * A call the guest waits for alone in its answer slot (a `now` message): answered there when the
+   * outcome comes at once and the guest still waits, else settled through the entry like any call.
+   */
+  #callNow(id: number, name: string, argsJson: string, requested: string | undefined, ticket: number): void {
+    const answers = this.#deps.answers;
+    const outcome = this.#call(id, name, argsJson, requested, (outcome) => outcome, this.#nowBridge);
+    if (outcome instanceof Promise) {
+      answers?.later(ticket);
+      void outcome.then((later) => this.#settle(id, later));
+      return;
+    }
+    if (this.#ended || this.#report) return;
+    const text = answerText(outcome);
+    if (answers?.answer(ticket, text)) this.#deps.memory?.crossed(text.length);
+    else this.#settle(id, outcome);
   }
 
   /**

@@ -15,6 +15,7 @@
  */
 
 import type { Environment, OpenOptions, Sandbox, SandboxLimits } from "../contract/index.js";
+import type { SpinMode } from "./answer-slot.js";
 import { IsolatePool } from "./isolates.js";
 import { type IsolatedVm, loadIsolatedVm } from "./load.js";
 import type { RunMemoryWatch } from "./memory-watch.js";
@@ -22,6 +23,7 @@ import { IsolateSandbox } from "./sandbox.js";
 import { SpareSandboxes } from "./spares.js";
 import type { StretchWatch } from "./stretch-watch.js";
 
+export type { SpinMode } from "./answer-slot.js";
 export { userCodePosition } from "./errors.js";
 export type { MemoryOverrun, RunMemoryWatch, RunMemoryWatching } from "./memory-watch.js";
 export type { StretchWatch } from "./stretch-watch.js";
@@ -66,6 +68,15 @@ export interface IsolateEngineOptions {
    * from another process, and the offer would only add a crossing to every call.
    */
   syncCalls?: boolean;
+  /**
+   * How the code's thread waits for the answer to a call offered synchronously. `"auto"` (the default):
+   * it spins on memory it shares with the host for a few tens of µs while the machine has a core to
+   * spare (cores idle at least half of the time since the last look, looked at every 250 ms), which
+   * spares it a wake-up that on an idle machine costs more than a synchronous tool's whole call, and
+   * sleeps otherwise. `"always"` spins whatever the machine's load; `"never"` always sleeps. A spin's
+   * time counts as the run's CPU time.
+   */
+  spin?: SpinMode;
   /** Watches the stretches of code of sandboxes opened with `lane`, from another thread. Default: none. */
   stretches?: StretchWatch;
 }
@@ -115,6 +126,7 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
         onDead: (dead) => open.delete(dead),
         memory: options.memory,
         syncCalls: options.syncCalls,
+        spin: options.spin,
         lane,
         stretches: options.stretches,
       },

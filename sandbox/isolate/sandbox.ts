@@ -12,8 +12,9 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../contract/index.js";
-import type { GuestEntry } from "../guest/interface.js";
+import type { GuestAnswerSlot, GuestEntry } from "../guest/interface.js";
 import { preludeSource } from "../guest/prelude.js";
+import { AnswerSlot, alwaysSpin, type SpinMode, spinsWhileSpare } from "./answer-slot.js";
 import { Execution } from "./execution.js";
 import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
@@ -45,6 +46,8 @@ export interface IsolateSandboxHooks {
   memory?: RunMemoryWatch | undefined;
   /** False: calls the code awaits alone are not offered synchronously (see IsolateEngineOptions.syncCalls). */
   syncCalls?: boolean | undefined;
+  /** How the code's thread waits for a call's answer (see IsolateEngineOptions.spin); lanes ignore it. */
+  spin?: SpinMode | undefined;
   /**
    * The isolate runs on the thread that opened it, in synchronous stretches (see ExecutionDeps.lane):
    * the guest's messages reach the host within the stretch that sent them, in order with its calls, and
@@ -69,6 +72,8 @@ export class IsolateSandbox implements Sandbox {
   #finalRan = false;
   #dead = false;
   #tainted = false;
+  /** Where calls the code waits for alone are answered (in-process sandboxes, see answer-slot.ts). */
+  #answers: AnswerSlot | undefined;
   /** Calls offered synchronously whose answer isolated-vm has not taken yet (see #answerSync). */
   #delivering = 0;
   #disposeWhenDelivered = false;
@@ -102,19 +107,25 @@ export class IsolateSandbox implements Sandbox {
       sandbox.#context = context;
       const opened = sandbox;
       const send = new ivmModule.Callback(
-        (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown) =>
-          opened.#receive(type, runId, id, a, b, c),
+        (type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown, d: unknown) =>
+          opened.#receive(type, runId, id, a, b, c, d),
         // On a lane the guest runs on this thread: a synchronous callback is a plain call, in order.
         hooks.lane ? { sync: true } : { ignored: true },
       );
-      const syncCall =
-        hooks.syncCalls === false && hooks.lane !== true
-          ? undefined
-          : new ivmModule.Reference(
-              (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
-                opened.#answerSync(runId, id, tool, argsJson, requested),
-            );
-      sandbox.#entry = await installPrelude(ivmModule, slot, context, send, syncCall);
+      // A call the code waits for alone is offered synchronously (to the Reference), unless syncCalls is
+      // off; in this process the guest may spin on an answer slot instead (see answer-slot.ts).
+      const offered = hooks.syncCalls !== false || hooks.lane === true;
+      const syncCall = offered
+        ? new ivmModule.Reference(
+            (runId: unknown, id: unknown, tool: unknown, argsJson: unknown, requested: unknown) =>
+              opened.#answerSync(runId, id, tool, argsJson, requested),
+          )
+        : undefined;
+      if (offered && hooks.lane !== true && hooks.spin !== "never") {
+        sandbox.#answers = new AnswerSlot(hooks.spin === "always" ? alwaysSpin : spinsWhileSpare);
+      }
+      const answers = sandbox.#answers?.guestSide();
+      sandbox.#entry = await installPrelude(ivmModule, slot, context, send, syncCall, answers);
       return sandbox;
     } catch (error) {
       sandbox.#kill();
@@ -185,6 +196,7 @@ export class IsolateSandbox implements Sandbox {
         memory: watching,
         lane: this.#hooks.lane,
         stretches: this.#hooks.stretches,
+        answers: this.#answers,
       },
       request,
       bridge,
@@ -232,6 +244,7 @@ export class IsolateSandbox implements Sandbox {
     if (this.#dead || this.#isolate.isDisposed || !current || runId !== current.runId) {
       return `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
     }
+    this.#answers?.judgeSpins();
     this.#delivering++;
     try {
       return current.execution.receiveSync(id, tool, argsJson, requested);
@@ -246,10 +259,10 @@ export class IsolateSandbox implements Sandbox {
   }
 
   /** Routes a guest message to the execution it belongs to; messages of finished runs are dropped. */
-  #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown): void {
+  #receive(type: unknown, runId: unknown, id: unknown, a: unknown, b: unknown, c: unknown, d: unknown): void {
     const current = this.#current;
     if (!current || runId !== current.runId) return;
-    current.execution.receive(type, id, a, b, c);
+    current.execution.receive(type, id, a, b, c, d);
   }
 
   #kill(busy = false): void {
@@ -288,15 +301,18 @@ async function installPrelude(
   context: ivm.Context,
   send: ivm.Callback,
   syncCall: ivm.Reference | undefined,
+  answers: GuestAnswerSlot | undefined,
 ): Promise<ivm.Reference<GuestEntry>> {
   slot.prelude ??= await compilePrelude(ivmModule, slot.isolate);
   const script = slot.prelude;
-  let install: ivm.Reference<(send: unknown, syncCall?: unknown) => GuestEntry> | undefined;
+  let install: ivm.Reference<(...args: unknown[]) => GuestEntry> | undefined;
   try {
     install = (await script.run(context, { timeout: 10_000, reference: true })) as ivm.Reference<
-      (send: unknown, syncCall?: unknown) => GuestEntry
+      (...args: unknown[]) => GuestEntry
     >;
-    return (await install.apply(undefined, syncCall ? [send, syncCall] : [send], {
+    // The slot is copied in: its SharedArrayBuffer is the same memory on both sides.
+    const slotCopy = answers && new ivmModule.ExternalCopy(answers).copyInto();
+    return (await install.apply(undefined, [send, syncCall, slotCopy], {
       timeout: 10_000,
       result: { reference: true },
     })) as ivm.Reference<GuestEntry>;

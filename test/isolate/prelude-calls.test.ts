@@ -8,6 +8,7 @@ import ivm from "isolated-vm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { GuestEntry, GuestRunConfig } from "../../sandbox/guest/interface.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
+import { AnswerSlot, alwaysSpin } from "../../sandbox/isolate/answer-slot.js";
 
 const CONFIG: GuestRunConfig = {
   toolNames: { echo: "echo" },
@@ -78,6 +79,95 @@ async function drive(
   expect(report.status).toBe("ok");
   return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
 }
+
+/**
+ * Like {@link drive}, with an answer slot (in-process sandboxes): every call awaited alone comes as a
+ * `now` message, and the host answers it in the slot at once (`"slot"`), says it comes later and
+ * settles it 5 ms on (`"later"`), or keeps quiet for 50 ms, long after the guest gave up, then tries the
+ * slot (which refuses) and settles it (`"quiet"`). Returns the run's result and each call's route.
+ */
+async function driveWithSlot(
+  body: string,
+  host: "slot" | "later" | "quiet",
+): Promise<{ value: unknown; routes: string[] }> {
+  isolate = new ivm.Isolate({ memoryLimit: 32 });
+  const context = await isolate.createContext();
+  // Answered at once, the guest waits as long as it takes; kept quiet, it gives up as in cordon.
+  const slot = new AnswerSlot(host === "slot" ? () => 2 ** 30 : alwaysSpin);
+  const routes: string[] = [];
+  let entry: ivm.Reference<GuestEntry> | undefined;
+  let finished: (report: string) => void = () => {};
+  const done = new Promise<string>((resolve) => {
+    finished = resolve;
+  });
+  const settleLater = (runId: number, id: number, argsJson: string) =>
+    setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, argsJson]), 5);
+  const send = new ivm.Callback(
+    (type: string, runId: number, id: number, _a: string, b: string, _c: string, ticket: number) => {
+      if (type === "call") {
+        routes.push("send");
+        settleLater(runId, id, b);
+      } else if (type === "now" && host === "slot") {
+        routes.push(slot.answer(ticket, `o${b}`) ? "slot" : "slot refused");
+      } else if (type === "now" && host === "later") {
+        slot.later(ticket);
+        routes.push("later");
+        settleLater(runId, id, b);
+      } else if (type === "now") {
+        setTimeout(() => {
+          routes.push(slot.answer(ticket, `o${b}`) ? "slot after giving up" : "gave up");
+          entry?.applyIgnored(undefined, ["settle", runId, id, b]);
+        }, 50);
+      } else if (type === "done") finished(b);
+    },
+    { ignored: true },
+  );
+  const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
+    reference: true,
+  })) as ivm.Reference<(send: unknown, syncCall: unknown, answers: unknown) => GuestEntry>;
+  const answers = new ivm.ExternalCopy(slot.guestSide()).copyInto();
+  entry = (await install.apply(undefined, [send, undefined, answers], {
+    result: { reference: true },
+  })) as ivm.Reference<GuestEntry>;
+  const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
+    result: { reference: true },
+  })) as ivm.Reference;
+  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(CONFIG)]);
+  const report = JSON.parse(await done) as { status: string; valueJson?: string };
+  expect(report.status).toBe("ok");
+  return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
+}
+
+describe("prelude: calls answered in the answer slot", () => {
+  const loop = "let s = 0; for (let i = 0; i < 5; i++) s = (await tools.echo({ n: s + 1 })).n; return s;";
+
+  it("reads each answer the host wrote in the slot while the guest waited", async () => {
+    const { value, routes } = await driveWithSlot(loop, "slot");
+    expect(value).toBe(5);
+    expect(routes).toEqual(Array(5).fill("slot"));
+  });
+
+  it("stops waiting when the host says the answer comes later, and takes the settle", async () => {
+    const { value, routes } = await driveWithSlot(loop, "later");
+    expect(value).toBe(5);
+    expect(routes).toEqual(Array(5).fill("later"));
+  });
+
+  it("gives up after its looks, so the slot refuses the late answer and the settle delivers it", async () => {
+    const { value, routes } = await driveWithSlot(loop, "quiet");
+    expect(value).toBe(5);
+    expect(routes).toEqual(Array(5).fill("gave up"));
+  });
+
+  it("sends calls awaited together as usual, with the slot idle", async () => {
+    const { value, routes } = await driveWithSlot(
+      "return (await Promise.all([tools.echo({ n: 1 }), tools.echo({ n: 2 })])).map((r) => r.n);",
+      "slot",
+    );
+    expect(value).toEqual([1, 2]);
+    expect(routes).toEqual(["send", "send"]);
+  });
+});
 
 describe("prelude: how calls reach the host", () => {
   it("offers each call awaited alone to syncCall, which answers it within the call", async () => {
