@@ -71,7 +71,7 @@ export interface IsolateEngineOptions {
   /**
    * How the code's thread waits for the answer to a call offered synchronously. `"auto"` (the default):
    * it spins on memory it shares with the host for a few tens of µs while the machine has a core to
-   * spare (cores idle at least half of the time since the last look, looked at every 250 ms), which
+   * spare (at least half a core idle on average since the last look, looked at every 100 ms), which
    * spares it a wake-up that on an idle machine costs more than a synchronous tool's whole call, and
    * sleeps otherwise. `"always"` spins whatever the machine's load; `"never"` always sleeps. A spin's
    * time counts as the run's CPU time.
