@@ -1349,10 +1349,14 @@ export function installPrelude(
   /**
    * Looks at the slot's state until it is no longer `ticket`, at most `spins` times; returns it. Each
    * look is a wait with no timeout (about 0.1 µs, and no syscall): a loop of bare loads would run so many
-   * times that V8 would compile it anew in every sandbox.
+   * times that V8 would compile it anew in every sandbox. An engine that refuses the wait makes it one look.
    */
   const spin = (words: Int32Array, ticket: number, spins: number): number => {
-    for (let i = 0; i < spins; i++) if (atomicsWait(words, 0, ticket, 0) === "not-equal") break;
+    try {
+      for (let i = 0; i < spins; i++) if (atomicsWait(words, 0, ticket, 0) === "not-equal") break;
+    } catch {
+      // The guest gives up at once; the answer settles the call through the entry.
+    }
     return atomicsLoad(words, 0);
   };
   /**
