@@ -12,7 +12,10 @@ import { UserError } from "../../src/errors.js";
 
 export { type IsolatedVmModule, MAX_SPARE_LIMITS, type SpinMode } from "../../sandbox/isolate/index.js";
 
-/** Options of {@link isolateEnvironment}: which isolated-vm to use, and how many warm spares to keep. */
+/**
+ * Options of {@link isolateEnvironment}: which isolated-vm to use, how many warm spares to keep, and how
+ * the code's thread waits for a call's answer.
+ */
 export type IsolateEnvironmentOptions = IsolateEngineOptions;
 
 /** The in-process environment. */

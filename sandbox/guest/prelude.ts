@@ -7,8 +7,9 @@
  * {@link installPrelude} is never called on the host. Its source text is taken with
  * {@link preludeSource} and evaluated in the guest, so it must be self-contained: it may not refer to
  * anything outside its own body (no imports, no module-level values), and it may only use language
- * built-ins. The host and the guest talk through three functions that carry strings and numbers only
- * (their types, and the names both sides use, are in `interface.ts`):
+ * built-ins. The host and the guest talk through three functions that carry strings and numbers only,
+ * and in-process through a slot of shared memory where the host writes a call's answer as text (their
+ * types, and the names both sides use, are in `interface.ts`):
  *
  * - the guest calls `send(type, runId, id, a, b)` (a {@link GuestSend}) to report a tool call, a console
  *   line or the end of a run;

@@ -59,12 +59,16 @@ export class AnswerSlot {
 
   /**
    * Hands `text` to the guest if it still waits for call `ticket`. False when it does not (it gave up,
-   * or the text does not fit): the caller then settles the call through the entry.
+   * or the text does not fit, and then it stops waiting): the caller then settles the call through the
+   * entry.
    */
   answer(ticket: number, text: string): boolean {
     this.judgeSpins();
-    if (text.length * 2 > this.#text.length || Atomics.load(this.#words, ANSWER_STATE) !== ticket)
+    if (text.length * 2 > this.#text.length) {
+      this.later(ticket);
       return false;
+    }
+    if (Atomics.load(this.#words, ANSWER_STATE) !== ticket) return false;
     this.#text.write(text, 0, "utf16le");
     Atomics.store(this.#words, ANSWER_LENGTH, text.length);
     return Atomics.compareExchange(this.#words, ANSWER_STATE, ticket, ANSWERED) === ticket;

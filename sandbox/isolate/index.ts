@@ -73,8 +73,9 @@ export interface IsolateEngineOptions {
    * it spins on memory it shares with the host for a few tens of µs while the machine has a core to
    * spare (at least half a core idle on average since the last look, looked at every 100 ms), which
    * spares it a wake-up that on an idle machine costs more than a synchronous tool's whole call, and
-   * sleeps otherwise. `"always"` spins whatever the machine's load; `"never"` always sleeps. A spin's
-   * time counts as the run's CPU time.
+   * sleeps otherwise. `"always"` spins whatever the machine's load; `"never"` always sleeps (in a
+   * container whose CPU quota is smaller than the machine's cores, which the judgement cannot see, it
+   * keeps the quota the spin would use). A spin's time counts as the run's CPU time.
    */
   spin?: SpinMode;
   /** Watches the stretches of code of sandboxes opened with `lane`, from another thread. Default: none. */

@@ -66,13 +66,13 @@ describe("answer slot: the host's side of the protocol", () => {
     expect(guest.answer()).toBe("o2");
   });
 
-  it("refuses an answer longer than the slot holds, so it goes through the entry whole", () => {
+  it("refuses an answer longer than the slot holds and tells the guest it comes through the entry", () => {
     const slot = new AnswerSlot(alwaysSpin);
     const guest = guestOf(slot);
     guest.wait(3);
     const long = `o"${"x".repeat((ANSWER_SLOT_BYTES - ANSWER_TEXT_BYTE) / 2)}"`;
     expect(slot.answer(3, long)).toBe(false);
-    expect(guest.state()).toBe(3);
+    expect(guest.state()).toBe(ANSWER_LATER);
   });
 
   it("says 'later' only to the call whose ticket it names", () => {
