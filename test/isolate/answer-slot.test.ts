@@ -30,6 +30,14 @@ import {
 } from "../../sandbox/isolate/spare-core.js";
 import { type AnyTool, codeMode, Toolset, tool } from "../../src/index.js";
 
+/** A synchronous tool: what a sequential call answered in the slot needs. */
+const add = tool({
+  name: "add",
+  description: "Adds one.",
+  input: z.object({ n: z.number() }),
+  run: ({ n }) => n + 1,
+});
+
 /** The guest's view of a slot: waits for a ticket, reads what the host made of it. */
 function guestOf(slot: AnswerSlot) {
   const { buffer } = slot.guestSide();
@@ -135,12 +143,6 @@ describe("in-process runs whose calls spin on the answer slot", () => {
 
   it("answers a synchronous tool in the slot, each call its own answer", async () => {
     const answered = vi.spyOn(AnswerSlot.prototype, "answer");
-    const add = tool({
-      name: "add",
-      description: "Adds one.",
-      input: z.object({ n: z.number() }),
-      run: ({ n }) => n + 1,
-    });
     const result = await run([add], "let n = 0; for (let i = 0; i < 90; i++) n = await tools.add({ n }); n");
     expect(result.status, JSON.stringify(result.error)).toBe("ok");
     expect(result.value).toBe(90);
@@ -256,12 +258,6 @@ describe("isolateEnvironment: the spin option", () => {
   it("runs calls with spin 'never' (the guest sleeps in a synchronous call)", async () => {
     const environment = isolateEnvironment({ spin: "never" });
     const answered = vi.spyOn(AnswerSlot.prototype, "answer");
-    const add = tool({
-      name: "add",
-      description: "Adds one.",
-      input: z.object({ n: z.number() }),
-      run: ({ n }) => n + 1,
-    });
     const cm = codeMode({ tools: new Toolset([add]), environment });
     try {
       const result = await cm.run("let n = 0; for (let i = 0; i < 20; i++) n = await tools.add({ n }); n");

@@ -27,57 +27,70 @@ afterEach(() => {
 });
 
 /**
- * Runs `body` (the inside of an async function) with the prelude installed; every call echoes its
- * arguments: a call offered to `syncCall` within the call (`answer: "now"`) or by a settle 5 ms later
- * (`"later"`), a call sent with `send` by a settle 5 ms later. Returns the run's result and how each call
- * reached the host: `sync` (answered within the call), `sync, later` or `send`.
+ * The host's side of one drive, in a fresh isolate: the routes the calls took, `done` (called with the
+ * guest's report), `settleLater` (settles a call through the entry after `ms`), and `run`, which installs
+ * the prelude with the given links, runs `body` (the inside of an async function) and returns its value.
+ */
+async function driveHost() {
+  isolate = new ivm.Isolate({ memoryLimit: 32 });
+  const context = await isolate.createContext();
+  const routes: string[] = [];
+  let entry: ivm.Reference<GuestEntry> | undefined;
+  let finished: (report: string) => void = () => {};
+  const reported = new Promise<string>((resolve) => {
+    finished = resolve;
+  });
+  const settleLater = (runId: number, id: number, argsJson: string, ms = 5) =>
+    setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, argsJson]), ms);
+  const run = async (links: unknown[], body: string, config: GuestRunConfig = CONFIG) => {
+    const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
+      reference: true,
+    })) as ivm.Reference<(...links: unknown[]) => GuestEntry>;
+    entry = (await install.apply(undefined, links as never[], {
+      result: { reference: true },
+    })) as ivm.Reference<GuestEntry>;
+    const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
+      result: { reference: true },
+    })) as ivm.Reference;
+    await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(config)]);
+    const report = JSON.parse(await reported) as { status: string; valueJson?: string };
+    expect(report.status).toBe("ok");
+    return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
+  };
+  return { routes, done: (report: string) => finished(report), settleLater, run };
+}
+
+/**
+ * Runs `body` with the prelude installed; every call echoes its arguments: a call offered to `syncCall`
+ * within the call (`answer: "now"`) or by a settle 5 ms later (`"later"`), a call sent with `send` by a
+ * settle 5 ms later. Returns the run's result and how each call reached the host: `sync` (answered within
+ * the call), `sync, later` or `send`.
  */
 async function drive(
   body: string,
   config: GuestRunConfig = CONFIG,
   answer: "now" | "later" = "now",
 ): Promise<{ value: unknown; routes: string[] }> {
-  isolate = new ivm.Isolate({ memoryLimit: 32 });
-  const context = await isolate.createContext();
-  const routes: string[] = [];
-  let entry: ivm.Reference<GuestEntry> | undefined;
-  let finished: (report: string) => void = () => {};
-  const done = new Promise<string>((resolve) => {
-    finished = resolve;
-  });
-  const settleLater = (runId: number, id: number, argsJson: string) =>
-    setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, argsJson]), 5);
+  const host = await driveHost();
   const send = new ivm.Callback(
     (type: string, runId: number, id: number, _a: string, b: string) => {
       if (type === "call") {
-        routes.push("send");
-        settleLater(runId, id, b);
-      } else if (type === "done") finished(b);
+        host.routes.push("send");
+        host.settleLater(runId, id, b);
+      } else if (type === "done") host.done(b);
     },
     { ignored: true },
   );
   const syncCall = new ivm.Reference((runId: number, id: number, _tool: string, argsJson: string) => {
     if (answer === "now") {
-      routes.push("sync");
+      host.routes.push("sync");
       return `o${argsJson}`;
     }
-    routes.push("sync, later");
-    settleLater(runId, id, argsJson);
+    host.routes.push("sync, later");
+    host.settleLater(runId, id, argsJson);
     return "";
   });
-  const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
-    reference: true,
-  })) as ivm.Reference<(send: unknown, syncCall: unknown) => GuestEntry>;
-  entry = (await install.apply(undefined, [send, syncCall], {
-    result: { reference: true },
-  })) as ivm.Reference<GuestEntry>;
-  const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
-    result: { reference: true },
-  })) as ivm.Reference;
-  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(config)]);
-  const report = JSON.parse(await done) as { status: string; valueJson?: string };
-  expect(report.status).toBe("ok");
-  return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
+  return host.run([send, syncCall], body, config);
 }
 
 /**
@@ -88,54 +101,33 @@ async function drive(
  */
 async function driveWithSlot(
   body: string,
-  host: "slot" | "later" | "quiet",
+  answer: "slot" | "later" | "quiet",
 ): Promise<{ value: unknown; routes: string[] }> {
-  isolate = new ivm.Isolate({ memoryLimit: 32 });
-  const context = await isolate.createContext();
+  const host = await driveHost();
   // Answered at once, the guest waits as long as it takes; kept quiet, it gives up as in cordon.
-  const slot = new AnswerSlot(host === "slot" ? () => 2 ** 30 : alwaysSpin);
-  const routes: string[] = [];
-  let entry: ivm.Reference<GuestEntry> | undefined;
-  let finished: (report: string) => void = () => {};
-  const done = new Promise<string>((resolve) => {
-    finished = resolve;
-  });
-  const settleLater = (runId: number, id: number, argsJson: string) =>
-    setTimeout(() => entry?.applyIgnored(undefined, ["settle", runId, id, argsJson]), 5);
+  const slot = new AnswerSlot(answer === "slot" ? () => 2 ** 30 : alwaysSpin);
   const send = new ivm.Callback(
     (type: string, runId: number, id: number, _a: string, b: string, _c: string, ticket: number) => {
       if (type === "call") {
-        routes.push("send");
-        settleLater(runId, id, b);
-      } else if (type === "now" && host === "slot") {
-        routes.push(slot.answer(ticket, `o${b}`) ? "slot" : "slot refused");
-      } else if (type === "now" && host === "later") {
+        host.routes.push("send");
+        host.settleLater(runId, id, b);
+      } else if (type === "now" && answer === "slot") {
+        host.routes.push(slot.answer(ticket, `o${b}`) ? "slot" : "slot refused");
+      } else if (type === "now" && answer === "later") {
         slot.later(ticket);
-        routes.push("later");
-        settleLater(runId, id, b);
+        host.routes.push("later");
+        host.settleLater(runId, id, b);
       } else if (type === "now") {
-        setTimeout(() => {
-          routes.push(slot.answer(ticket, `o${b}`) ? "slot after giving up" : "gave up");
-          entry?.applyIgnored(undefined, ["settle", runId, id, b]);
-        }, 50);
-      } else if (type === "done") finished(b);
+        setTimeout(
+          () => host.routes.push(slot.answer(ticket, `o${b}`) ? "slot after giving up" : "gave up"),
+          50,
+        );
+        host.settleLater(runId, id, b, 50);
+      } else if (type === "done") host.done(b);
     },
     { ignored: true },
   );
-  const install = (await context.eval(`"use strict"; ${preludeSource()}`, {
-    reference: true,
-  })) as ivm.Reference<(send: unknown, syncCall: unknown, answers: unknown) => GuestEntry>;
-  const answers = new ivm.ExternalCopy(slot.guestSide()).copyInto();
-  entry = (await install.apply(undefined, [send, undefined, answers], {
-    result: { reference: true },
-  })) as ivm.Reference<GuestEntry>;
-  const main = (await context.evalClosure(`return async () => { ${body} };`, [], {
-    result: { reference: true },
-  })) as ivm.Reference;
-  await entry.apply(undefined, ["start", 1, main.derefInto(), JSON.stringify(CONFIG)]);
-  const report = JSON.parse(await done) as { status: string; valueJson?: string };
-  expect(report.status).toBe("ok");
-  return { value: report.valueJson === undefined ? undefined : JSON.parse(report.valueJson), routes };
+  return host.run([send, undefined, new ivm.ExternalCopy(slot.guestSide()).copyInto()], body);
 }
 
 describe("prelude: calls answered in the answer slot", () => {
