@@ -101,12 +101,16 @@ describe("cordon mcp: an upstream message over --upstream-max-message", () => {
 
   it("a message naming no request fails the calls waiting on that upstream, so none hangs; the upstream keeps serving", async () => {
     mcp = await serve();
+    // The noise comes 400 ms after its call reached the server, and the other call's answer 1.5 s after
+    // it did: both calls wait when the noise is read, however far apart a busy machine sends them.
+    // (Written at once, the noise was read in one CI run before the other call waited on the server,
+    // and that call was then answered.)
     const value = (await returnedBy(
       mcp,
       `const before = await tools.big__pid({});
        const settled = await Promise.allSettled([
-         tools.big__noise({ bytes: ${LIMIT * 2}, ms: 300 }),
-         tools.big__large({ bytes: 10, ms: 600 }),
+         tools.big__noise({ bytes: ${LIMIT * 2}, after: 400, ms: 300 }),
+         tools.big__large({ bytes: 10, ms: 1500 }),
        ]);
        const after = await tools.big__pid({});
        return { before, after, errors: settled.map((s) => s.status === "rejected" ? s.reason.message : "answered") };`,
