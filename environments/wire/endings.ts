@@ -12,6 +12,37 @@ import { limitMessages } from "../../sandbox/isolate/errors.js";
 export interface Ending {
   status: ExecutionOutcome["status"];
   error: SandboxError;
+  /** The run passed this limit: a run that knows its limits tells it with them (see {@link passedEnding}). */
+  passed?: PassedLimit;
+}
+
+/** A limit a lane's watchdog ends its process for (`sandbox/sandbox-host/watchdog.ts`). */
+export type PassedLimit = "cpu" | "timeout" | "heap";
+
+/** How a run that passed `limit` ends, told with the figures of `limits`. */
+export function passedEnding(
+  limit: PassedLimit,
+  limits: { cpuTimeMs: number; timeoutMs: number; memoryMb: number },
+): Ending {
+  if (limit === "cpu") {
+    return {
+      status: "limit",
+      error: runFailure("CpuTimeLimit", limitMessages.cpu(limits.cpuTimeMs)),
+      passed: limit,
+    };
+  }
+  if (limit === "timeout") {
+    return {
+      status: "timeout",
+      error: runFailure("Timeout", limitMessages.timeout(limits.timeoutMs)),
+      passed: limit,
+    };
+  }
+  return {
+    status: "limit",
+    error: runFailure("MemoryLimit", limitMessages.memory(limits.memoryMb)),
+    passed: limit,
+  };
 }
 
 /**
@@ -136,15 +167,12 @@ export function violationEnding(detail: string): Ending {
 /** The process said it cannot go on. */
 export function fatalEnding(reason: string): Ending {
   // A lane's watchdog ends its process when the code passed a limit V8 would not stop it at (`watchdog.ts`),
-  // and says which, with the limit's number only: the message is cordon's own, never the peer's text.
+  // and says which, with the limit's number: the message is cordon's own, never the peer's text, and a run
+  // tells it with its own limits (WireRun.end), the peer's number standing only for a run that has none.
   const passed = /^(cpu|timeout|heap): (\d{1,9})$/.exec(reason);
   if (passed) {
     const limit = Number(passed[2]);
-    if (passed[1] === "cpu")
-      return { status: "limit", error: runFailure("CpuTimeLimit", limitMessages.cpu(limit)) };
-    if (passed[1] === "timeout")
-      return { status: "timeout", error: runFailure("Timeout", limitMessages.timeout(limit)) };
-    return { status: "limit", error: runFailure("MemoryLimit", limitMessages.memory(limit)) };
+    return passedEnding(passed[1] as PassedLimit, { cpuTimeMs: limit, timeoutMs: limit, memoryMb: limit });
   }
   if (reason.startsWith("memory:")) {
     return {

@@ -26,7 +26,7 @@ import {
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import { groupDigits } from "../../src/numbers.js";
-import type { Ending, PeerFailure } from "./endings.js";
+import { type Ending, type PeerFailure, passedEnding } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
 export const BACKSTOP_GRACE_MS = 2_000;
@@ -124,7 +124,7 @@ export class WireSandbox implements Sandbox {
       );
     }
     const link = this.#link;
-    const run = new WireRun(link.newRunId(), request, bridge, link);
+    const run = new WireRun(link.newRunId(), request, bridge, link, this.#limits.memoryMb);
     this.#current = run;
     link.track(run);
     let cancelTimer: NodeJS.Timeout | undefined;
@@ -237,12 +237,24 @@ class WireRun implements RunLink, CallingRun {
   #resolved = false;
   /** Cancelled from this side: the calls that still come are refused, even before the peer stops. */
   #cancelled = false;
+  readonly #limits: { cpuTimeMs: number; timeoutMs: number; memoryMb: number };
   /** The call the peer waits for on its lane, blocked: it must get one line there, and soon. */
   #laneCall: { call: number; release(line: Command): void } | undefined;
   #resolve: (outcome: ExecutionOutcome) => void = () => {};
 
-  constructor(id: number, request: ExecutionRequest, bridge: SandboxBridge, link: SandboxLink) {
+  /**
+   * `memoryMb`: the heap of the run's sandbox. The run's limits tell the model which limit ended it, not
+   * the peer's figures.
+   */
+  constructor(
+    id: number,
+    request: ExecutionRequest,
+    bridge: SandboxBridge,
+    link: SandboxLink,
+    memoryMb: number,
+  ) {
     this.id = id;
+    this.#limits = { ...request.limits, memoryMb };
     this.#bridge = bridge;
     this.#link = link;
     this.onLane = link.onLane;
@@ -304,7 +316,8 @@ class WireRun implements RunLink, CallingRun {
   end(ending: Ending): void {
     this.finished = true;
     this.sandboxAlive = false;
-    this.resolve({ status: ending.status, error: ending.error });
+    const told = ending.passed ? passedEnding(ending.passed, this.#limits) : ending;
+    this.resolve({ status: told.status, error: told.error });
   }
 
   #call(call: number, tool: string, args: string, requested: string | undefined, lane: boolean): void {

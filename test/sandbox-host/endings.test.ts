@@ -2,7 +2,9 @@
 // watchdog names the limit the code passed with that limit's number; the message is cordon's own. The
 // attack: a hostile sandbox host (a `cordon serve` peer) putting text of its choosing before the model.
 import { describe, expect, it } from "vitest";
+import { WireConnection } from "../../environments/wire/connection.js";
 import { fatalEnding } from "../../environments/wire/endings.js";
+import { encodeMessage, PROTOCOL_VERSION } from "../../sandbox/contract/index.js";
 import { limitMessages } from "../../sandbox/isolate/errors.js";
 
 describe("a fatal report's reason, as the run's outcome", () => {
@@ -10,13 +12,44 @@ describe("a fatal report's reason, as the run's outcome", () => {
     expect(fatalEnding("cpu: 500")).toEqual({
       status: "limit",
       error: { name: "CpuTimeLimit", message: limitMessages.cpu(500) },
+      passed: "cpu",
     });
+  });
+
+  it("attack: a run tells the limit it passed with its own figures, not the number the peer sent", async () => {
+    const limits = {
+      timeoutMs: 4_000,
+      cpuTimeMs: 300,
+      memoryMb: 32,
+      maxLogChars: 1_000,
+      maxResultChars: 1_000,
+    };
+    for (const [reason, message] of [
+      ["cpu: 999999999", limitMessages.cpu(300)],
+      ["timeout: 999999999", limitMessages.timeout(4_000)],
+      ["heap: 999999999", limitMessages.memory(32)],
+    ] as const) {
+      const connection = new WireConnection({ write: () => {} }, { onFailure: () => {} });
+      const hello = encodeMessage({ type: "hello", protocol: PROTOCOL_VERSION, node: "v0" });
+      connection.receive(Buffer.from(`${hello}\n`));
+      await connection.ready;
+      const run = connection
+        .open(limits)
+        .execute(
+          { code: "1", toolNames: {}, limits },
+          { callTool: () => ({ ok: true, valueJson: "1" }), log: () => {} },
+          new AbortController().signal,
+        );
+      connection.end(fatalEnding(reason));
+      expect((await run).error?.message).toBe(message);
+    }
   });
 
   it("timeout: the code passed its wall clock", () => {
     expect(fatalEnding("timeout: 900")).toEqual({
       status: "timeout",
       error: { name: "Timeout", message: limitMessages.timeout(900) },
+      passed: "timeout",
     });
   });
 
@@ -24,6 +57,7 @@ describe("a fatal report's reason, as the run's outcome", () => {
     expect(fatalEnding("heap: 64")).toEqual({
       status: "limit",
       error: { name: "MemoryLimit", message: limitMessages.memory(64) },
+      passed: "heap",
     });
   });
 
