@@ -115,12 +115,16 @@ run_suites() {
   local version="$1" node="$2" dir="$work/$1" started=$SECONDS status=failed
   # CORDON_SKIP_DOCKER leaves out the Docker environment (see above); CORDON_REQUIRE_DOCKER=1, which
   # make unit exports, would contradict it.
-  if (cd "$dir/tree" && PATH="$node/bin:$PATH" CORDON_REQUIRE_DOCKER=0 CORDON_SKIP_DOCKER=1 \
+  # NO_COLOR: the log is read back below, and colour codes at the start of its lines hid every summary.
+  if (cd "$dir/tree" && PATH="$node/bin:$PATH" NO_COLOR=1 CORDON_REQUIRE_DOCKER=0 CORDON_SKIP_DOCKER=1 \
     "$node/bin/node" --no-node-snapshot node_modules/vitest/vitest.mjs run --maxWorkers=2 --minWorkers=1 "${suites[@]}") >"$dir/vitest.log" 2>&1; then
     status=passed
   fi
   echo "$status $((SECONDS - started))" >"$dir/result"
 }
+
+# A log as text, without colour codes.
+plain() { sed 's/\x1b\[[0-9;]*m//g' "$1"; }
 
 started=$SECONDS
 failed=()
@@ -145,10 +149,14 @@ for entry in "${ready[@]}"; do
   read -r version ivm node <<<"$entry"
   status=failed seconds=0
   [ -f "$work/$version/result" ] && read -r status seconds <"$work/$version/result"
-  summary="$(grep -E '^ +(Test Files|Tests|Errors) ' "$work/$version/vitest.log" | sed 's/^ *//' | tr -s ' ' | paste -sd ';' || true)"
-  echo "node-matrix: Node $version, isolated-vm $ivm: $status in $seconds s: $summary"
+  log="$work/$version/vitest.log"
+  summary="$(plain "$log" | grep -E '^ +(Test Files|Tests|Errors) ' | sed 's/^ *//' | tr -s ' ' | paste -sd ';' || true)"
+  echo "node-matrix: Node $version, isolated-vm $ivm: $status in $seconds s: ${summary:-no summary in the log}"
   if [ "$status" != passed ]; then
-    grep -E '^ FAIL |Error:' "$work/$version/vitest.log" | head -40 >&2 || true
+    # What failed and why: vitest's "Failed Tests" (or suites, or unhandled errors) sections, else the end.
+    details="$(plain "$log" | sed -n '/⎯ \(Failed Tests\|Failed Suites\|Unhandled Errors\)/,$p' | head -150)"
+    [ -n "$details" ] || details="$(plain "$log" | tail -60)"
+    echo "$details" >&2
     failed+=("Node $version with isolated-vm $ivm (log: .node-matrix/$version/vitest.log)")
   fi
 done
