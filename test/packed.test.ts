@@ -3,10 +3,11 @@
  * cordon's own dependencies (no isolated-vm, no dev dependencies), type-checked with skipLibCheck off.
  */
 
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -14,22 +15,23 @@ const root = resolve(import.meta.dirname, "..");
 let consumer = "";
 let packed: string[] = [];
 
-beforeAll(() => {
-  if (!existsSync(join(root, "dist/index.js")))
-    execFileSync("npm", ["run", "build"], { cwd: root, stdio: "ignore" });
+// Asynchronous on purpose: npm can take long (it waits 10 s and more before retrying a registry request),
+// and a test worker whose event loop is blocked for over a minute fails vitest's own messages to it
+// ("Timeout calling onTaskUpdate", an unhandled error) though every test passed.
+const run = promisify(execFile);
+
+beforeAll(async () => {
+  if (!existsSync(join(root, "dist/index.js"))) await run("npm", ["run", "build"], { cwd: root });
   consumer = mkdtempSync(join(tmpdir(), "cordon-packed-"));
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", consumer], {
-    cwd: root,
-    encoding: "utf8",
-  });
-  const [info] = JSON.parse(out) as [{ filename: string; files: { path: string }[] }];
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", consumer], { cwd: root });
+  const [info] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
   packed = info.files.map((file) => file.path);
   writeFileSync(
     join(consumer, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" }),
   );
   // Only what a user installs: cordon (with its dependencies) and zod; no isolated-vm.
-  execFileSync(
+  await run(
     "npm",
     [
       "install",
@@ -40,7 +42,7 @@ beforeAll(() => {
       "--no-fund",
       "--prefer-offline",
     ],
-    { cwd: consumer, stdio: "ignore" },
+    { cwd: consumer },
   );
 }, 180_000);
 
