@@ -5,7 +5,7 @@
 // paused run by replay from the shared checkpoint store.
 // The model is scripted: a local OpenAI-compatible server on 127.0.0.1 plays it.
 // Run: node --no-node-snapshot --import tsx examples/durable-ai-sdk.ts
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
@@ -67,6 +67,7 @@ if (mode === "--decide") {
   writeFileSync(file, JSON.stringify({ messages, approvalId: request.approvalId }));
   await cm.close(); // nothing is held while the person decides: no sandbox, no process, no timer
   await inAnotherProcess(import.meta.filename, ["--decide", directory, server.openaiBaseURL]);
+  rmSync(directory, { recursive: true }); // the example leaves nothing behind
   await server.close();
 }
 await cm.close();

@@ -5,7 +5,7 @@
 // user message, as Anthropic requires.
 // The model is scripted: a local Anthropic-compatible server on 127.0.0.1 plays it.
 // Run: node --no-node-snapshot --import tsx examples/durable-anthropic.ts
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
@@ -75,11 +75,13 @@ if (process.argv[2] === "--decide") {
       console.log(
         `process 1 (pid ${process.pid}) paused: ${p.tool}(${JSON.stringify(p.args)}) waits for ${p.kind}`,
       );
-  const file = join(stateDirectory(), "conversation.json");
+  const directory = stateDirectory();
+  const file = join(directory, "conversation.json");
   const stored: Stored = { messages, results: finalResults(turn.results), paused: turn.paused };
   writeFileSync(file, JSON.stringify(stored));
   await cm.close(); // nothing is held while the person decides: no sandbox, no process, no timer
   await inAnotherProcess(import.meta.filename, ["--decide", file, server.url]);
+  rmSync(directory, { recursive: true }); // the example leaves nothing behind
   await server.close();
 }
 await cm.close();

@@ -5,7 +5,7 @@
 // once) and sends the model the result under the same tool_call_id.
 // The model is scripted: a local OpenAI-compatible server on 127.0.0.1 plays it.
 // Run: node --no-node-snapshot --import tsx examples/durable-openai.ts
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { codeMode, Dispatcher, type PausedToolCall, Toolset } from "cordon";
 import { chatCompletionTools, chatToolMessages, runChatToolCalls } from "cordon/openai";
@@ -68,10 +68,12 @@ if (process.argv[2] === "--decide") {
       console.log(
         `process 1 (pid ${process.pid}) paused: ${p.tool}(${JSON.stringify(p.args)}) waits for ${p.kind}`,
       );
-  const file = join(stateDirectory(), "conversation.json");
+  const directory = stateDirectory();
+  const file = join(directory, "conversation.json");
   writeFileSync(file, JSON.stringify({ messages, paused: turn.paused } satisfies Stored));
   await cm.close(); // nothing is held while the person decides: no sandbox, no process, no timer
   await inAnotherProcess(import.meta.filename, ["--decide", file, server.openaiBaseURL]);
+  rmSync(directory, { recursive: true }); // the example leaves nothing behind
   await server.close();
 }
 await cm.close();

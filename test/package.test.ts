@@ -1,11 +1,23 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import ts from "typescript";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "..");
+const made: string[] = [];
+
+/** A consumer project's directory, removed after the test. */
+function consumerDirectory(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("the published package", () => {
   beforeAll(() => {
@@ -52,7 +64,7 @@ describe("the published package", () => {
   });
 
   it("ships type declarations that a consumer's TypeScript resolves", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cordon-consumer-"));
+    const dir = consumerDirectory("cordon-consumer-");
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(root, join(dir, "node_modules", "cordon"), "dir");
     const file = join(dir, "use.ts");
@@ -82,7 +94,7 @@ d.nothing();
   });
 
   it("the subpaths ship types that fit the official SDKs' own parameter types in a consumer's program", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cordon-provider-consumer-"));
+    const dir = consumerDirectory("cordon-provider-consumer-");
     mkdirSync(join(dir, "node_modules", "@anthropic-ai"), { recursive: true });
     symlinkSync(root, join(dir, "node_modules", "cordon"), "dir");
     for (const pkg of ["openai", "@anthropic-ai/sdk", "ai"]) {
