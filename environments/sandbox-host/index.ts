@@ -32,8 +32,8 @@ export interface SandboxHostEnvironmentOptions {
   processes?: number;
   /**
    * Resident memory one process may use, in MB, counting what the isolates' heap limits do not see
-   * (buffers, engine memory). Over it the process is killed and its runs end with a memory error.
-   * Default 2,048.
+   * (buffers, engine memory). Over it the process is killed and its runs end with a memory error;
+   * checked every 100 ms and, on the process's peak, at the end of each run. Default 2,048.
    */
   maxRssMb?: number;
   /** Threads one process may have (Linux reports them). Over it the process is killed. Default 64. */

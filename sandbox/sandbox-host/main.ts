@@ -27,7 +27,7 @@ import { loadIsolatedVm } from "../isolate/load.js";
 import { processHealth } from "./health.js";
 import { type HostLane, SandboxHost } from "./host.js";
 import { processLane } from "./lane.js";
-import { processPeakWatch } from "./peak-memory.js";
+import { overBudgetReason, processPeakWatch } from "./peak-memory.js";
 import { writeAllSync } from "./sync-io.js";
 import { startWatchdog, WatchBoard } from "./watchdog.js";
 
@@ -64,12 +64,13 @@ async function main(): Promise<void> {
     lane = processLane(LANE_FD, die, (wait) => watched.waiting(wait));
   }
   // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
-  // the process, as its RSS budget does. Every answer comes from another process: calls are offered
+  // the process, as its RSS budget does (checked on the peak too: a run can pass it between two of the
+  // checks every MEMORY_CHECK_MS and give the memory back before it ends). Every answer comes from another process: calls are offered
   // synchronously only to a lane's sandbox, which blocks on the lane for them (see syncCalls).
   const environment = isolateEngine({
     ivm,
     warm: 1,
-    memory: processPeakWatch((reason) => die(reason)),
+    memory: processPeakWatch((reason) => die(reason), { budgetMb: rssLimitMb }),
     syncCalls: false,
     ...(board ? { stretches: board } : {}),
   });
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
     setInterval(() => {
       const rssMb = process.memoryUsage.rss() / 2 ** 20;
       if (rssMb > rssLimitMb) {
-        die(`memory: the process used ${Math.round(rssMb)} MB, over its budget of ${rssLimitMb} MB`);
+        die(overBudgetReason(rssMb, rssLimitMb));
       }
     }, MEMORY_CHECK_MS).unref();
   }

@@ -15,6 +15,9 @@
  * with the host cost this process. A window of one run that passed it is
  * that run's fault; a window of several cannot say whose, so the process ends (as when it passes its RSS
  * budget) and its supervisor reports that to each run.
+ *
+ * The same peak tells whether the process passed its RSS budget during a run: the budget is also checked
+ * every 100 ms, but a run can pass it and give the memory back between two checks.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -77,12 +80,28 @@ export const processGauge: MemoryGauge = {
   },
 };
 
+/** Why a process that used `usedMb` of memory, over its RSS budget of `budgetMb`, ends. */
+export function overBudgetReason(usedMb: number, budgetMb: number): string {
+  return `memory: the process used ${Math.round(usedMb)} MB, over its budget of ${budgetMb} MB`;
+}
+
+/** Options of {@link processPeakWatch}. */
+export interface PeakWatchOptions {
+  /** The process's RSS budget in MB: a run's window whose peak passed it ends the process. */
+  budgetMb?: number;
+  /** Where memory is read; this process's own by default. */
+  gauge?: MemoryGauge;
+}
+
 /**
- * A {@link RunMemoryWatch} over this process's peak memory. `onShared` is called (instead of blaming a
- * run) when a window of several runs passed their allowances together, with what to say: the caller
- * ends the process.
+ * A {@link RunMemoryWatch} over this process's peak memory. `endProcess` is called (instead of blaming a
+ * run) when a window of several runs passed their allowances together, or when the window's peak passed
+ * the process's budget, with what to say: the caller ends the process.
  */
-export function processPeakWatch(onShared: (reason: string) => void, gauge = processGauge): RunMemoryWatch {
+export function processPeakWatch(
+  endProcess: (reason: string) => void,
+  { budgetMb, gauge = processGauge }: PeakWatchOptions = {},
+): RunMemoryWatch {
   let active = 0;
   let runs = 0;
   let baseMb = 0;
@@ -108,12 +127,16 @@ export function processPeakWatch(onShared: (reason: string) => void, gauge = pro
       return {
         passed() {
           const peakMb = gauge.peakMb();
+          if (budgetMb !== undefined && peakMb > budgetMb) {
+            endProcess(overBudgetReason(peakMb, budgetMb));
+            return undefined;
+          }
           const roseMb = Math.round(peakMb - baseMb);
           const windowAllowedMb =
             allowedMb + Math.ceil((crossedChars * PEAK_ALLOWANCE_BYTES_PER_CHAR) / 2 ** 20);
           if (peakMb <= startPeakMb || roseMb <= windowAllowedMb) return undefined;
           if (runs === 1) return { roseMb, allowedMb: windowAllowedMb };
-          onShared(
+          endProcess(
             `memory: this process's peak rose ${roseMb} MB while ${runs} sandboxes ran in it, more than the ${windowAllowedMb} MB their memory limits and messages allow together: one of them built a value larger than its limit`,
           );
           return undefined;

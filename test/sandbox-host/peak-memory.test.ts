@@ -45,9 +45,10 @@ function spike(): void {
 }
 
 /** A watch that records what it would end the process for. */
-function watchRecordingShared() {
+function watchRecordingShared(budgetMb?: number) {
   const shared: string[] = [];
-  return { watch: processPeakWatch((reason) => shared.push(reason)), shared };
+  const options = budgetMb === undefined ? {} : { budgetMb };
+  return { watch: processPeakWatch((reason) => shared.push(reason), options), shared };
 }
 
 describe("sandbox-host: the process's peak memory over each run", () => {
@@ -118,6 +119,30 @@ describe("sandbox-host: the process's peak memory over each run", () => {
     spike();
     expect(third.passed()).toMatchObject({ allowedMb: peakAllowanceMb(8) });
     third.end();
+    expect(shared).toEqual([]);
+  });
+
+  it("a run that passed the process's budget and gave the memory back before it ended still ends the process", () => {
+    const budgetMb = Math.round(processGauge.residentMb() + SPIKE_MB / 2);
+    const { watch, shared } = watchRecordingShared(budgetMb);
+    const run = watch.begin(1024);
+    spike();
+    expect(processGauge.residentMb()).toBeLessThan(budgetMb);
+    expect(run.passed()).toBeUndefined();
+    run.end();
+    expect(shared).toHaveLength(1);
+    expect(shared[0]).toMatch(
+      new RegExp(`^memory: the process used \\d+ MB, over its budget of ${budgetMb} MB$`),
+    );
+  });
+
+  it("a run whose window stayed within the process's budget does not end it", () => {
+    const budgetMb = Math.round(processGauge.residentMb() + SPIKE_MB * 2);
+    const { watch, shared } = watchRecordingShared(budgetMb);
+    const run = watch.begin(1024);
+    spike();
+    expect(run.passed()).toBeUndefined();
+    run.end();
     expect(shared).toEqual([]);
   });
 });
