@@ -64,9 +64,9 @@ async function main(): Promise<void> {
     lane = processLane(LANE_FD, die, (wait) => watched.waiting(wait));
   }
   // A run whose peak passed its limit alone ends as out of memory; one of several sharing a window ends
-  // the process, as its RSS budget does (checked on the peak too: a run can pass it between two of the
-  // checks every MEMORY_CHECK_MS and give the memory back before it ends). Every answer comes from another process: calls are offered
-  // synchronously only to a lane's sandbox, which blocks on the lane for them (see syncCalls).
+  // the process, as its RSS budget does (checked on the peak too: a run can pass the budget and end
+  // between two of the checks every MEMORY_CHECK_MS). Every answer comes from another process: calls are
+  // offered synchronously only to a lane's sandbox, which blocks on the lane for them (see syncCalls).
   const environment = isolateEngine({
     ivm,
     warm: 1,
