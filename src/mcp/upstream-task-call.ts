@@ -4,7 +4,8 @@
  * task has ended (the protocol has it wait, and deliver on the way any request the task makes of the
  * client). Waiting there, rather than polling `tasks/get` at the server's interval, gives the result as
  * soon as it exists and ends at once on an abort. A call aborted or timed out cancels its task
- * (`tasks/cancel`), so the server stops work nobody waits for. The client declares no capability for
+ * (`tasks/cancel`), so the server stops work nobody waits for: also a task the server had created but
+ * not yet named when the call ended. The client declares no capability for
  * this: the server's `tasks.requests.tools.call` is what allows it.
  */
 
@@ -44,7 +45,8 @@ export interface TaskCallOptions {
 
 /**
  * Calls `params.name` as a task and resolves with the task's result. Rejects like a plain call; when the
- * call was aborted or timed out, after its task was cancelled (or cancelling it failed).
+ * call was aborted or timed out, after its task was cancelled (or cancelling it failed), also a task
+ * whose creation the server had not yet answered then.
  */
 export async function callToolAsTask(
   client: Client,
@@ -53,11 +55,20 @@ export async function callToolAsTask(
 ): Promise<CallToolResult> {
   const { signal, timeoutMs } = options;
   const deadline = performance.now() + timeoutMs;
-  const created = await client.request({ method: "tools/call", params }, ResultSchema, {
-    signal,
-    timeout: timeoutMs,
+  // Neither the signal nor the call's timeout end the request that creates the task: the SDK would drop
+  // its answer, and a task the server created meanwhile would run on, its id unknown. The call stops
+  // waiting for it instead, and cancels the task when its id comes (cancelWhenCreated).
+  const creating = client.request({ method: "tools/call", params }, ResultSchema, {
+    timeout: timeoutMs + TASK_CANCEL_TIMEOUT_MS,
     task: { ttl: timeoutMs + TASK_TTL_MARGIN_MS },
   });
+  let created: Awaited<typeof creating>;
+  try {
+    created = await withinCall(creating, signal, deadline);
+  } catch (error) {
+    if (signal.aborted || isTimeout(error)) await cancelWhenCreated(client, creating);
+    throw error;
+  }
   // A server may run the call at once and answer with its result instead of a task.
   if (!("task" in created)) return CallToolResultSchema.parse(created);
   const { taskId } = CreateTaskResultSchema.parse(created).task;
@@ -67,10 +78,59 @@ export async function callToolAsTask(
       timeout: Math.max(1, Math.ceil(deadline - performance.now())),
     });
   } catch (error) {
-    const timedOut = error instanceof McpError && error.code === ErrorCode.RequestTimeout;
-    if (signal.aborted || timedOut) {
-      await client.experimental.tasks.cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS }).catch(() => {});
-    }
+    if (signal.aborted || isTimeout(error)) await cancelTask(client, taskId);
     throw error;
   }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+}
+
+/** `request`'s outcome, unless `signal` aborts first (its reason) or the deadline passes (a timeout). */
+function withinCall<T>(request: Promise<T>, signal: AbortSignal, deadline: number): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => finish(() => reject(signal.reason));
+    const timer = setTimeout(
+      () => finish(() => reject(new McpError(ErrorCode.RequestTimeout, "Request timed out"))),
+      Math.max(1, Math.ceil(deadline - performance.now())),
+    );
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      settle();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    request.then(
+      (value) => finish(() => resolve(value)),
+      (error: unknown) => finish(() => reject(error)),
+    );
+  });
+}
+
+/**
+ * Cancels the task that `creating` makes, once its answer names it: waited for up to
+ * TASK_CANCEL_TIMEOUT_MS, and a later answer (the request itself gives up after as long again past the
+ * call's timeout) still cancels its task, without anyone waiting.
+ */
+async function cancelWhenCreated(client: Client, creating: Promise<Record<string, unknown>>): Promise<void> {
+  const cancelled = creating.then(
+    (created) => {
+      const parsed = CreateTaskResultSchema.safeParse(created);
+      return parsed.success ? cancelTask(client, parsed.data.task.taskId) : undefined;
+    },
+    () => undefined,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, TASK_CANCEL_TIMEOUT_MS);
+  });
+  await Promise.race([cancelled, waited]);
+  clearTimeout(timer);
+}
+
+/** Asks the server to cancel a task; a failure to do so is not the call's failure. */
+async function cancelTask(client: Client, taskId: string): Promise<void> {
+  await client.experimental.tasks.cancelTask(taskId, { timeout: TASK_CANCEL_TIMEOUT_MS }).catch(() => {});
 }

@@ -90,6 +90,47 @@ describe("cordon mcp: upstream tools that require task-based execution", () => {
     expect(statuses).toEqual(["cancelled"]);
   });
 
+  it("a task call aborted before the server answered with its task still cancels the task once its id comes", async () => {
+    scratch = mkdtempSync(join(tmpdir(), "cordon-tasks-"));
+    const marker = join(scratch, "task-created");
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
+    const abort = new AbortController();
+    const call = mcp.client.callTool(
+      {
+        name: "run_code",
+        arguments: {
+          code: `return await tools.tasks__research({ topic: "tides", ms: 60000, answerAfter: 1000, marker: ${JSON.stringify(marker)} });`,
+        },
+      },
+      undefined,
+      { signal: abort.signal },
+    );
+    call.catch(() => {});
+    // The task exists and the server holds back its answer for a second: the abort comes in between.
+    await until(() => existsSync(marker), "the upstream created the task");
+    abort.abort(new Error("the user pressed stop"));
+    await expect(call).rejects.toThrow("the user pressed stop");
+    const statuses = await returnedBy(
+      mcp,
+      `return Object.values(JSON.parse(await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 })));`,
+    );
+    expect(statuses).toEqual(["cancelled"]);
+  });
+
+  it("a task call that timed out before the server answered with its task still cancels the task", async () => {
+    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`, "--upstream-timeout", "1500"]);
+    const value = (await returnedBy(
+      mcp,
+      `let outcome;
+       try { await tools.tasks__research({ topic: "tides", ms: 60000, answerAfter: 2500 }); outcome = "answered"; }
+       catch (e) { outcome = e.kind; }
+       const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 });
+       return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
+    )) as { outcome: unknown; statuses: string[] };
+    expect(value.outcome).toBe("timeout");
+    expect(value.statuses).toEqual(["cancelled"]);
+  });
+
   it("a server that does not declare task support: its task-required tool is left out, with the reason", async () => {
     mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND} --no-task-capability`]);
     const { tools } = await mcp.client.listTools();
