@@ -26,6 +26,53 @@ afterEach(async () => {
   scratch = undefined;
 });
 
+/**
+ * Starts a run_code call of the task-required tool (with `extraArgs` in its arguments), aborts it from
+ * the client once the upstream has created the task, and returns the statuses of the upstream's tasks
+ * once one is cancelled (or after 5 s).
+ */
+async function statusesAfterAbort(extraArgs: string): Promise<unknown> {
+  scratch = mkdtempSync(join(tmpdir(), "cordon-tasks-"));
+  const marker = join(scratch, "task-created");
+  mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
+  const abort = new AbortController();
+  const call = mcp.client.callTool(
+    {
+      name: "run_code",
+      arguments: {
+        code: `return await tools.tasks__research({ topic: "tides", ms: 60000, ${extraArgs} marker: ${JSON.stringify(marker)} });`,
+      },
+    },
+    undefined,
+    { signal: abort.signal },
+  );
+  call.catch(() => {});
+  await until(() => existsSync(marker), "the upstream created the task");
+  abort.abort(new Error("the user pressed stop"));
+  await expect(call).rejects.toThrow("the user pressed stop");
+  return await returnedBy(
+    mcp,
+    `return Object.values(JSON.parse(await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 })));`,
+  );
+}
+
+/**
+ * Runs code that calls the task-required tool (with `extraArgs` in its arguments) under a 1.5 s upstream
+ * timeout; returns how the call failed and the statuses of the upstream's tasks once one is cancelled
+ * (or after 5 s).
+ */
+async function timedOutCall(extraArgs: string): Promise<{ outcome: unknown[]; statuses: string[] }> {
+  mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`, "--upstream-timeout", "1500"]);
+  return (await returnedBy(
+    mcp,
+    `let outcome;
+     try { await tools.tasks__research({ topic: "tides", ms: 60000, ${extraArgs} }); outcome = ["answered"]; }
+     catch (e) { outcome = [e.kind, e.message]; }
+     const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 });
+     return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
+  )) as { outcome: unknown[]; statuses: string[] };
+}
+
 /** Waits, within a bound, until `condition` holds; throws if it never does. */
 async function until(condition: () => boolean, what: string): Promise<void> {
   for (let tries = 0; tries < 300; tries++) {
@@ -51,84 +98,24 @@ describe("cordon mcp: upstream tools that require task-based execution", () => {
   });
 
   it("a task call that times out cancels its task", async () => {
-    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`, "--upstream-timeout", "1500"]);
-    const value = (await returnedBy(
-      mcp,
-      `let outcome;
-       try { await tools.tasks__research({ topic: "tides", ms: 60000 }); outcome = "answered"; }
-       catch (e) { outcome = [e.kind, e.message]; }
-       const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 1000 });
-       return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
-    )) as { outcome: unknown; statuses: string[] };
-    expect(value.outcome).toEqual(["timeout", "tasks__research timed out after 1.5 s."]);
-    expect(value.statuses).toEqual(["cancelled"]);
+    const { outcome, statuses } = await timedOutCall("");
+    expect(outcome).toEqual(["timeout", "tasks__research timed out after 1.5 s."]);
+    expect(statuses).toEqual(["cancelled"]);
   });
 
   it("a task call aborted by the client cancels its task", async () => {
-    scratch = mkdtempSync(join(tmpdir(), "cordon-tasks-"));
-    const marker = join(scratch, "task-created");
-    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
-    const abort = new AbortController();
-    const call = mcp.client.callTool(
-      {
-        name: "run_code",
-        arguments: {
-          code: `return await tools.tasks__research({ topic: "tides", ms: 60000, marker: ${JSON.stringify(marker)} });`,
-        },
-      },
-      undefined,
-      { signal: abort.signal },
-    );
-    call.catch(() => {});
-    await until(() => existsSync(marker), "the upstream created the task");
-    abort.abort(new Error("the user pressed stop"));
-    await expect(call).rejects.toThrow("the user pressed stop");
-    const statuses = await returnedBy(
-      mcp,
-      `return Object.values(JSON.parse(await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 })));`,
-    );
-    expect(statuses).toEqual(["cancelled"]);
+    expect(await statusesAfterAbort("")).toEqual(["cancelled"]);
   });
 
   it("a task call aborted before the server answered with its task still cancels the task once its id comes", async () => {
-    scratch = mkdtempSync(join(tmpdir(), "cordon-tasks-"));
-    const marker = join(scratch, "task-created");
-    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`]);
-    const abort = new AbortController();
-    const call = mcp.client.callTool(
-      {
-        name: "run_code",
-        arguments: {
-          code: `return await tools.tasks__research({ topic: "tides", ms: 60000, answerAfter: 1000, marker: ${JSON.stringify(marker)} });`,
-        },
-      },
-      undefined,
-      { signal: abort.signal },
-    );
-    call.catch(() => {});
     // The task exists and the server holds back its answer for a second: the abort comes in between.
-    await until(() => existsSync(marker), "the upstream created the task");
-    abort.abort(new Error("the user pressed stop"));
-    await expect(call).rejects.toThrow("the user pressed stop");
-    const statuses = await returnedBy(
-      mcp,
-      `return Object.values(JSON.parse(await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 })));`,
-    );
-    expect(statuses).toEqual(["cancelled"]);
+    expect(await statusesAfterAbort("answerAfter: 1000,")).toEqual(["cancelled"]);
   });
 
   it("a task call that timed out before the server answered with its task still cancels the task", async () => {
-    mcp = await connectStdio(["--upstream", `tasks=${TASK_COMMAND}`, "--upstream-timeout", "1500"]);
-    const value = (await returnedBy(
-      mcp,
-      `let outcome;
-       try { await tools.tasks__research({ topic: "tides", ms: 60000, answerAfter: 2500 }); outcome = "answered"; }
-       catch (e) { outcome = e.kind; }
-       const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 });
-       return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
-    )) as { outcome: unknown; statuses: string[] };
-    expect(value.outcome).toBe("timeout");
-    expect(value.statuses).toEqual(["cancelled"]);
+    const { outcome, statuses } = await timedOutCall("answerAfter: 2500,");
+    expect(outcome[0]).toBe("timeout");
+    expect(statuses).toEqual(["cancelled"]);
   });
 
   it("a server that does not declare task support: its task-required tool is left out, with the reason", async () => {
