@@ -19,6 +19,7 @@ import {
   type Tool as McpTool,
   ResultSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { untilAborted, within } from "../dispatch/abort.js";
 
 /** How long cancelling a task may take once its call was aborted, in ms. */
 export const TASK_CANCEL_TIMEOUT_MS = 5_000;
@@ -64,7 +65,7 @@ export async function callToolAsTask(
   });
   let created: Awaited<typeof creating>;
   try {
-    created = await withinCall(creating, signal, deadline);
+    created = await within(untilAborted(creating, signal), timeoutMs, timedOut);
   } catch (error) {
     if (signal.aborted || isTimeout(error)) await cancelWhenCreated(client, creating);
     throw error;
@@ -87,26 +88,9 @@ function isTimeout(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
 }
 
-/** `request`'s outcome, unless `signal` aborts first (its reason) or the deadline passes (a timeout). */
-function withinCall<T>(request: Promise<T>, signal: AbortSignal, deadline: number): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => finish(() => reject(signal.reason));
-    const timer = setTimeout(
-      () => finish(() => reject(new McpError(ErrorCode.RequestTimeout, "Request timed out"))),
-      Math.max(1, Math.ceil(deadline - performance.now())),
-    );
-    const finish = (settle: () => void) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      settle();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    request.then(
-      (value) => finish(() => resolve(value)),
-      (error: unknown) => finish(() => reject(error)),
-    );
-  });
+/** The error of a call that timed out, as the SDK's own request timeout gives it. */
+function timedOut(): McpError {
+  return new McpError(ErrorCode.RequestTimeout, "Request timed out");
 }
 
 /**
@@ -122,12 +106,7 @@ async function cancelWhenCreated(client: Client, creating: Promise<Record<string
     },
     () => undefined,
   );
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, TASK_CANCEL_TIMEOUT_MS);
-  });
-  await Promise.race([cancelled, waited]);
-  clearTimeout(timer);
+  await within(cancelled, TASK_CANCEL_TIMEOUT_MS, timedOut).catch(() => {});
 }
 
 /** Asks the server to cancel a task; a failure to do so is not the call's failure. */
