@@ -30,7 +30,7 @@ function startServe(
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /at (ws:\/\/\S+)/.exec(stderr);
+      const match = /at (ws:\/\/[^\s,]+)/.exec(stderr);
       if (match) resolve({ url: match[1]!, child });
     });
     child.on("exit", (code) => reject(new Error(`cordon serve exited with ${code}: ${stderr}`)));
@@ -40,10 +40,13 @@ function startServe(
 describe("cordon serve and --env remote", () => {
   it("serves sandboxes that `cordon run --env remote` uses, and stops on SIGTERM", async () => {
     const { url, child } = await startServe();
-    const run = await cordon(["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--json"], {
-      env: { CORDON_REMOTE_URL: url, CORDON_REMOTE_TOKEN: TOKEN },
-      timeoutMs: 60_000,
-    });
+    const run = await cordon(
+      ["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--env", "remote", "--json"],
+      {
+        env: { CORDON_REMOTE_URL: url, CORDON_REMOTE_TOKEN: TOKEN },
+        timeoutMs: 60_000,
+      },
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).status).toBe("ok");
     const wrong = await cordon(["run", "-", "--tools", SHOP_TOOLS, "--env", "remote"], {
