@@ -62,6 +62,11 @@ export class DockerEngine {
     return this.#healthy;
   }
 
+  /** Containers this engine runs at once. */
+  get maxContainers(): number {
+    return this.#settings.maxContainers;
+  }
+
   /** Containers that could still be handed out: the cap minus those in use or starting for a run. */
   get free(): number {
     return this.#settings.maxContainers - this.#inUse.size;

@@ -217,6 +217,8 @@ export function dockerEnvironment(options: DockerEnvironmentOptions = {}): Docke
   return {
     name: "docker",
     isolation: DOCKER_ISOLATION,
+    // A container per sandbox, on any engine.
+    capacity: engines.reduce((sum, engine) => sum + engine.maxContainers, 0),
     id,
     status: () =>
       engines.map((engine) => ({

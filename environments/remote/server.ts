@@ -55,7 +55,12 @@ export interface SandboxServerOptions {
   port?: number;
   /** Address to listen on. Default 127.0.0.1 (put a TLS reverse proxy in front to serve other hosts). */
   host?: string;
-  /** Sandboxes open at once over all clients; beyond it a run ends with a "busy" error. Default 16. */
+  /**
+   * Sandboxes open at once over all clients; beyond it a run ends with a "busy" error. At most the
+   * environment's `capacity` (what it keeps apart at once, one process or container each), so that the
+   * sandboxes the server admits never wait for each other's place. Default 16, or that capacity when it
+   * is lower (8 for `sandboxHostEnvironment()`'s defaults).
+   */
   maxSandboxes?: number;
   /**
    * Sandboxes one client (one connection) may hold at once, so that one token holder cannot take them
@@ -93,15 +98,24 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
       `serveSandboxes: token must be a string of at least ${MIN_TOKEN_CHARS} characters (a random secret).`,
     );
   }
-  const maxSandboxes = options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES;
+  const { environment } = options;
+  const capacity = environment.capacity ?? Number.POSITIVE_INFINITY;
+  const maxSandboxes = options.maxSandboxes ?? Math.min(DEFAULT_MAX_SANDBOXES, capacity);
   const perClient = options.maxSandboxesPerClient ?? defaultSandboxesPerClient(maxSandboxes);
   for (const [name, value] of [
     ["maxSandboxes", maxSandboxes],
     ["maxSandboxesPerClient", perClient],
+    ["the environment's capacity", environment.capacity ?? 1],
   ] as const) {
     if (!Number.isInteger(value) || value < 1) {
       throw new UserError(`serveSandboxes: ${name} must be a whole number >= 1, got ${String(value)}.`);
     }
+  }
+  // Past it, a client within its share could pin every process or container and keep others waiting.
+  if (maxSandboxes > capacity) {
+    throw new UserError(
+      `serveSandboxes: maxSandboxes is ${maxSandboxes}, but the environment (${environment.name}) keeps at most ${capacity} sandboxes apart at once, so one client's sandboxes could keep another's waiting for a place. Lower maxSandboxes to ${capacity}, or give the environment room for ${maxSandboxes} (sandboxHostEnvironment's maxProcesses, dockerEnvironment's maxContainers).`,
+    );
   }
   const ceilings: Partial<SandboxLimits> = { ...DEFAULT_SERVE_CEILINGS, ...options.ceilings };
   for (const [name, value] of Object.entries(ceilings)) {
@@ -110,7 +124,6 @@ export async function serveSandboxes(options: SandboxServerOptions): Promise<San
     }
   }
   const expected = digest(options.token);
-  const { environment } = options;
   let open = 0;
   let clients = 0;
   /**

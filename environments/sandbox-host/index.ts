@@ -134,9 +134,10 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     startTimeoutMs: settings.startTimeoutMs,
     lane: settings.lanes,
   };
+  const maxProcesses = Math.max(settings.processes, settings.maxProcesses);
   const pool = new ProcessPool(settingsOfProcesses, {
     size: settings.processes,
-    max: Math.max(settings.processes, settings.maxProcesses),
+    max: maxProcesses,
     share: settings.shareProcesses,
     budgetMb: Math.max(1, settings.maxRssMb - PROCESS_BASE_MB),
     waitMs: settings.placementTimeoutMs,
@@ -154,6 +155,8 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
   return {
     name: "sandbox-host",
     isolation: SANDBOX_HOST_ISOLATION,
+    // An empty process takes any sandbox: one per process always fits, whatever the tenants.
+    capacity: maxProcesses,
     async open(limits: SandboxLimits, openOptions?: OpenOptions): Promise<Sandbox> {
       // Processes started from now on prepare an isolate for these limits before they are ready.
       settingsOfProcesses.warmLimits = { ...limits };

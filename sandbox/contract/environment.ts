@@ -305,6 +305,12 @@ export interface Environment {
    * what it does not.
    */
   readonly isolation: string;
+  /**
+   * Optional: how many sandboxes it holds open at once, each of a different tenant and so each kept
+   * apart, without an opening waiting for another sandbox to close (a sandbox-host process or a container
+   * for each). A sandbox server admits no more than this; absent means the environment names no bound.
+   */
+  readonly capacity?: number;
   /** Opens a new sandbox, for `options.tenant` when given. */
   open(limits: SandboxLimits, options?: OpenOptions): Promise<Sandbox>;
   /**

@@ -306,7 +306,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "max-sandboxes",
         type: "string",
         placeholder: "<n>",
-        description: `Sandboxes open at once over every client; beyond it a run ends with a busy error. Default ${DEFAULT_MAX_SANDBOXES}.`,
+        description: `Sandboxes open at once over every client; beyond it a run ends with a busy error. The environment may run as many sandbox processes (or containers), one per sandbox when tenants cannot share, so that no client's share keeps another's runs waiting. Default ${DEFAULT_MAX_SANDBOXES}.`,
       },
       {
         name: "max-sandboxes-per-client",

@@ -14,6 +14,11 @@ export interface EnvironmentUse {
   oneShot: boolean;
   /** The process environment, for settings such as a remote host's URL and token. */
   env: NodeJS.ProcessEnv;
+  /**
+   * Sandboxes it must hold at once, each apart (`cordon serve`'s --max-sandboxes): it gets a process or
+   * container for each. Default: the environment's own.
+   */
+  capacity?: number;
 }
 
 /** One `--env` choice. */
@@ -28,8 +33,11 @@ export interface EnvironmentChoice {
 export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
   default: {
     description: "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment()",
-    create: async ({ oneShot }) =>
-      (await loadDriver.sandboxHost()).sandboxHostEnvironment(oneShot ? { processes: 1 } : {}),
+    create: async ({ oneShot, capacity }) =>
+      (await loadDriver.sandboxHost()).sandboxHostEnvironment({
+        ...(oneShot ? { processes: 1 } : {}),
+        ...(capacity === undefined ? {} : { maxProcesses: capacity }),
+      }),
   },
   [IN_PROCESS_ENVIRONMENT]: {
     description:
@@ -39,7 +47,11 @@ export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
   docker: {
     description:
       "a locked-down container per run on the Docker engine of DOCKER_HOST (dockerEnvironment; needs dockerode and `cordon image build` first)",
-    create: async ({ oneShot }) => (await loadDriver.docker()).dockerEnvironment(oneShot ? { warm: 0 } : {}),
+    create: async ({ oneShot, capacity }) =>
+      (await loadDriver.docker()).dockerEnvironment({
+        ...(oneShot ? { warm: 0 } : {}),
+        ...(capacity === undefined ? {} : { maxContainers: capacity }),
+      }),
   },
   remote: {
     description:

@@ -5,6 +5,9 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_SANDBOXES, defaultSandboxesPerClient } from "../../environments/remote/defaults.js";
+import { remoteEnvironment } from "../../environments/remote/index.js";
+import { type CodeRunResult, codeMode, Toolset } from "../../src/index.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { CORDON_BIN, cordon, ensureBuilt, root, SHOP_TOOLS } from "./helpers.js";
 
@@ -30,7 +33,7 @@ function startServe(
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
-      const match = /at (ws:\/\/\S+)/.exec(stderr);
+      const match = /at (ws:\/\/[^\s,]+)/.exec(stderr);
       if (match) resolve({ url: match[1]!, child });
     });
     child.on("exit", (code) => reject(new Error(`cordon serve exited with ${code}: ${stderr}`)));
@@ -40,10 +43,13 @@ function startServe(
 describe("cordon serve and --env remote", () => {
   it("serves sandboxes that `cordon run --env remote` uses, and stops on SIGTERM", async () => {
     const { url, child } = await startServe();
-    const run = await cordon(["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--json"], {
-      env: { CORDON_REMOTE_URL: url, CORDON_REMOTE_TOKEN: TOKEN },
-      timeoutMs: 60_000,
-    });
+    const run = await cordon(
+      ["run", "examples/shop/task.ts", "--tools", SHOP_TOOLS, "--env", "remote", "--json"],
+      {
+        env: { CORDON_REMOTE_URL: url, CORDON_REMOTE_TOKEN: TOKEN },
+        timeoutMs: 60_000,
+      },
+    );
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).status).toBe("ok");
     const wrong = await cordon(["run", "-", "--tools", SHOP_TOOLS, "--env", "remote"], {
@@ -56,6 +62,34 @@ describe("cordon serve and --env remote", () => {
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
   }, 90_000);
+
+  it("a client that holds its share of idle sessions (8 of the default 16) makes another client's `cordon run --env remote` wait for no sandbox process", async () => {
+    const { url } = await startServe();
+    const holder = codeMode({
+      tools: new Toolset([]),
+      environment: remoteEnvironment({ url, token: TOKEN }),
+      state: "session",
+    });
+    try {
+      let refused: CodeRunResult | undefined;
+      for (let held = 0; refused === undefined; held++) {
+        const run = await holder.run("var held = 1;", { session: `idle-${held}` });
+        if (run.status !== "ok") refused = run;
+      }
+      const other = await cordon(["run", "-", "--tools", SHOP_TOOLS, "--env", "remote", "--json"], {
+        input: "6 * 7",
+        env: { CORDON_REMOTE_URL: url, CORDON_REMOTE_TOKEN: TOKEN },
+        timeoutMs: 60_000,
+      });
+      expect(JSON.parse(other.stdout)).toMatchObject({ status: "ok", value: 42 });
+      expect(other.code).toBe(0);
+      expect(refused.error?.message).toContain(
+        `already holds ${defaultSandboxesPerClient(DEFAULT_MAX_SANDBOXES)} of the sandbox server's ${DEFAULT_MAX_SANDBOXES} sandboxes, its share`,
+      );
+    } finally {
+      await holder.close();
+    }
+  }, 120_000);
 
   it("refuses to start without a token in CORDON_TOKEN", async () => {
     const { code, stderr } = await cordon(["serve", "--port", "0"], { env: { CORDON_TOKEN: "" } });

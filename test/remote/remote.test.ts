@@ -13,7 +13,15 @@ import {
   parseCommand,
 } from "../../sandbox/contract/index.js";
 import { processHealth } from "../../sandbox/sandbox-host/health.js";
-import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
+import {
+  type CodeMode,
+  type CodeRunResult,
+  codeMode,
+  Dispatcher,
+  Toolset,
+  tool,
+  UserError,
+} from "../../src/index.js";
 
 const TOKEN = "a-token-of-more-than-sixteen-characters";
 const servers: SandboxServer[] = [];
@@ -43,6 +51,17 @@ function client(
   const cm = codeMode({ tools, environment: remoteEnvironment({ url: server.url, token }), ...options });
   modes.push(cm);
   return cm;
+}
+
+/**
+ * Opens idle sessions on `cm` until the server refuses one, as a token holder that takes its whole share
+ * and leaves it idle: resolves with how many it holds and the refused run.
+ */
+async function holdShare(cm: CodeMode): Promise<{ held: number; refused: CodeRunResult }> {
+  for (let held = 0; ; held++) {
+    const run = await cm.run("var held = 1;", { session: `idle-${held}` });
+    if (run.status !== "ok") return { held, refused: run };
+  }
 }
 
 function shop() {
@@ -227,6 +246,56 @@ describe("remote environment and cordon serve", () => {
     expect((await other.run("6 * 7")).value).toBe(42);
     open();
     expect((await Promise.all(held)).map((run) => run.status)).toEqual(["ok", "ok"]);
+  });
+
+  it("a client that holds its share of idle sessions makes another client's trivial run wait for no sandbox process", async () => {
+    // The environment runs at most 2 processes and keeps tenants apart, as a default server's runs 8 for
+    // 16 sandboxes: a share that could pin every process starved the others until placement gave up.
+    const server = await serveSandboxes({
+      environment: sandboxHostEnvironment({ processes: 1, maxProcesses: 2 }),
+      token: TOKEN,
+    });
+    servers.push(server);
+    const holder = client(server, shop().tools, { state: "session" });
+    const { refused } = await holdShare(holder);
+    const other = await client(server, shop().tools).run("6 * 7");
+    expect({ status: other.status, value: other.value }).toEqual({ status: "ok", value: 42 });
+    // What stopped the holder was its share, not a wait for a process.
+    expect(refused.error?.name).toBe("SandboxBusy");
+    expect(refused.error?.message).toMatch(/its share/);
+  }, 90_000);
+
+  it("several clients that each hold their share of idle sessions get all of it, and the next client is told busy at once", async () => {
+    const server = await serveSandboxes({
+      environment: sandboxHostEnvironment({ processes: 1, maxProcesses: 4 }),
+      token: TOKEN,
+    });
+    servers.push(server);
+    const first = client(server, shop().tools, { state: "session" });
+    const second = client(server, shop().tools, { state: "session" });
+    const shares = [await holdShare(first), await holdShare(second)];
+    expect(shares.map(({ held, refused }) => [held, refused.error?.name])).toEqual([
+      [2, "SandboxBusy"],
+      [2, "SandboxBusy"],
+    ]);
+    const next = client(server, shop().tools);
+    const busy = await next.run("6 * 7");
+    expect(busy.error?.name).toBe("SandboxBusy");
+    expect(busy.error?.message).toMatch(/busy: it runs 4 sandboxes, its limit/);
+    await first.close();
+    await expect.poll(async () => (await next.run("6 * 7")).value, { timeout: 10_000 }).toBe(42);
+  }, 90_000);
+
+  it("refuses a maxSandboxes that its environment cannot keep apart, saying what to change", async () => {
+    await expect(
+      serveSandboxes({
+        environment: sandboxHostEnvironment({ maxProcesses: 4 }),
+        token: TOKEN,
+        maxSandboxes: 5,
+      }),
+    ).rejects.toThrow(
+      "serveSandboxes: maxSandboxes is 5, but the environment (sandbox-host) keeps at most 4 sandboxes apart at once",
+    );
   });
 
   it("one client's V8 fatal error on the server ends none of another client's runs (each client a tenant of its own)", async () => {

@@ -29,7 +29,12 @@ export async function run(input: ParsedCommand): Promise<number> {
     integerOption(input, "max-sandboxes", { min: 1, max: 100_000 }) ?? DEFAULT_MAX_SANDBOXES;
   const perClient = integerOption(input, "max-sandboxes-per-client", { min: 1, max: maxSandboxes });
   const envName = choiceOption(input, "env", ["default", "docker"]);
-  const environment = await createEnvironment(envName, { oneShot: false, env: process.env });
+  // A process or container for every sandbox the server admits: one client's share cannot pin them all.
+  const environment = await createEnvironment(envName, {
+    oneShot: false,
+    env: process.env,
+    capacity: maxSandboxes,
+  });
   const { serveSandboxes } = await loadDriver.remote();
   const server = await serveSandboxes({
     environment,
