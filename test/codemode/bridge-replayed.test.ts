@@ -96,6 +96,64 @@ describe("a sandbox that replays calls itself", () => {
   });
 });
 
+describe("a resume whose sandbox sees another time zone or locale", () => {
+  const zoned = (): JournalState => ({ ...journal(), zone: { timeZone: "Asia/Tokyo", locale: "ja-JP" } });
+
+  it("ends as diverged when the sandbox reports another zone, naming both, before any call", async () => {
+    const { bridge, close } = bridgeFor(zoned());
+    bridge.record({ zone: { timeZone: "America/New_York", locale: "ja-JP" } });
+    expect(bridge.stop).toMatchObject({ reason: "diverged" });
+    const divergence = bridge.stop?.reason === "diverged" ? bridge.stop.divergence : undefined;
+    expect(divergence?.message).toBe(
+      "the paused run's code saw the time zone Asia/Tokyo and the locale ja-JP, and this sandbox's code sees America/New_York and ja-JP",
+    );
+    expect(divergence?.remedy).toContain("Resume it where the sandbox sees the time zone Asia/Tokyo");
+    expect(await bridge.callTool("append", '{"line":"a"}')).toMatchObject({ ok: false });
+    expect(bridge.calls).toEqual([]);
+    close();
+  });
+
+  it("ends as diverged when the locale alone differs", () => {
+    const { bridge, close } = bridgeFor(zoned());
+    bridge.record({ zone: { timeZone: "Asia/Tokyo", locale: "en-US" } });
+    expect(bridge.stop).toMatchObject({ reason: "diverged" });
+    close();
+  });
+
+  it("goes on when the sandbox reports the same zone; a later report cannot change it", () => {
+    const { bridge, replay, close } = bridgeFor(zoned());
+    bridge.record({ zone: { timeZone: "Asia/Tokyo", locale: "ja-JP" } });
+    bridge.record({ zone: { timeZone: "UTC", locale: "en-US" } });
+    bridge.replayed(1);
+    expect(bridge.stop).toBeUndefined();
+    expect(replay?.matched).toBe(1);
+    close();
+  });
+
+  it("a sandbox that says nothing of its zone and replays, or calls, ends as diverged: its zone cannot be told", async () => {
+    const silent = bridgeFor(zoned());
+    silent.bridge.replayed(1);
+    expect(silent.bridge.stop?.reason === "diverged" && silent.bridge.stop.divergence.message).toContain(
+      "the sandbox did not say which time zone and locale its code sees",
+    );
+    expect(silent.replay?.matched).toBe(0);
+    silent.close();
+    const calling = bridgeFor(zoned());
+    expect(await calling.bridge.callTool("append", '{"line":"a"}')).toMatchObject({ ok: false });
+    expect(calling.bridge.stop).toMatchObject({ reason: "diverged" });
+    expect(calling.replay?.matched).toBe(0);
+    calling.close();
+  });
+
+  it("a journal that recorded no zone (made before zones were recorded) checks none", () => {
+    const { bridge, close } = bridgeFor(journal());
+    bridge.record({ zone: { timeZone: "UTC", locale: "en-US" } });
+    bridge.replayed(1);
+    expect(bridge.stop).toBeUndefined();
+    close();
+  });
+});
+
 describe("a journal too large for the run's request", () => {
   const withArgs = (chars: number, calls: number): JournalState => ({
     entries: Array.from({ length: calls }, (_, index) => ({
