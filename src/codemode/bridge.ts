@@ -155,13 +155,25 @@ export class RunBridge implements SandboxBridge {
   /**
    * The sandbox answered the code's next `count` calls itself, from the journal it was given: they take
    * their places in the run's numbering, and their records join `calls` in the order the calls ended.
-   * A count the journal does not bear out (no outcome there) ends the run as diverged.
+   * A count the journal does not bear out (not a whole number above 0, more calls than the journal has
+   * left, or a call there with no outcome) ends the run as diverged: the count is the sandbox's word.
    */
   replayed(count: number): void {
     const { replay, signal } = this.#init;
     // A run that replays nothing has nothing a sandbox could have answered: a stray count is ignored.
     if (replay === undefined || signal.aborted || this.stop !== undefined) return;
     if (this.#zoneUnknown()) return;
+    const left = replay.length - replay.matched;
+    if (!Number.isSafeInteger(count) || count <= 0 || count > left) {
+      this.#stop({
+        reason: "diverged",
+        divergence: {
+          index: replay.matched,
+          message: `the sandbox said it replayed ${typeof count === "number" ? String(count) : `a ${typeof count}`} calls, which is not a number of calls the checkpoint has left to replay (${left})`,
+        },
+      });
+      return;
+    }
     const answered = replay.answeredInSandbox(count);
     if ("refused" in answered) {
       this.#count = answered.refused;

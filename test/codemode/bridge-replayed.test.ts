@@ -94,6 +94,35 @@ describe("a sandbox that replays calls itself", () => {
     expect(bridge.stop).toMatchObject({ reason: "diverged" });
     close();
   });
+
+  // The wire and the isolate engine check the count too; a bridge takes no environment's word for it.
+  for (const hostile of [-1, 0.5, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 3, "1", null]) {
+    const label = typeof hostile === "string" ? JSON.stringify(hostile) : String(hostile);
+    it(`a sandbox claiming ${label} replayed calls is refused as a divergence, not trusted: no call is numbered, none runs`, async () => {
+      const { bridge, replay, close } = bridgeFor(journal());
+      bridge.replayed(hostile as number);
+      expect(bridge.stop).toMatchObject({ reason: "diverged" });
+      expect(bridge.stop?.reason === "diverged" && bridge.stop.divergence.message).toContain(
+        "not a number of calls the checkpoint has left to replay (2)",
+      );
+      expect(replay?.matched).toBe(0);
+      expect(bridge.calls).toEqual([]);
+      // The call that waited for a person is not started by whatever the sandbox asks next.
+      const next = await bridge.callTool("append", '{"line":"b"}');
+      expect(next).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+      expect(bridge.calls).toEqual([]);
+      close();
+    });
+  }
+
+  it("a count past the calls the host already matched is refused: the journal's end is counted from where the run is", () => {
+    const { bridge, replay, close } = bridgeFor(journal());
+    bridge.replayed(1);
+    bridge.replayed(2);
+    expect(bridge.stop).toMatchObject({ reason: "diverged" });
+    expect(replay?.matched).toBe(1);
+    close();
+  });
 });
 
 describe("a resume whose sandbox sees another time zone or locale", () => {
