@@ -16,11 +16,16 @@ import {
 import { DEFAULT_CODE_MODE_LIMITS } from "../../src/codemode/limits.js";
 import { Dispatcher, Toolset, tool } from "../../src/index.js";
 
+/** How many times `append` really ran. */
+let appended = 0;
 const append = tool({
   name: "append",
   description: "Appends a line.",
   input: z.object({ line: z.string() }),
-  run: ({ line }) => line,
+  run: ({ line }) => {
+    appended++;
+    return line;
+  },
 });
 
 /** A journal of two calls: the first ended, the second waited for a person. */
@@ -107,9 +112,14 @@ describe("a sandbox that replays calls itself", () => {
       );
       expect(replay?.matched).toBe(0);
       expect(bridge.calls).toEqual([]);
-      // The call that waited for a person is not started by whatever the sandbox asks next.
-      const next = await bridge.callTool("append", '{"line":"b"}');
-      expect(next).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+      // Nothing the sandbox asks next runs: not the call that waited for a person, nor more calls than
+      // the cap (a NaN count once made every later index NaN, past both the replay and maxToolCalls).
+      const runs = appended;
+      for (let i = 0; i < DEFAULT_CODE_MODE_LIMITS.maxToolCalls + 1; i++) {
+        const next = await bridge.callTool("append", '{"line":"b"}');
+        expect(next).toMatchObject({ ok: false, error: { kind: "cancelled" } });
+      }
+      expect(appended).toBe(runs);
       expect(bridge.calls).toEqual([]);
       close();
     });
