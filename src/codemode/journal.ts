@@ -157,9 +157,11 @@ const QUOTED_ARGS_CHARS = 200;
 /**
  * The replayed part of a resumed run. Call `i` of the code must be entry `i` of the journal (same tool,
  * same arguments). A call that ended gets its recorded outcome, delivered in the recorded order of
- * ending and no earlier than the code had then made as many calls, so that `Promise.race` and progress
- * logic see what they saw. Calls that did not end run live, and only once every call of the journal has
- * been matched: a diverging run is stopped before anything runs again.
+ * ending and no earlier than the code had then made as many calls, so that a `Promise.race` among tool
+ * calls has the winner it had. (Not the microtask turn it arrived in: code that races calls against its
+ * own microtasks may go another way, and is stopped at the first call that differs.) Calls that did not
+ * end run live, and only once every call of the journal has been matched: a diverging run is stopped
+ * before anything runs again.
  */
 export class Replay {
   readonly #journal: JournalState;
