@@ -129,12 +129,36 @@ export interface SandboxError {
 /**
  * The values a run's sources of nondeterminism handed out, in order, per source: the clock (`Date.now()`,
  * `new Date()`, formatting the current time) and `Math.random()`. `overflow`: the run handed out more than
- * the sandbox records, so it cannot be replayed exactly.
+ * the sandbox records, so it cannot be replayed exactly. `zone`: the time zone and locale the code sees,
+ * reported once, with the first values of a run that records or replays.
  */
 export interface RecordedValues {
   now?: number[];
   random?: number[];
   overflow?: boolean;
+  zone?: RecordedZone;
+}
+
+/**
+ * The time zone and default locale a sandbox's code sees (`Intl.DateTimeFormat().resolvedOptions()`):
+ * its process's, which a sandbox cannot change for one run. A resumed run must see the ones its paused
+ * run saw, or local times, formatted dates and sorting differ.
+ */
+export interface RecordedZone {
+  timeZone: string;
+  locale: string;
+}
+
+/** The longest time zone or locale name a sandbox reports; a longer one is not a zone and is dropped. */
+export const MAX_ZONE_NAME_CHARS = 200;
+
+/** `value` as a {@link RecordedZone}, when it is one (two names of at most {@link MAX_ZONE_NAME_CHARS}). */
+export function recordedZone(value: unknown): RecordedZone | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { timeZone, locale } = value as Record<string, unknown>;
+  const name = (text: unknown): text is string =>
+    typeof text === "string" && text.length > 0 && text.length <= MAX_ZONE_NAME_CHARS;
+  return name(timeZone) && name(locale) ? { timeZone, locale } : undefined;
 }
 
 /**
@@ -253,7 +277,9 @@ export interface SandboxBridge {
   log(entry: LogEntry): void;
   /**
    * For a run that records (`ExecutionRequest.record`): the values its sources of nondeterminism handed
-   * out since the last call, console line or record, before whichever of those comes next.
+   * out since the last call, console line or record, before whichever of those comes next. A run that
+   * records or replays (`ExecutionRequest.replay`) also reports its `zone` this way, before its first
+   * call, console line or end.
    */
   record?(values: RecordedValues): void;
   /**

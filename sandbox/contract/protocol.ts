@@ -21,7 +21,7 @@ import type {
   SandboxError,
   SandboxLimits,
 } from "./environment.js";
-import { MAX_TENANT_CHARS } from "./environment.js";
+import { MAX_TENANT_CHARS, recordedZone } from "./environment.js";
 
 /**
  * The protocol version; both ends must speak the same one (the sandbox host says which in `hello`). 4:
@@ -273,7 +273,10 @@ function isRecorded(value: unknown): value is RecordedValues {
     list === undefined ||
     (Array.isArray(list) && list.every((item) => typeof item === "number" && Number.isFinite(item)));
   return (
-    numbers(value.now) && numbers(value.random) && (value.overflow === undefined || value.overflow === true)
+    numbers(value.now) &&
+    numbers(value.random) &&
+    (value.overflow === undefined || value.overflow === true) &&
+    (value.zone === undefined || recordedZone(value.zone) !== undefined)
   );
 }
 

@@ -78,7 +78,9 @@ export interface GuestSyncCall {
  * - `log`: a console line; `a` is the level, `b` the text.
  * - `done`: the run ended; `b` is a {@link GuestDoneReport} as JSON text.
  * - `values`: for a run that records, the values its sources of nondeterminism handed out since the
- *   last message (`b`: {@link RecordedValues} as JSON text), sent before the message that follows them.
+ *   last message (`b`: {@link RecordedValues} as JSON text), sent before the message that follows them;
+ *   for a run that records or replays, the first one also carries the time zone and locale the code
+ *   sees (`zone`), read before the code runs.
  * - `replayed`: for a run that replays ({@link GuestRunConfig.replayCalls}), `id` is how many of the
  *   code's calls since the last such message the guest answered from the journal itself; sent before
  *   its next `call` (or sync call) and before `done`, and once the code has made every call of the journal.

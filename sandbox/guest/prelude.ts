@@ -300,6 +300,8 @@ export function installPrelude(
     unsent: { now: number[]; random: number[] };
     recorded: number;
     overflow: boolean;
+    /** The time zone and locale the code sees, until they are sent (see {@link zoneSeen}). */
+    zone: { timeZone: string; locale: string } | undefined;
   }
   /** The most values one run records; past it the run is marked as one that cannot be paused. */
   const MAX_RECORDED = 100_000;
@@ -415,6 +417,27 @@ export function installPrelude(
       );
     }
   }
+  // The time zone and locale the code sees are its process's, and no run can change them: a run that
+  // records or replays reports them, and a resume whose sandbox sees others is refused by the host.
+  const resolvedOptions =
+    dateTimeFormat === undefined
+      ? undefined
+      : (getOwnPropertyDescriptor(dateTimeFormat.prototype, "resolvedOptions")?.value as
+          | (() => unknown)
+          | undefined);
+  const zoneSeen = (): Tape["zone"] => {
+    if (dateTimeFormat === undefined || resolvedOptions === undefined) return undefined;
+    try {
+      const formatter = construct(dateTimeFormat as unknown as new () => object, []);
+      // Own data properties of a fresh object: nothing on Object.prototype can stand in for them.
+      const { timeZone, locale } = apply(resolvedOptions, formatter, []) as Record<string, unknown>;
+      if (typeof timeZone !== "string" || typeof locale !== "string") return undefined;
+      return bare({ timeZone, locale });
+    } catch {
+      return undefined;
+    }
+  };
+
   /** The tape of a run that records or replays; undefined for one that does neither. */
   const tapeFor = (config: GuestRunConfig): Tape | undefined => {
     const replay = config.replay;
@@ -432,20 +455,28 @@ export function installPrelude(
       unsent: { now: [], random: [] },
       recorded: 0,
       overflow: false,
+      zone: zoneSeen(),
     };
   };
 
-  /** Sends the values recorded since the last message, before the message that follows them. */
+  /**
+   * Sends the values recorded since the last message (and, the first time, the zone), before the
+   * message that follows them. A run that only replays records nothing: it sends its zone alone.
+   */
   const flushTape = (runId: number) => {
     const current = tape;
-    if (current === undefined || !current.recording) return;
-    const { unsent } = current;
-    if (unsent.now.length === 0 && unsent.random.length === 0 && !current.overflow) return;
+    if (current === undefined) return;
+    const { unsent, zone } = current;
+    if (unsent.now.length === 0 && unsent.random.length === 0 && !current.overflow && zone === undefined) {
+      return;
+    }
     current.unsent = { now: [], random: [] };
-    const values: { now?: number[]; random?: number[]; overflow?: boolean } = bare({});
+    current.zone = undefined;
+    const values: { now?: number[]; random?: number[]; overflow?: boolean; zone?: Tape["zone"] } = bare({});
     if (unsent.now.length > 0) values.now = unsent.now;
     if (unsent.random.length > 0) values.random = unsent.random;
     if (current.overflow) values.overflow = true;
+    if (zone !== undefined) values.zone = zone;
     send("values", runId, 0, "", stringify(values));
   };
 

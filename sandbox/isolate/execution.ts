@@ -28,6 +28,7 @@ import {
   PausableDeadline,
   type RecordedValues,
   type ReplayedCalls,
+  recordedZone,
   runFailure,
   type SandboxBridge,
   type SandboxError,
@@ -185,7 +186,7 @@ export class Execution {
         this.#log({ level: a as LogEntry["level"], text: b });
       } else if (type === "done" && typeof b === "string") {
         this.#done(b);
-      } else if (type === "values" && typeof b === "string" && this.#request.record === true) {
+      } else if (type === "values" && typeof b === "string" && this.#recordsOrReplays()) {
         this.#record(b);
       } else if (type === "replayed" && typeof id === "number" && this.#request.replayCalls !== undefined) {
         this.#replayed(id);
@@ -471,6 +472,11 @@ export class Execution {
     this.#slice((timeoutMs) => entry.applySync(undefined, args, { timeout: timeoutMs }));
   }
 
+  /** Whether the guest reports values: a run that records them, or that replays them (its zone only). */
+  #recordsOrReplays(): boolean {
+    return this.#request.record === true || this.#request.replay !== undefined;
+  }
+
   /** Values the guest recorded, handed to the bridge as plain, checked data. */
   #record(json: string): void {
     this.#deps.memory?.crossed(json.length);
@@ -691,7 +697,10 @@ function guestReplay(replay: ReplayedCalls): GuestReplayedCalls {
   return { tools, args, outcomes, after, order };
 }
 
-/** Recorded values from anywhere, kept only as lists of finite numbers (and the overflow flag). */
+/**
+ * Recorded values from anywhere, kept only as lists of finite numbers, the overflow flag and a
+ * well-formed zone.
+ */
 function recordedValues(raw: unknown): RecordedValues {
   const values: RecordedValues = {};
   if (typeof raw !== "object" || raw === null) return values;
@@ -701,6 +710,8 @@ function recordedValues(raw: unknown): RecordedValues {
     if (Array.isArray(list)) values[source] = list.filter((item): item is number => Number.isFinite(item));
   }
   if (record.overflow === true) values.overflow = true;
+  const zone = recordedZone(record.zone);
+  if (zone !== undefined) values.zone = zone;
   return values;
 }
 

@@ -4,6 +4,7 @@ import {
   type LogEntry,
   MAX_DISCOVERY_CALLS,
   type RecordedValues,
+  type RecordedZone,
   type SandboxBridge,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
@@ -124,6 +125,8 @@ export class RunBridge implements SandboxBridge {
   #pausing = false;
   /** The timer of {@link #stopIfIdle}, while it runs. */
   #quiet: NodeJS.Timeout | undefined;
+  /** The time zone and locale the sandbox said its code sees (its first report; later ones are ignored). */
+  #zone: RecordedZone | undefined;
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
@@ -144,18 +147,33 @@ export class RunBridge implements SandboxBridge {
   }
 
   record(values: RecordedValues): void {
-    if (!this.#init.signal.aborted) this.#init.journal?.values(values);
+    if (this.#init.signal.aborted) return;
+    if (values.zone !== undefined && this.#zone === undefined) this.#zoneSeen(values.zone);
+    this.#init.journal?.values(values);
   }
 
   /**
    * The sandbox answered the code's next `count` calls itself, from the journal it was given: they take
    * their places in the run's numbering, and their records join `calls` in the order the calls ended.
-   * A count the journal does not bear out (no outcome there) ends the run as diverged.
+   * A count the journal does not bear out (not a whole number above 0, more calls than the journal has
+   * left, or a call there with no outcome) ends the run as diverged: the count is the sandbox's word.
    */
   replayed(count: number): void {
     const { replay, signal } = this.#init;
     // A run that replays nothing has nothing a sandbox could have answered: a stray count is ignored.
     if (replay === undefined || signal.aborted || this.stop !== undefined) return;
+    if (this.#zoneUnknown()) return;
+    const left = replay.length - replay.matched;
+    if (!Number.isSafeInteger(count) || count <= 0 || count > left) {
+      this.#stop({
+        reason: "diverged",
+        divergence: {
+          index: replay.matched,
+          message: `the sandbox said it replayed ${typeof count === "number" ? String(count) : `a ${typeof count}`} calls, which is not a number of calls the checkpoint has left to replay (${left})`,
+        },
+      });
+      return;
+    }
     const answered = replay.answeredInSandbox(count);
     if ("refused" in answered) {
       this.#count = answered.refused;
@@ -181,6 +199,10 @@ export class RunBridge implements SandboxBridge {
     const { limits, signal, journal, replay } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
     if (isDiscoveryCall(name)) return this.#discover(name, argsJson);
+    // A diverged replay ends the run; nothing the sandbox asks for meanwhile is started.
+    if (this.stop?.reason === "diverged" || this.#zoneUnknown()) {
+      return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
+    }
     const index = this.#count++;
     // The sandbox repairs only names this short; anything longer is not recorded as the name used.
     if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
@@ -424,6 +446,45 @@ export class RunBridge implements SandboxBridge {
     }, PAUSE_QUIET_MS);
   }
 
+  /**
+   * The first zone the sandbox reported. A resume whose sandbox sees another time zone or locale than the
+   * paused run's did ends as diverged at once: its code would compute other local times and formats, and
+   * no sandbox can be made to see another zone than its process's.
+   */
+  #zoneSeen(zone: RecordedZone): void {
+    this.#zone = zone;
+    const paused = this.#init.replay?.zone;
+    if (paused === undefined || this.stop !== undefined) return;
+    if (paused.timeZone === zone.timeZone && paused.locale === zone.locale) return;
+    this.#stop({
+      reason: "diverged",
+      divergence: {
+        index: this.#count,
+        message: `the paused run's code saw the time zone ${paused.timeZone} and the locale ${paused.locale}, and this sandbox's code sees ${zone.timeZone} and ${zone.locale}`,
+        remedy: zoneRemedy(paused),
+      },
+    });
+  }
+
+  /**
+   * Whether a resume's sandbox has come to a call (or a count of replayed ones) without saying which zone
+   * its code sees, where the paused run's did: then it ends as diverged (true), as nobody can tell
+   * whether its code sees what the paused run's saw.
+   */
+  #zoneUnknown(): boolean {
+    const paused = this.#init.replay?.zone;
+    if (paused === undefined || this.#zone !== undefined) return false;
+    this.#stop({
+      reason: "diverged",
+      divergence: {
+        index: this.#count,
+        message: `the sandbox did not say which time zone and locale its code sees, and the paused run's code saw ${paused.timeZone} and ${paused.locale}`,
+        remedy: zoneRemedy(paused),
+      },
+    });
+    return true;
+  }
+
   #stop(stop: BridgeStop): void {
     if (this.stop !== undefined) return;
     this.stop = stop;
@@ -531,6 +592,11 @@ class HumanWait {
   #tell(): void {
     this.#waiting(this.#approval || this.#asking);
   }
+}
+
+/** What to do about a resume whose sandbox does not see the zone its paused run saw. */
+function zoneRemedy(paused: RecordedZone): string {
+  return `Resume it where the sandbox sees the time zone ${paused.timeZone} and the locale ${paused.locale}: a sandbox sees its process's (for the in-process isolate, the agent's TZ and LANG environment variables; sandbox-host processes and containers start with an empty environment and see their machine's or image's default zone and en-US), or start the run again.`;
 }
 
 function refused(tool: string, message: string, kind: "limit" | "cancelled" = "limit"): BridgeCallOutcome {

@@ -1,11 +1,17 @@
 /**
  * The journal of a run that may pause: every call the code made (tool, arguments as JSON, and how it
- * ended, in the order calls ended), the values the sandbox's clock and Math.random handed out, and how
- * many console lines the code wrote. A paused run keeps it in its checkpoint; the run that resumes it
+ * ended, in the order calls ended), the values the sandbox's clock and Math.random handed out, the time
+ * zone and locale its code saw, and how many console lines the code wrote. A paused run keeps it in its checkpoint; the run that resumes it
  * runs the code again and {@link Replay} answers each call from it instead of running the tool again.
  */
 
-import type { BridgeCallOutcome, RecordedValues, ReplayedCalls } from "../../sandbox/contract/index.js";
+import {
+  type BridgeCallOutcome,
+  type RecordedValues,
+  type RecordedZone,
+  type ReplayedCalls,
+  recordedZone,
+} from "../../sandbox/contract/index.js";
 import type { CallRecord } from "./result.js";
 
 /** Why a call waits for a person: its approval, or the answer to a question (a `waitsForHuman` tool). */
@@ -38,6 +44,11 @@ export interface JournalState {
   /** Indexes of `entries`, in the order their calls ended. */
   order: number[];
   values: { now: number[]; random: number[] };
+  /**
+   * The time zone and locale the code saw, as its sandbox reported them; absent when it reported none
+   * (a journal made before they were recorded, or a sandbox that does not report them).
+   */
+  zone?: RecordedZone;
   /** Console lines the code wrote so far (a replay does not show them again). */
   logCount: number;
 }
@@ -67,6 +78,7 @@ export class JournalRecorder {
       values: { now: [...previous.values.now], random: [...previous.values.random] },
       logCount: previous.logCount,
     };
+    if (previous.zone !== undefined) this.state.zone = previous.zone;
     this.#shared = new Set(previous.entries.filter((entry) => entry.outcome === undefined));
   }
 
@@ -105,9 +117,13 @@ export class JournalRecorder {
     if (entry !== undefined) entry.pending = { kind, args };
   }
 
-  /** Values the sandbox handed out (after those of the replayed part, which it does not record again). */
+  /**
+   * Values the sandbox handed out (after those of the replayed part, which it does not record again), and
+   * the zone its code sees: the first run's is kept (a resume is stopped when its sandbox's differs).
+   */
   values(values: RecordedValues): void {
     if (values.overflow === true) this.overflow = true;
+    if (values.zone !== undefined) this.state.zone ??= values.zone;
     if (Array.isArray(values.now)) this.state.values.now.push(...values.now);
     if (Array.isArray(values.random)) this.state.values.random.push(...values.random);
   }
@@ -122,6 +138,8 @@ export class JournalRecorder {
 export interface Divergence {
   index: number;
   message: string;
+  /** What to do about it, when it is not the usual "start the run again" (see `divergedRun`). */
+  remedy?: string;
 }
 
 /** How {@link Replay.match} answers one call of the code. */
@@ -139,9 +157,11 @@ const QUOTED_ARGS_CHARS = 200;
 /**
  * The replayed part of a resumed run. Call `i` of the code must be entry `i` of the journal (same tool,
  * same arguments). A call that ended gets its recorded outcome, delivered in the recorded order of
- * ending and no earlier than the code had then made as many calls, so that `Promise.race` and progress
- * logic see what they saw. Calls that did not end run live, and only once every call of the journal has
- * been matched: a diverging run is stopped before anything runs again.
+ * ending and no earlier than the code had then made as many calls, so that a `Promise.race` among tool
+ * calls has the winner it had. (Not the microtask turn it arrived in: code that races calls against its
+ * own microtasks may go another way, and is stopped at the first call that differs.) Calls that did not
+ * end run live, and only once every call of the journal has been matched: a diverging run is stopped
+ * before anything runs again.
  */
 export class Replay {
   readonly #journal: JournalState;
@@ -163,6 +183,11 @@ export class Replay {
   /** Console lines of the replayed part: the sandbox writes them again, and nobody should see them twice. */
   get logCount(): number {
     return this.#journal.logCount;
+  }
+
+  /** The time zone and locale the paused run's code saw, when its sandbox reported them. */
+  get zone(): RecordedZone | undefined {
+    return this.#journal.zone;
   }
 
   /** How many calls the journal has: the code's calls from this one on run live. */
@@ -275,6 +300,7 @@ export interface PackedJournal {
   calls: PackedCall[];
   order: number[];
   values: { now: number[]; random: number[] };
+  zone?: RecordedZone;
   logCount: number;
 }
 
@@ -328,7 +354,14 @@ export function packJournal(journal: JournalState, prefix: string): PackedJourna
     while (row.length > 2 && row[row.length - 1] === 0) row.pop();
     return row;
   });
-  return { calls, order: journal.order, values: journal.values, logCount: journal.logCount };
+  const packed: PackedJournal = {
+    calls,
+    order: journal.order,
+    values: journal.values,
+    logCount: journal.logCount,
+  };
+  if (journal.zone !== undefined) packed.zone = journal.zone;
+  return packed;
 }
 
 /** A journal a checkpoint kept, unpacked; undefined when it is not one. */
@@ -338,6 +371,8 @@ export function unpackJournal(packed: unknown, prefix: string): JournalState | u
   const { calls, order, values, logCount } = journal;
   if (!Array.isArray(calls) || !Array.isArray(order) || typeof logCount !== "number") return undefined;
   if (!Array.isArray(values?.now) || !Array.isArray(values.random)) return undefined;
+  const zone = journal.zone === undefined ? undefined : recordedZone(journal.zone);
+  if (journal.zone !== undefined && zone === undefined) return undefined;
   const entries: JournalEntry[] = [];
   for (const [index, row] of calls.entries()) {
     if (!Array.isArray(row) || typeof row[0] !== "string" || typeof row[1] !== "string") return undefined;
@@ -366,7 +401,7 @@ export function unpackJournal(packed: unknown, prefix: string): JournalState | u
   const ended = (index: unknown) =>
     Number.isInteger(index) && entries[index as number]?.outcome !== undefined;
   if (!order.every(ended)) return undefined;
-  return { entries, order, values, logCount };
+  return { entries, order, values, logCount, ...(zone === undefined ? {} : { zone }) };
 }
 
 /** The id of the call at `index` of a run whose calls' ids start with `prefix`. */

@@ -385,17 +385,24 @@ function divergedRun(
 ): CodeRunResult["error"] | undefined {
   const stop = bridge.stop;
   let detail: string | undefined;
-  if (stop?.reason === "diverged") detail = stop.divergence.message;
-  else if (!replay.complete && (outcome.status === "ok" || outcome.status === "error")) {
+  let remedy = NOT_DETERMINISTIC;
+  if (stop?.reason === "diverged") {
+    detail = stop.divergence.message;
+    remedy = stop.divergence.remedy ?? remedy;
+  } else if (!replay.complete && (outcome.status === "ok" || outcome.status === "error")) {
     const missing = replay.entry(replay.matched);
     detail = `the code ended before it made call ${replay.matched + 1} (${missing?.tool}) again`;
   }
   if (detail === undefined) return undefined;
   return {
     name: REPLAY_DIVERGED,
-    message: `The resumed run did not do what its checkpoint recorded: ${detail}. It was stopped before any call ran again: no recorded effect was repeated. The code or what it depends on is not deterministic; start the run again instead of resuming it.`,
+    message: `The resumed run did not do what its checkpoint recorded: ${detail}. It was stopped before any call ran again: no recorded effect was repeated. ${remedy}`,
   };
 }
+
+/** What a diverged resume's error advises, unless its divergence says otherwise. */
+const NOT_DETERMINISTIC =
+  "The code or what it depends on is not deterministic; start the run again instead of resuming it.";
 
 /** The name of the error of a resumed run that did not do what its checkpoint recorded. */
 export const REPLAY_DIVERGED = "ReplayDiverged";

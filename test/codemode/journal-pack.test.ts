@@ -70,4 +70,14 @@ describe("a packed journal", () => {
     expect(unpackJournal({ ...packed, values: undefined }, PREFIX)).toBeUndefined();
     expect(unpackJournal("a journal", PREFIX)).toBeUndefined();
   });
+
+  it("keeps the time zone and locale the run saw, and is refused with a zone that is not one", () => {
+    const zoned = { ...journal(), zone: { timeZone: "Europe/Paris", locale: "fr-FR" } };
+    const packed = JSON.parse(JSON.stringify(packJournal(zoned, PREFIX)));
+    expect(unpackJournal(packed, PREFIX)).toEqual(zoned);
+    expect(unpackJournal({ ...packed, zone: { timeZone: "Europe/Paris" } }, PREFIX)).toBeUndefined();
+    expect(unpackJournal({ ...packed, zone: "Europe/Paris" }, PREFIX)).toBeUndefined();
+    // A journal made before zones were recorded has none, and checks none.
+    expect(unpackJournal(packJournal(journal(), PREFIX), PREFIX)?.zone).toBeUndefined();
+  });
 });

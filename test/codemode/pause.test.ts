@@ -402,6 +402,45 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
   });
 });
 
+describe("a resume in a process whose time zone is not the paused run's", () => {
+  it("stops before any call, naming both zones and what to do: ReplayDiverged, 0 live calls, no silent other local time", async () => {
+    // The zone reaches the code only after the approved call: without the check, the resume would send
+    // the approved message and return another local time than the paused run would have.
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = "Asia/Tokyo";
+      const { effects, cm, make } = world();
+      const paused = await cm.run(`
+        await tools.append({ line: "before" });
+        await tools.send({ to: "pam" });
+        return { hour: new Date(0).getHours(), zone: Intl.DateTimeFormat().resolvedOptions().timeZone };`);
+      expect(paused.status).toBe("paused");
+      // The agent restarts elsewhere: its process, and with it the in-process sandbox, has another zone.
+      process.env.TZ = "America/New_York";
+      const resumed = await make().resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed.status).toBe("error");
+      expect(resumed.error?.name).toBe(REPLAY_DIVERGED);
+      expect(resumed.error?.message).toMatch(
+        /the paused run's code saw the time zone Asia\/Tokyo and the locale (\S+), and this sandbox's code sees America\/New_York and \1\. It was stopped before any call ran again/,
+      );
+      expect(resumed.error?.message).toContain("the agent's TZ and LANG environment variables");
+      expect(effects).toEqual(["before"]);
+      // Back in the zone it paused in, the same checkpoint resumes.
+      process.env.TZ = "Asia/Tokyo";
+      const again = await make().resume(paused.checkpoint!, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(again).toMatchObject({ status: "ok", value: { hour: 9, zone: "Asia/Tokyo" } });
+      expect(effects).toEqual(["before", "sent to pam"]);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+});
+
 describe("a checkpoint is refused before anything runs", () => {
   /** A paused run whose resume would append "resumed" (and send) if it ran. */
   async function pausedRun(options: Partial<CodeModeOptions> = {}) {

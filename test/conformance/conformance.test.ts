@@ -12,7 +12,16 @@ import { dockerEnvironment } from "../../environments/docker/index.js";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
+import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
+import type { PackedJournal } from "../../src/codemode/journal.js";
+import {
+  type CodeMode,
+  type CodeModeOptions,
+  codeMode,
+  type Environment,
+  REPLAY_DIVERGED,
+  tool,
+} from "../../src/index.js";
 import { observing } from "../codemode/observing-environment.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { sandboxChildren } from "../sandbox-host/children.js";
@@ -47,21 +56,58 @@ const subjects: Subject[] = [
 if (DOCKER_SUITES)
   subjects.push({ name: "docker", containsCrashes: true, create: () => dockerEnvironment({ warm: 2 }) });
 
+/**
+ * Code whose calls depend on what a resume cannot reproduce (docs/pausing.md, "What a resume does not
+ * replay"): each pauses at a gated call after a call whose arguments carry what it saw.
+ */
+const BLIND_SPOTS: Record<string, string> = {
+  "microtask ticks counted while a call is in flight": `
+    let settled = false;
+    tools.add({ a: 1, b: 2 }).then(() => { settled = true; });
+    let ticks = 0;
+    while (!settled && ticks < 10000) { await null; ticks++; }
+    await tools.note({ text: "ticks " + ticks });
+    return await tools.gated_note({ text: "after" });`,
+  "Promise.all raced against a microtask loop": `
+    const loop = (async () => { for (let i = 0; i < 1000; i++) await null; return "the loop"; })();
+    const calls = Promise.all([tools.add({ a: 1, b: 1 }), tools.add({ a: 2, b: 2 })]).then(() => "the calls");
+    await tools.note({ text: "won: " + (await Promise.race([calls, loop])) });
+    return await tools.gated_note({ text: "after" });`,
+  "recursion depth at a stack overflow": `
+    await Promise.all([tools.wait({ ms: 20 }), tools.wait({ ms: 30 })]);
+    const depth = (n) => { try { return depth(n + 1); } catch { return n; } };
+    await tools.note({ text: "depth " + depth(0) });
+    return await tools.gated_note({ text: "after" });`,
+  "a WeakRef cleared by the garbage collector": `
+    const ref = new WeakRef({ payload: [1, 2, 3] });
+    await Promise.all([tools.wait({ ms: 20 }), tools.wait({ ms: 30 })]);
+    let garbage = [];
+    for (let n = 0; n < 500; n++) { garbage.push(new Array(10000).fill(n)); if (garbage.length > 100) garbage = []; }
+    await tools.note({ text: ref.deref() === undefined ? "collected" : "alive" });
+    return await tools.gated_note({ text: "after" });`,
+};
+
 function world() {
   const writes: string[] = [];
   let active = 0;
   let peak = 0;
+  /** Tool invocations, of every tool: a resume that diverges safely makes none. */
+  let ran = 0;
   const add = tool({
     name: "add",
     description: "Add.",
     input: z.object({ a: z.number(), b: z.number() }),
-    run: ({ a, b }) => a + b,
+    run: ({ a, b }) => {
+      ran++;
+      return a + b;
+    },
   });
   const fail = tool({
     name: "fail",
     description: "Fails.",
     input: z.object({}),
     run: () => {
+      ran++;
       throw new Error("it broke");
     },
   });
@@ -70,6 +116,7 @@ function world() {
     description: "Waits, counting how many wait at once.",
     input: z.object({ ms: z.number() }),
     run: async ({ ms }) => {
+      ran++;
       peak = Math.max(peak, ++active);
       await new Promise((resolve) => setTimeout(resolve, ms));
       active--;
@@ -81,6 +128,7 @@ function world() {
     description: "Writes after a delay, ignoring its signal.",
     input: z.object({ ms: z.number() }),
     run: async ({ ms }) => {
+      ran++;
       await new Promise((resolve) => setTimeout(resolve, ms));
       writes.push("written");
     },
@@ -90,6 +138,7 @@ function world() {
     description: "Writes a note.",
     input: z.object({ text: z.string() }),
     run: ({ text }) => {
+      ran++;
       writes.push(text);
       return writes.length;
     },
@@ -100,11 +149,17 @@ function world() {
     input: z.object({ text: z.string() }),
     needsApproval: true,
     run: ({ text }) => {
+      ran++;
       writes.push(text);
       return writes.length;
     },
   });
-  return { tools: [add, fail, wait, lateWrite, note, gatedNote], writes, peak: () => peak };
+  return {
+    tools: [add, fail, wait, lateWrite, note, gatedNote],
+    writes,
+    peak: () => peak,
+    ran: () => ran,
+  };
 }
 
 for (const subject of subjects) {
@@ -272,6 +327,58 @@ for (const subject of subjects) {
       expect(observed.crossings.calls).toContain("gated_note");
       expect(observed.crossings.calls.at(-1)).toBe("note");
       expect(resumed.calls).toHaveLength(6);
+    });
+
+    for (const [attack, code] of Object.entries(BLIND_SPOTS)) {
+      it(`a resume of code that depends on ${attack} diverges safely: ReplayDiverged, 0 live calls`, async () => {
+        const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+        const { cm, writes, tools, ran } = make(pausing);
+        const paused = await cm.run(code);
+        expect(paused.status).toBe("paused");
+        const recorded = [...writes];
+        const before = ran();
+        const elsewhere = codeMode({ tools, environment, ...pausing });
+        modes.push(elsewhere);
+        const resumed = await elsewhere.resume(paused.checkpoint!, {
+          decisions: { [paused.pending![0]!.id]: true },
+        });
+        expect(resumed.status).toBe("error");
+        expect(resumed.error?.name).toBe(REPLAY_DIVERGED);
+        expect(resumed.error?.message).toMatch(
+          /differs from the journal \(other arguments\): the code called note/,
+        );
+        expect(ran() - before).toBe(0);
+        expect(writes).toEqual(recorded);
+      });
+    }
+
+    it("a resume where the sandbox sees another time zone than the paused run's diverges safely, naming both: 0 live calls", async () => {
+      // The checkpoint says its run was paused where the zone was Pacific/Kiritimati (re-sealed with the
+      // host's key, as a pause on a machine there would have made it); no sandbox here is in that zone.
+      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const { cm, writes, tools, ran } = make(pausing);
+      const paused = await cm.run(`
+        await tools.note({ text: "at " + new Date(0).getHours() + " o'clock" });
+        return await tools.gated_note({ text: "after" });`);
+      expect(paused.status).toBe("paused");
+      const key = checkpointKeyBytes(CHECKPOINT_KEY);
+      const body = openCheckpoint<{ journal: PackedJournal }>(paused.checkpoint!, key, {});
+      const seen = body.state.journal.zone;
+      expect(seen).toEqual({ timeZone: expect.any(String), locale: expect.any(String) });
+      body.state.journal.zone = { timeZone: "Pacific/Kiritimati", locale: seen!.locale };
+      const before = ran();
+      const elsewhere = codeMode({ tools, environment, ...pausing });
+      modes.push(elsewhere);
+      const resumed = await elsewhere.resume(sealCheckpoint(body, key).text, {
+        decisions: { [paused.pending![0]!.id]: true },
+      });
+      expect(resumed.status).toBe("error");
+      expect(resumed.error?.name).toBe(REPLAY_DIVERGED);
+      expect(resumed.error?.message).toContain(
+        `the paused run's code saw the time zone Pacific/Kiritimati and the locale ${seen!.locale}, and this sandbox's code sees ${seen!.timeZone} and ${seen!.locale}`,
+      );
+      expect(ran() - before).toBe(0);
+      expect(writes).toHaveLength(1);
     });
 
     it("finds tools with tools.$search and tools.$describe, which are not tool calls", async () => {

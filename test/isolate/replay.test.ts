@@ -1,5 +1,5 @@
-// A run that may pause records what the clock and Math.random handed out; its resumption replays those
-// values, in order, and live ones after them.
+// A run that may pause records what the clock and Math.random handed out, and the time zone and locale its
+// code sees; its resumption replays those values, in order, and live ones after them, and reports its zone.
 import { afterAll, describe, expect, it } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
@@ -64,9 +64,10 @@ function merged(records: RecordedValues[]): RecordedValues {
 describe.each(environments)("[%s] time and randomness in a run that may pause", (_name, environment) => {
   it("a recording run reports every value handed out, before the message that follows it", async () => {
     const { records, value } = await runOnce(environment, { record: true });
-    // The first values went out before the console line, the rest before the end.
+    // The first values went out before the console line, with the zone; the rest before the end.
     expect(records.length).toBe(2);
-    expect(records[0]).toEqual({ now: [value[0]], random: [value[1]] });
+    expect(records[0]).toEqual({ now: [value[0]], random: [value[1]], zone: expect.any(Object) });
+    expect(records[1]?.zone).toBeUndefined();
     // Date.now, new Date(), Date(), format(), formatToParts(), and two new Date() in the last element.
     expect(merged(records).now).toHaveLength(7);
     expect(merged(records).random).toEqual([value[1], value[6]]);
@@ -77,7 +78,35 @@ describe.each(environments)("[%s] time and randomness in a run that may pause", 
     await new Promise((resolve) => setTimeout(resolve, 30));
     const again = await runOnce(environment, { replay: merged(first.records) });
     expect(again.value).toEqual(first.value);
-    expect(again.records).toEqual([]);
+    // A run that only replays records nothing: it reports the zone its code sees, to be checked.
+    expect(again.records).toEqual([{ zone: first.records[0]?.zone }]);
+  });
+
+  it("the zone reported is the one the code sees, read before the code runs: code that fakes Intl's answer does not change it", async () => {
+    const sandbox = await environment.open(limits);
+    const records: RecordedValues[] = [];
+    try {
+      const outcome = await sandbox.execute(
+        {
+          code: `
+            const real = Intl.DateTimeFormat().resolvedOptions();
+            Intl.DateTimeFormat.prototype.resolvedOptions = () => ({ timeZone: "Mars/Olympus_Mons", locale: "tlh" });
+            Object.defineProperty(Object.prototype, "timeZone", { get: () => "Mars/Olympus_Mons" });
+            console.log("after the fake");
+            return [real.timeZone, real.locale];`,
+          toolNames: {},
+          limits,
+          final: true,
+          record: true,
+        },
+        { callTool: () => ({ ok: true, valueJson: "null" }), log: () => {}, record: (v) => records.push(v) },
+        new AbortController().signal,
+      );
+      const [timeZone, locale] = JSON.parse(outcome.valueJson!) as string[];
+      expect(records).toEqual([{ zone: { timeZone, locale } }]);
+    } finally {
+      await sandbox.dispose();
+    }
   });
 
   it("past the replayed values, live ones come again, and are recorded", async () => {
@@ -89,7 +118,7 @@ describe.each(environments)("[%s] time and randomness in a run that may pause", 
     expect(merged(again.records).random).toEqual([again.value[1], again.value[6]]);
   });
 
-  it("a run that neither records nor replays sees live values and reports none", async () => {
+  it("a run that neither records nor replays sees live values and reports none, not even its zone", async () => {
     const { records, value } = await runOnce(environment, {});
     expect(records).toEqual([]);
     expect(value[7]).toBe(0);
