@@ -38,7 +38,7 @@ export interface CheckpointBinding {
 
 /** The sealed content of a checkpoint. `state` is code mode's own (the journal and the pending calls). */
 export interface CheckpointBody<State = unknown> extends CheckpointBinding {
-  /** Unique per checkpoint: a host that wants each checkpoint resumed once records the ids it used. */
+  /** Unique per checkpoint (a random UUID): what a resume claims, so that it resumes once. */
   id: string;
   /** When it was made and when it expires, in ms since the epoch. */
   created: number;
@@ -56,7 +56,7 @@ export type CheckpointProblem =
   | "code"
   | "tools"
   | "limits"
-  /** The host's `onCheckpointUsed` refused it (for example, it was resumed already). */
+  /** It was resumed already (its claim is held), or the host's `onCheckpointUsed` refused it. */
   | "reused"
   /** A value it keeps in a checkpoint store is missing or not the one recorded, or there is no store. */
   | "store";
