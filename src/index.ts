@@ -67,6 +67,7 @@ export {
   type CheckpointProblem,
   CheckpointRefused,
   DEFAULT_CHECKPOINT_TTL_MS,
+  MAX_CHECKPOINT_BODY_BYTES,
   MAX_CHECKPOINT_CHARS,
   MIN_CHECKPOINT_KEY_BYTES,
 } from "./codemode/checkpoint.js";
