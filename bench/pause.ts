@@ -99,7 +99,7 @@ interface Case {
   /** Characters of the checkpoint the resumes resume. */
   size: number;
   original: () => Promise<void>;
-  /** Resumes one checkpoint every time (resuming a checkpoint twice is harmless: it replays again). */
+  /** Resumes one checkpoint every time, each a fork (a checkpoint resumes once unless asked to fork). */
   resume: () => Promise<void>;
   originals: number[];
   resumes: number[];
@@ -115,7 +115,7 @@ for (const n of SIZES) {
     original: async () => void (await runToPause(n)),
     resume: async () => {
       const before = { ...ran };
-      expectRun(await cm.resume(checkpoint, { decisions: { [id]: true } }), 2 * n, what);
+      expectRun(await cm.resume(checkpoint, { decisions: { [id]: true }, fork: true }), 2 * n, what);
       expectRan(before, 0, 1, what);
     },
     originals: [],

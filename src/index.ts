@@ -67,11 +67,13 @@ export {
   type CheckpointProblem,
   CheckpointRefused,
   DEFAULT_CHECKPOINT_TTL_MS,
+  MAX_CHECKPOINT_BODY_BYTES,
   MAX_CHECKPOINT_CHARS,
   MIN_CHECKPOINT_KEY_BYTES,
 } from "./codemode/checkpoint.js";
 export {
   type CheckpointStore,
+  CLAIM_KEPT_AFTER_EXPIRY_MS,
   fileCheckpointStore,
   MIN_STORED_VALUE_CHARS,
   memoryCheckpointStore,
@@ -143,7 +145,7 @@ export {
 export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/journal.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export { observesResults } from "./codemode/observed-results.js";
-export type { CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
+export type { CheckpointClaims, CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
 export {
   type CallRecord,
   type CodeRunResult,

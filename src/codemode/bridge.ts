@@ -71,6 +71,11 @@ export interface RunBridgeInit {
   /** Called once, when the run must stop: it paused, or its replay diverged (see {@link RunBridge.stop}). */
   onStop?: () => void;
   /**
+   * Called as a call goes to the dispatcher, before it is run: a resumed run's claim on its checkpoint is
+   * given back only when this was never called (nothing went live).
+   */
+  onLive?: () => void;
+  /**
    * With discovery on: the index `tools.$search` and `tools.$describe` are answered from. They are not
    * tool calls: they never reach the dispatcher, take no place in the run's numbering or journal, and are
    * kept in {@link RunBridge.discovery}, not in `calls`.
@@ -423,6 +428,7 @@ export class RunBridge implements SandboxBridge {
     if (policy) options.person = policy;
     let outcome: RunCallOutcome | Promise<RunCallOutcome>;
     try {
+      this.#init.onLive?.();
       outcome = dispatcher.runCallNow({ id: callId, name, arguments: argsJson }, options);
     } catch (error) {
       return failed(error);

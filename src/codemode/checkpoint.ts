@@ -26,8 +26,13 @@ export const MIN_CHECKPOINT_KEY_BYTES = 16;
 
 const PREFIX = "cordon-ckpt";
 
-/** The most bytes a checkpoint's body may inflate to. */
-const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/**
+ * The most bytes of JSON a checkpoint's content may hold, deflated or not (16 MiB): a run that recorded
+ * more cannot pause (a `checkpointStore` keeps large values out of the checkpoint), and a checkpoint
+ * that inflates to more is refused before it is parsed, whatever its own length (deflate packs up to
+ * about 1,000 bytes into one: 80,000 characters of checkpoint can hold 60 MB).
+ */
+export const MAX_CHECKPOINT_BODY_BYTES = 16 * 1024 * 1024;
 
 /** What a checkpoint is bound to: digests of the code, the tool set and the limits it was made with. */
 export interface CheckpointBinding {
@@ -38,7 +43,7 @@ export interface CheckpointBinding {
 
 /** The sealed content of a checkpoint. `state` is code mode's own (the journal and the pending calls). */
 export interface CheckpointBody<State = unknown> extends CheckpointBinding {
-  /** Unique per checkpoint: a host that wants each checkpoint resumed once records the ids it used. */
+  /** Unique per checkpoint (a random UUID): what a resume claims, so that it resumes once. */
   id: string;
   /** When it was made and when it expires, in ms since the epoch. */
   created: number;
@@ -56,7 +61,7 @@ export type CheckpointProblem =
   | "code"
   | "tools"
   | "limits"
-  /** The host's `onCheckpointUsed` refused it (for example, it was resumed already). */
+  /** It was resumed already (its claim is held), or the host's `onCheckpointUsed` refused it. */
   | "reused"
   /** A value it keeps in a checkpoint store is missing or not the one recorded, or there is no store. */
   | "store";
@@ -109,9 +114,13 @@ export function sealCheckpoint<State>(
     created,
     expires: created + (options.ttlMs ?? DEFAULT_CHECKPOINT_TTL_MS),
   };
-  const encoded = zlib()
-    .deflateRawSync(Buffer.from(JSON.stringify(body)))
-    .toString("base64url");
+  const json = Buffer.from(JSON.stringify(body));
+  if (json.length > MAX_CHECKPOINT_BODY_BYTES) {
+    throw new RangeError(
+      `The checkpoint's content would be ${groupDigits(json.length)} bytes, over the cap of ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)}: the run recorded too much before it paused. A checkpointStore keeps large values out of the checkpoint.`,
+    );
+  }
+  const encoded = zlib().deflateRawSync(json).toString("base64url");
   const head = `${PREFIX}.${CHECKPOINT_VERSION}.${keyId(key)}.${encoded}`;
   const text = `${head}.${mac(head, key)}`;
   if (text.length > MAX_CHECKPOINT_CHARS) {
@@ -167,14 +176,26 @@ export function openCheckpoint<State>(
       "This checkpoint was altered since it was made: it cannot be trusted.",
     );
   }
-  let body: CheckpointBody<State>;
+  let json: Buffer;
   try {
-    // Only after the MAC: nobody without the key can make this inflate. The cap bounds it all the same.
-    const json = zlib().inflateRawSync(Buffer.from(encoded, "base64url"), {
-      maxOutputLength: MAX_BODY_BYTES,
+    // Only after the MAC: nobody without the key can make this inflate. zlib stops at the cap, so a
+    // checkpoint that would inflate further costs no more memory than the cap before it is refused.
+    json = zlib().inflateRawSync(Buffer.from(encoded, "base64url"), {
+      maxOutputLength: MAX_CHECKPOINT_BODY_BYTES,
       // Larger chunks than zlib's 16 KB: a journal inflates to several times its size, in fewer copies.
       chunkSize: 256 * 1024,
     });
+  } catch (error) {
+    if ((error as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new CheckpointRefused(
+        "malformed",
+        `This checkpoint's content inflates to more than ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)} bytes, the most a checkpoint may hold (MAX_CHECKPOINT_BODY_BYTES): it was not read. Start the run again.`,
+      );
+    }
+    throw new CheckpointRefused("malformed", "This checkpoint's content cannot be read.");
+  }
+  let body: CheckpointBody<State>;
+  try {
     body = JSON.parse(json.toString("utf8")) as CheckpointBody<State>;
   } catch {
     throw new CheckpointRefused("malformed", "This checkpoint's content cannot be read.");

@@ -21,12 +21,15 @@ import { codeModeInstructions, type InstructionFacts, toolDescription } from "./
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
 import { observeResultsOf } from "./observed-results.js";
 import {
+  type CheckpointClaims,
   type CheckpointInfo,
   type CheckpointSummary,
+  claimCheckpoint,
   confirmUse,
   inspectPausedRun,
   openPausedRun,
   type PauseSettings,
+  PROCESS_CLAIMS,
   peopleFor,
   type ResumeDecisions,
 } from "./pause.js";
@@ -125,12 +128,16 @@ export interface CodeModeOptions {
   checkpointTtlMs?: number;
   /**
    * Where large recorded values go instead of into the checkpoint (see `memoryCheckpointStore`,
-   * `fileCheckpointStore`); the checkpoint keeps their digests. Resuming needs the same store.
+   * `fileCheckpointStore`); the checkpoint keeps their digests. Resuming needs the same store. It is also
+   * where a resume claims its checkpoint (`claim`, atomic), so that a checkpoint resumes once in every
+   * process that shares the store. Without one, checkpoints are claimed in this process's memory: a
+   * second resume is refused in this process only.
    */
   checkpointStore?: CheckpointStore;
   /**
-   * Told of every checkpoint about to be resumed, after it was checked and before anything runs. Return
-   * `false` (or throw) to refuse it: for example when its id was used already (exactly-once resumes).
+   * Told of every checkpoint about to be resumed, after it was checked and claimed and before anything
+   * runs. Return `false` (or throw) to refuse it (the claim is then given back): a veto of the host's
+   * own. Exactly once needs no hook: the claim does it (see `checkpointStore`).
    */
   onCheckpointUsed?: (checkpoint: CheckpointInfo) => unknown;
   /**
@@ -178,6 +185,18 @@ export interface ResumeOptions extends ResumeDecisions {
   signal?: AbortSignal;
   /** The context of the run_code call that resumes it, when dispatched. */
   parent?: CodeRunOptions["parent"];
+  /**
+   * Resume the paused run again on purpose, as a fork: the checkpoint is neither checked for a claim nor
+   * claimed, so it may have been resumed before and may be resumed after. Each fork runs its decided
+   * calls live: their effects happen once per fork. Default false: a checkpoint resumes once.
+   */
+  fork?: boolean;
+  /**
+   * Where this resume claims its checkpoint, instead of the code mode's `checkpointStore` (or this
+   * process's memory): for an adapter that keeps the checkpoints it resumes in a store of its own, as
+   * `cordon/ai-sdk`'s pausing does. Needs `claim` and `release`.
+   */
+  claimIn?: CheckpointClaims;
 }
 
 /** The input of the run_code tool. */
@@ -211,9 +230,13 @@ export interface CodeMode {
    * checkpoint recorded gets its recorded outcome (the tool does not run again), the clock and
    * Math.random give what they gave, and then the calls that waited proceed with `decisions` (by pending
    * id: approved, or denied) and `answers` (for questions). A pending call with neither waits again, and
-   * the run pauses again. Rejects with `CheckpointRefused` (nothing ran) when the checkpoint was altered,
-   * made with another key, expired, made for other tools or limits, or refused by `onCheckpointUsed`, and
-   * with a `UserError` when a decision names a call that does not wait.
+   * the run pauses again. A checkpoint resumes once: the resume claims it (see `checkpointStore`) after
+   * every check and before anything runs, and a second resume is refused, problem `reused`, unless it
+   * asks to `fork`. A resume that ends before any call went live (the sandbox did not start, the replay
+   * diverged, it was cancelled or timed out while replaying) gives the claim back. Rejects with
+   * `CheckpointRefused` (nothing ran) when the checkpoint was altered, made with another key, expired,
+   * made for other tools or limits, resumed already, or refused by `onCheckpointUsed`, and with a
+   * `UserError` when a decision names a call that does not wait.
    */
   resume(checkpoint: string, options?: ResumeOptions): Promise<CodeRunResult>;
   /**
@@ -425,20 +448,41 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
       if (!pause)
         throw new UserError("resume needs the code mode's checkpointKey: the key the run paused with.");
       if (state === "session") throw new UserError(`resume: ${SESSIONS_DO_NOT_PAUSE}`);
+      const { signal, parent, approval: resumedApproval, fork = false, claimIn } = resumeOptions;
+      if (typeof fork !== "boolean") {
+        throw new UserError(`resume: fork must be true or false, got ${JSON.stringify(fork)}.`);
+      }
+      if (claimIn !== undefined && !isClaims(claimIn)) {
+        throw new UserError("resume: claimIn must have claim(id, expires) and release(id).");
+      }
       const { body, run: paused } = await openPausedRun(pause.settings, checkpoint, pause.binding);
       const people = peopleFor(paused, resumeOptions);
-      await confirmUse(pause.settings, body);
-      const { signal, parent, approval: resumedApproval } = resumeOptions;
-      return runCode(
-        setup,
-        paused.code,
-        {
-          ...(signal ? { signal } : {}),
-          ...(parent ? { parent } : {}),
-          ...(resumedApproval ? { approval: resumedApproval } : {}),
-        },
-        { run: paused, people },
-      );
+      // Last of the checks, first of the steps that change anything: of two resumes, one goes on.
+      const release = fork ? undefined : await claimCheckpoint(claimIn ?? pause.settings.claims, body);
+      let live = false;
+      try {
+        await confirmUse(pause.settings, body, fork);
+        return await runCode(
+          setup,
+          paused.code,
+          {
+            ...(signal ? { signal } : {}),
+            ...(parent ? { parent } : {}),
+            ...(resumedApproval ? { approval: resumedApproval } : {}),
+          },
+          {
+            run: paused,
+            people,
+            onLive: () => {
+              live = true;
+            },
+          },
+        );
+      } finally {
+        // Nothing went live: the checkpoint may resume again. A release that fails leaves it claimed,
+        // which never causes a double effect.
+        if (release && !live) await release().catch(() => {});
+      }
     },
     inspect(checkpoint) {
       if (!pause)
@@ -538,8 +582,13 @@ function pauseSettings(
     throw new UserError(`codeMode: checkpointTtlMs must be a number of ms > 0, got ${String(ttlMs)}.`);
   }
   const store = options.checkpointStore;
-  if (store !== undefined && (typeof store?.put !== "function" || typeof store.get !== "function")) {
-    throw new UserError("codeMode: checkpointStore must have put(key, value) and get(key).");
+  if (
+    store !== undefined &&
+    (typeof store?.put !== "function" || typeof store.get !== "function" || !isClaims(store))
+  ) {
+    throw new UserError(
+      "codeMode: checkpointStore must have put(key, value), get(key), claim(id, expires) and release(id); claim must be atomic across the processes that share the store (see docs/pausing.md).",
+    );
   }
   const onCheckpointUsed = options.onCheckpointUsed;
   if (onCheckpointUsed !== undefined && typeof onCheckpointUsed !== "function") {
@@ -549,6 +598,7 @@ function pauseSettings(
     key: checkpointKeyBytes(options.checkpointKey),
     ttlMs,
     store,
+    claims: store ?? PROCESS_CLAIMS,
     onCheckpointUsed,
   };
   const tools = toolset
@@ -610,6 +660,12 @@ function typecheckLimits(given: Partial<TypeCheckLimits> | undefined): TypeCheck
     );
   }
   return limits;
+}
+
+/** Whether `value` can claim checkpoints (see `CheckpointStore.claim`). */
+function isClaims(value: unknown): value is CheckpointClaims {
+  const claims = value as Partial<CheckpointClaims> | undefined;
+  return typeof claims?.claim === "function" && typeof claims.release === "function";
 }
 
 function checkToolList(tools: unknown): AnyTool[] {

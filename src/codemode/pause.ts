@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { LogEntry } from "../../sandbox/contract/index.js";
 import type { PersonPolicy } from "../dispatch/types.js";
-import { UserError } from "../errors.js";
+import { messageOf, UserError } from "../errors.js";
 import {
   type CheckpointBinding,
   type CheckpointBody,
@@ -15,7 +15,7 @@ import {
   openCheckpoint,
   sealCheckpoint,
 } from "./checkpoint.js";
-import { type CheckpointStore, MIN_STORED_VALUE_CHARS } from "./checkpoint-store.js";
+import { type CheckpointStore, MIN_STORED_VALUE_CHARS, memoryCheckpointStore } from "./checkpoint-store.js";
 import {
   type JournalEntry,
   type JournalState,
@@ -25,14 +25,26 @@ import {
 } from "./journal.js";
 import type { PendingCall } from "./result.js";
 
-/** How a code mode pauses: its key, how long checkpoints last, where large values go. */
+/** How a code mode pauses: its key, how long checkpoints last, where large values go and claims are made. */
 export interface PauseSettings {
   key: Buffer;
   ttlMs: number;
   store: CheckpointStore | undefined;
+  /** Where a resume claims its checkpoint: `store`, else {@link PROCESS_CLAIMS}. */
+  claims: CheckpointClaims;
   /** Told of each checkpoint before its run resumes; `false` (or a rejection) refuses it. */
   onCheckpointUsed: ((checkpoint: CheckpointInfo) => unknown) | undefined;
 }
+
+/** The part of a {@link CheckpointStore} that claims checkpoints for their one resume. */
+export type CheckpointClaims = Pick<CheckpointStore, "claim" | "release">;
+
+/**
+ * Where code modes without a checkpoint store claim checkpoints: one set for the whole process, so that
+ * a second resume of a checkpoint is refused by any code mode of this process, not only by the one that
+ * resumed it first. (Checkpoint ids are random UUIDs: two checkpoints never share one.)
+ */
+export const PROCESS_CLAIMS: CheckpointClaims = memoryCheckpointStore();
 
 /** What a host learns about a checkpoint being resumed (see `CodeModeOptions.onCheckpointUsed`). */
 export interface CheckpointInfo {
@@ -41,6 +53,8 @@ export interface CheckpointInfo {
   /** When it was made and when it expires, in ms since the epoch. */
   created: number;
   expires: number;
+  /** Whether this resume forks the paused run on purpose (`resume(…, { fork: true })`): it claims nothing. */
+  fork?: boolean;
 }
 
 /** Code mode's part of a checkpoint: everything a paused run needs to go on. */
@@ -198,15 +212,63 @@ export async function openPausedRun(
   return { body, run: { ...rest, journal: { ...run.journal, entries } } };
 }
 
+/** The refusal of a second resume: what happened, and how to run a paused run again on purpose. */
+export function resumedAlready(id: string): string {
+  return `Checkpoint ${id} was resumed already (or is being resumed now): a checkpoint resumes once, because a second resume would run its decided calls again. Nothing ran. To run the paused run again on purpose, as a fork, resume it with { fork: true }.`;
+}
+
+/**
+ * Claims the checkpoint for this resume in `claims`, after every other check and before anything runs:
+ * resolves with the function that gives the claim back. Rejects with {@link CheckpointRefused} `reused`
+ * when it was claimed before (resumed already, or being resumed), and `store` when the store failed or
+ * answered something other than a boolean.
+ */
+export async function claimCheckpoint(
+  claims: CheckpointClaims,
+  body: Pick<CheckpointBody, "id" | "expires">,
+): Promise<() => Promise<void>> {
+  let won: unknown;
+  try {
+    won = await claims.claim(body.id, body.expires);
+  } catch (error) {
+    throw new CheckpointRefused(
+      "store",
+      `The checkpoint store could not claim checkpoint ${body.id} for this resume: ${messageOf(error)}. Nothing ran.`,
+    );
+  }
+  if (won === false) throw new CheckpointRefused("reused", resumedAlready(body.id));
+  if (won !== true) {
+    throw new CheckpointRefused(
+      "store",
+      `The checkpoint store's claim(id, expires) must give true (claimed now) or false (claimed before); it gave ${typeof won}. Nothing ran.`,
+    );
+  }
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    await claims.release(body.id);
+  };
+}
+
 /**
  * Asks the host's `onCheckpointUsed` whether the checkpoint may be resumed, last before the run starts:
  * `false` or a rejection refuses it ({@link CheckpointRefused} `reused`).
  */
-export async function confirmUse(settings: PauseSettings, body: CheckpointBody<PausedRun>): Promise<void> {
+export async function confirmUse(
+  settings: PauseSettings,
+  body: CheckpointBody<PausedRun>,
+  fork: boolean,
+): Promise<void> {
   if (!settings.onCheckpointUsed) return;
   let verdict: unknown;
   try {
-    verdict = await settings.onCheckpointUsed({ id: body.id, created: body.created, expires: body.expires });
+    verdict = await settings.onCheckpointUsed({
+      id: body.id,
+      created: body.created,
+      expires: body.expires,
+      ...(fork ? { fork } : {}),
+    });
   } catch (error) {
     throw new CheckpointRefused(
       "reused",

@@ -85,6 +85,8 @@ export interface Resumption {
   run: PausedRun;
   /** By journal index: the decision or answer a person gave. */
   people: ReadonlyMap<number, PersonPolicy>;
+  /** Called as a call of the resumed run goes live (see `RunBridgeInit.onLive`). */
+  onLive?: () => void;
 }
 
 /** What every run of one code mode shares; codeMode() makes it once. */
@@ -306,6 +308,7 @@ export async function runInSandbox(
     callIdPrefix,
     ...(journal ? { journal, onStop: () => ended.abort(new Error("The run paused.")) } : {}),
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
+    ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
   });
   const limits = limitsLeft(setup.sandboxLimits, resumption);

@@ -6,11 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import { jsonSchema, type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
+import { CheckpointRefused } from "../codemode/checkpoint.js";
 import { type CheckpointStore, memoryCheckpointStore } from "../codemode/checkpoint-store.js";
 import type { CodeMode } from "../codemode/code-mode.js";
 import type { CheckpointSummary } from "../codemode/pause.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, DispatchOptions, ToolResult } from "../dispatch/types.js";
+import { UserError } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
 import { Budget } from "../tools/budget.js";
 import type { AnyTool, RunContext, Session } from "../tools/types.js";
@@ -42,9 +44,10 @@ export interface AiSdkPausing {
   /** The code mode whose run_code tool is among the tools; made with `approval: "pause"` and a key. */
   codeMode: CodeMode;
   /**
-   * Where a paused run's checkpoint waits for the approval, by tool call id. Default: this process's
-   * memory. To resume in another process (a later request served elsewhere), a store they share, such
-   * as `fileCheckpointStore(dir)` or one over your database.
+   * Where a paused run's checkpoint waits for the approval, by tool call id, and where it is claimed when
+   * the approval comes (`claim`, atomic), so that it resumes once however many requests bring the
+   * approval. Default: this process's memory. To resume in another process (a later request served
+   * elsewhere), a store they share, such as `fileCheckpointStore(dir)` or one over your database.
    */
   store?: CheckpointStore;
 }
@@ -183,9 +186,6 @@ async function dispatchOne<Deps>(
   return result;
 }
 
-/** What the pausing store holds for a tool call whose paused run was resumed. */
-const RESUMED = "resumed";
-
 /** How long the result of a run_code call that did not pause waits for the AI SDK's `execute`. */
 const FINISHED_KEPT_MS = 10 * 60_000;
 
@@ -227,30 +227,37 @@ function pausingRunCode<Deps>(
       let result = finished.get(call.toolCallId);
       finished.delete(call.toolCallId);
       if (result === undefined) {
-        const key = pauseKey(call.toolCallId);
-        const checkpoint = await store.get(key);
-        if (checkpoint === RESUMED) {
-          throw new Error(
-            `${t.name} call ${call.toolCallId} was resumed already: a paused run resumes once (its approved calls would run again).`,
-          );
-        }
+        const checkpoint = await store.get(pauseKey(call.toolCallId));
         if (checkpoint === undefined || !approvedInHistory(call.messages, call.toolCallId)) {
           throw new Error(
             `${t.name} call ${call.toolCallId} has no paused run approved in the history: its checkpoint is not in the pausing store, or the AI SDK did not approve it.`,
           );
         }
-        // Marked before it runs, so that a request sent again does not resume it again. (Two at the same
-        // moment are for the code mode's onCheckpointUsed to refuse: a store has no compare-and-set.)
-        await store.put(key, RESUMED);
         // What is approved is what the sealed checkpoint holds (inspect checks it), whatever the store says.
         const { id, pending } = codeMode.inspect(checkpoint);
         const decisions = Object.fromEntries(
           pending.filter((p) => p.kind === "approval").map((p) => [p.id, true]),
         );
-        result = await codeMode.resumeCall(
-          { callId: call.toolCallId, paused: { checkpoint, checkpointId: id, pending } },
-          { decisions, approval: "wait", ...(call.abortSignal ? { signal: call.abortSignal } : {}) },
-        );
+        try {
+          // Claimed in the pausing store, atomically, by every process that reaches it: of two requests
+          // that bring the same approval (a double submit, a retry), one resumes the run.
+          result = await codeMode.resumeCall(
+            { callId: call.toolCallId, paused: { checkpoint, checkpointId: id, pending } },
+            {
+              decisions,
+              approval: "wait",
+              claimIn: store,
+              ...(call.abortSignal ? { signal: call.abortSignal } : {}),
+            },
+          );
+        } catch (error) {
+          if (error instanceof CheckpointRefused && error.problem === "reused") {
+            throw new Error(
+              `${t.name} call ${call.toolCallId} was resumed already: a paused run resumes once (its approved calls would run again).`,
+            );
+          }
+          throw error;
+        }
       }
       if (!result.ok) throw new ToolCallFailed(result);
       return result.output;
@@ -276,7 +283,16 @@ export async function pausedRunCode(
 const defaultStores = new WeakMap<AiSdkPausing, CheckpointStore>();
 
 function storeOf(pausing: AiSdkPausing): CheckpointStore {
-  if (pausing.store) return pausing.store;
+  const given = pausing.store;
+  if (given !== undefined) {
+    const methods = ["put", "get", "claim", "release"] as const;
+    if (methods.some((name) => typeof given?.[name] !== "function")) {
+      throw new UserError(
+        "aiSdkTools: pausing.store must have put(key, value), get(key), claim(id, expires) and release(id); claim must be atomic across the processes that share the store (see docs/pausing.md).",
+      );
+    }
+    return given;
+  }
   let store = defaultStores.get(pausing);
   if (!store) {
     store = memoryCheckpointStore();

@@ -6,7 +6,17 @@
  * other tools is refused before anything runs. The terminal prompts are in pause-terminal.test.ts.
  */
 
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -211,6 +221,44 @@ describe("the checkpoint key", () => {
     const { code, stderr } = await w.resume(["--approve", "all"], unset);
     expect(code).toBe(2);
     expect(stderr).toContain(`Run \`chmod 600 ${keyFile}\``);
+    expect(w.effects()).toEqual(["before"]);
+  });
+
+  it("a key file that is a symbolic link (to a key someone else chose) is refused, saying what to do", async () => {
+    const w = workspace(AROUND_A_GATED_CALL);
+    const folder = join(w.env.XDG_CONFIG_HOME, "cordon");
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const planted = join(w.dir, "planted.key");
+    writeFileSync(planted, "a key the attacker knows, 32 bytes\n", { mode: 0o600 });
+    symlinkSync(planted, join(folder, "checkpoint.key"));
+    const { code, stderr } = await w.run([], { CORDON_CHECKPOINT_KEY: undefined });
+    expect(code).toBe(2);
+    expect(stderr).toContain(`the checkpoint key file ${join(folder, "checkpoint.key")} is a symbolic link`);
+    expect(stderr).toContain("set CORDON_CHECKPOINT_KEY");
+    expect(existsSync(w.checkpoint)).toBe(false);
+    expect(w.effects()).toEqual([]);
+  });
+
+  it("a key folder others can write to (0777) is refused, before a key is made or read, saying to chmod it", async () => {
+    const w = workspace(AROUND_A_GATED_CALL);
+    const folder = join(w.env.XDG_CONFIG_HOME, "cordon");
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o777);
+    const unset = { CORDON_CHECKPOINT_KEY: undefined };
+    const made = await w.run([], unset);
+    expect(made.code).toBe(2);
+    expect(made.stderr).toContain(
+      `${folder}, the folder of the checkpoint key file, can be written by other users (mode 777)`,
+    );
+    expect(made.stderr).toContain(`Run \`chmod 700 ${folder}\``);
+    expect(existsSync(join(folder, "checkpoint.key"))).toBe(false);
+    // A key file made while the folder was private is refused too once the folder is opened up.
+    chmodSync(folder, 0o700);
+    expect((await w.run([], unset)).code).toBe(3);
+    chmodSync(folder, 0o777);
+    const resumed = await w.resume(["--approve", "all"], unset);
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain("can be written by other users (mode 777)");
     expect(w.effects()).toEqual(["before"]);
   });
 

@@ -1,17 +1,20 @@
 // Checkpoints are sealed: a checkpoint that was tampered with, made with another key, expired, or made
 // for other code, tools or limits is refused before anything of it is used.
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
+  CHECKPOINT_VERSION,
   CheckpointRefused,
   checkpointKeyBytes,
   digestOf,
+  MAX_CHECKPOINT_BODY_BYTES,
   MAX_CHECKPOINT_CHARS,
   openCheckpoint,
   sealCheckpoint,
 } from "../../src/codemode/checkpoint.js";
 import { UserError } from "../../src/errors.js";
+import { groupDigits } from "../../src/numbers.js";
 
 const KEY = checkpointKeyBytes("a host's secret of thirty-two bytes");
 const BINDING = {
@@ -117,9 +120,35 @@ describe("checkpoints", () => {
     expect(checkpointKeyBytes(new Uint8Array(32)).length).toBe(32);
   });
 
+  it("an 84 K-character checkpoint that inflates to 60 MB (a decompression bomb sealed with the key) is refused before it is parsed, naming the cap", () => {
+    // What a key holder could seal: 60 MB of one letter deflates to about 80,000 characters.
+    const body = { ...BINDING, id: "bomb", created: 0, expires: Date.now() + 60_000, state: "" };
+    const json = Buffer.from(JSON.stringify({ ...body, state: "a".repeat(60_000_000) }));
+    const head = `cordon-ckpt.${CHECKPOINT_VERSION}.${keyIdOf(KEY)}.${deflateRawSync(json).toString("base64url")}`;
+    const bomb = `${head}.${createHmac("sha256", KEY).update(head).digest("base64url")}`;
+    expect(bomb.length).toBeLessThan(100_000);
+    const refused = refusal(() => openCheckpoint(bomb, KEY, BINDING));
+    expect(refused.problem).toBe("malformed");
+    expect(refused.message).toContain(
+      `inflates to more than ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)} bytes, the most a checkpoint may hold`,
+    );
+  });
+
+  it("a run that recorded more than the body cap cannot be sealed, naming the cap", () => {
+    const big = { ...BINDING, state: { journal: "b".repeat(MAX_CHECKPOINT_BODY_BYTES) } };
+    expect(() => sealCheckpoint(big, KEY)).toThrow(
+      `over the cap of ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)}: the run recorded too much before it paused`,
+    );
+  });
+
   it("a checkpoint over the size cap cannot be sealed", () => {
     // Random text does not compress: the sealed checkpoint is as long as it is.
     const big = { ...BINDING, state: { journal: randomBytes(MAX_CHECKPOINT_CHARS).toString("base64") } };
     expect(() => sealCheckpoint(big, KEY)).toThrow(RangeError);
   });
 });
+
+/** The key id a checkpoint names: how cordon writes it (a digest of the key, not the key). */
+function keyIdOf(key: Buffer): string {
+  return createHmac("sha256", key).update("cordon checkpoint key id").digest("base64url").slice(0, 16);
+}

@@ -19,13 +19,13 @@ beforeAll(async () => {
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 /** Runs the agent in a process of its own and gives back the result it printed. */
-function agent(args: string[]): Promise<CodeRunResult> {
+function agent(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CodeRunResult> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ["--no-node-snapshot", "--import", "tsx", AGENT, ...args],
       {
-        env: { ...process.env, CORDON_CHECKPOINT_KEY: "two processes, one 32-byte secret" },
+        env: { ...process.env, CORDON_CHECKPOINT_KEY: "two processes, one 32-byte secret", ...env },
         timeout: 60_000,
       },
       (error, stdout, stderr) => {
@@ -37,12 +37,13 @@ function agent(args: string[]): Promise<CodeRunResult> {
 }
 
 /** A scenario's files, and the steps: pause in one process, then resume in another with `decide`. */
-function scenario(name: string) {
+function scenario(name: string, env: NodeJS.ProcessEnv = {}) {
   const effects = join(directory, `${name.replace(/ /g, "-")}.effects`);
   const checkpoint = join(directory, `${name.replace(/ /g, "-")}.ckpt`);
   return {
-    pause: () => agent(["pause", name, effects, checkpoint]),
-    resume: (decisions: object) => agent(["resume", name, effects, checkpoint, JSON.stringify(decisions)]),
+    pause: () => agent(["pause", name, effects, checkpoint], env),
+    resume: (decisions: object) =>
+      agent(["resume", name, effects, checkpoint, JSON.stringify(decisions)], env),
     lines: async () => (await readFile(effects, "utf8")).trim().split("\n"),
   };
 }
@@ -92,6 +93,21 @@ describe("a run paused in one process and resumed in another", () => {
     const resumed = await s.resume({ answers: { [paused.pending![0]!.id]: "green" } });
     expect(resumed).toMatchObject({ status: "ok", value: { colour: "green" } });
     expect(await s.lines()).toEqual(["before", "colour green"]);
+  }, 60_000);
+
+  it("two processes resume one checkpoint at the same moment with a shared file store: one runs it, the other is refused, and the message goes out once", async () => {
+    const store = join(directory, "shared-store");
+    const s = scenario("two approvals", { CORDON_TEST_CHECKPOINT_STORE: store });
+    await rm(join(directory, "two-approvals.effects"), { force: true });
+    const paused = await s.pause();
+    const decisions = { decisions: Object.fromEntries(paused.pending!.map((call) => [call.id, true])) };
+    const outcomes = await Promise.allSettled([s.resume(decisions), s.resume(decisions)]);
+    const done = outcomes.filter((o) => o.status === "fulfilled");
+    expect(done).toHaveLength(1);
+    expect((done[0] as PromiseFulfilledResult<CodeRunResult>).value.status).toBe("ok");
+    const [refused] = outcomes.filter((o) => o.status === "rejected") as PromiseRejectedResult[];
+    expect(String(refused?.reason)).toContain("was resumed already");
+    expect(await s.lines()).toEqual(["before", "sent to bo", "sent to cy", "after"]);
   }, 60_000);
 
   it("a second pause after the first resume: three processes, each effect once, the time seen in the middle kept", async () => {

@@ -361,7 +361,7 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
     ).rejects.toBeInstanceOf(UserError);
   });
 
-  it("onCheckpointUsed can refuse a checkpoint resumed a second time (exactly-once with a store of ids)", async () => {
+  it("onCheckpointUsed can refuse what the claim lets through: a host that allows no forks records the ids it used", async () => {
     const used = new Set<string>();
     const { effects, cm } = world({
       onCheckpointUsed: ({ id }) => {
@@ -373,9 +373,10 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
     const paused = await cm.run(`await tools.send({ to: "oz" });`);
     const decisions = { [paused.pending![0]!.id]: true };
     expect((await cm.resume(paused.checkpoint!, { decisions })).status).toBe("ok");
-    await expect(cm.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
+    await expect(cm.resume(paused.checkpoint!, { decisions, fork: true })).rejects.toMatchObject({
       name: "CheckpointRefused",
       problem: "reused",
+      message: expect.stringContaining("onCheckpointUsed refused"),
     });
     expect(effects).toEqual(["sent to oz"]);
   });

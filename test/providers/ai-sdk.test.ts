@@ -1,9 +1,11 @@
-import { generateText, type ModelMessage, stepCountIs, streamText } from "ai";
+import { generateText, type ModelMessage, stepCountIs, streamText, type ToolSet } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  type CheckpointStore,
   type CodeMode,
+  type CodeModeOptions,
   codeMode,
   Dispatcher,
   isolateEnvironment,
@@ -383,12 +385,13 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
     });
     const store = memoryCheckpointStore();
     /** One process of the app: its own code mode and AI SDK tools, sharing only the key and the store. */
-    const process = () => {
+    const process = (more: Partial<CodeModeOptions> = {}) => {
       const mode = codeMode({
         tools: [getOrder, refundOnce],
         environment: isolateEnvironment(),
         approval: "pause",
         checkpointKey: KEY,
+        ...more,
       });
       opened.push(mode);
       const pausing = { codeMode: mode, store };
@@ -480,5 +483,97 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
     expect(result.content.some((part) => part.type === "tool-approval-request")).toBe(false);
     expect(JSON.parse(result.text).value).toContain("result: 10");
     expect(lookedUp).toEqual(["A1"]);
+  });
+
+  it("an approval delivered twice at once (a double submit) with the default store resumes the paused run once: the refund runs once", async () => {
+    const refunds: string[] = [];
+    const refundOnce = tool({
+      name: "refund_once",
+      description: "Refund an order. Needs a human's approval.",
+      input: z.object({ order_id: z.string() }),
+      needsApproval: true,
+      run: async ({ order_id }) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        refunds.push(order_id);
+        return { refunded: order_id };
+      },
+    });
+    const mode = codeMode({
+      tools: [getOrder, refundOnce],
+      environment: isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: KEY,
+    });
+    opened.push(mode);
+    // No store: the paused run waits in this process's memory.
+    const tools = aiSdkTools(new Toolset([mode.tool]), { pausing: { codeMode: mode } });
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2." }];
+    const asked = await generateText({
+      model: scriptedModel([[{ toolName: "run_code", input: { code: REFUND_ONE } }]]),
+      messages,
+      tools,
+      stopWhen: stepCountIs(3),
+    });
+    const request = asked.content.find((part) => part.type === "tool-approval-request")!;
+    messages.push(...asked.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    const submit = () =>
+      generateText({
+        model: scriptedModel([(options) => JSON.stringify(toolOutputs(options)[0]!.output)]),
+        messages,
+        tools,
+        stopWhen: stepCountIs(3),
+      });
+    const answers = (await Promise.all([submit(), submit()])).map(
+      (answer) => (JSON.parse(answer.text) as { value: string }).value,
+    );
+    expect(answers.filter((text) => text.includes('"refunded":"A2"'))).toHaveLength(1);
+    expect(answers.filter((text) => text.includes("was resumed already"))).toHaveLength(1);
+    expect(refunds).toEqual(["A2"]);
+  });
+
+  it("an approval delivered at once to two processes whose code modes keep stores of their own is resumed once: the pausing store they share holds the claim", async () => {
+    const { refunds, process } = refundWorld();
+    const model = scriptedModel([[{ toolName: "run_code", input: { code: REFUND_ONE } }]]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2." }];
+    const asked = await generateText({ model, messages, tools: process().tools, stopWhen: stepCountIs(3) });
+    const request = asked.content.find((part) => part.type === "tool-approval-request")!;
+    messages.push(...asked.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    // Each process's code mode claims in a checkpoint store of its own, as separate processes would.
+    const [one, two] = [
+      process({ checkpointStore: memoryCheckpointStore() }),
+      process({ checkpointStore: memoryCheckpointStore() }),
+    ];
+    const submit = (tools: ToolSet) =>
+      generateText({
+        model: scriptedModel([(options) => JSON.stringify(toolOutputs(options)[0]!.output)]),
+        messages,
+        tools,
+        stopWhen: stepCountIs(3),
+      });
+    const answers = (await Promise.all([submit(one!.tools), submit(two!.tools)])).map(
+      (answer) => (JSON.parse(answer.text) as { value: string }).value,
+    );
+    expect(answers.filter((text) => text.includes("was resumed already"))).toHaveLength(1);
+    expect(refunds).toEqual(["A2"]);
+  });
+
+  it("a pausing store without claim and release is a UserError naming what it needs", () => {
+    const mode = codeMode({
+      tools: [getOrder],
+      environment: isolateEnvironment(),
+      approval: "pause",
+      checkpointKey: KEY,
+    });
+    opened.push(mode);
+    const valuesOnly = { put: () => {}, get: () => undefined } as unknown as CheckpointStore;
+    expect(() =>
+      aiSdkTools(new Toolset([mode.tool]), { pausing: { codeMode: mode, store: valuesOnly } }),
+    ).toThrow(/claim\(id, expires\) and release\(id\)/);
   });
 });
