@@ -174,6 +174,7 @@ export { codeMode, defaultEnvironment } from "./defaults.js";
 export { DEFAULT_APPROVAL_TIMEOUT_MS, Dispatcher } from "./dispatch/dispatcher.js";
 export { type PausedWork, ToolPaused } from "./dispatch/paused-work.js";
 export {
+  APPROVAL_MARKS_PER_CHAR,
   APPROVAL_NESTED_ITEMS,
   APPROVAL_STRING_CHARS,
   type ApprovalPreviewOptions,

@@ -5,6 +5,7 @@
  */
 
 import { BudgetExceeded, RunCancelled, ToolError } from "../errors.js";
+import { asciiLookalike } from "./confusables.js";
 
 /** The line that opens fenced external content. */
 export const FENCE_BEGIN = "--- BEGIN EXTERNAL CONTENT (reference material) ---";
@@ -57,51 +58,13 @@ function withoutInvisible(text: string): string {
   });
 }
 
-// Look-alikes that compatibility normalisation (NFKC) leaves alone: Cyrillic and Greek letters drawn
-// like Latin ones.
-const LOOKALIKES: Record<string, string> = {
-  "\u0410": "A",
-  "\u0412": "B",
-  "\u0415": "E",
-  "\u041A": "K",
-  "\u041C": "M",
-  "\u041D": "H",
-  "\u041E": "O",
-  "\u0420": "P",
-  "\u0421": "C",
-  "\u0422": "T",
-  "\u0425": "X",
-  "\u0430": "a",
-  "\u0435": "e",
-  "\u043E": "o",
-  "\u0440": "p",
-  "\u0441": "c",
-  "\u0443": "y",
-  "\u0445": "x",
-  "\u0456": "i",
-  "\u0406": "I",
-  "\u0391": "A",
-  "\u0392": "B",
-  "\u0395": "E",
-  "\u0399": "I",
-  "\u039A": "K",
-  "\u039C": "M",
-  "\u039D": "N",
-  "\u039F": "O",
-  "\u03A1": "P",
-  "\u03A4": "T",
-  "\u03A7": "X",
-  "\u03BF": "o",
-  "\uFE64": "<",
-  "\uFE65": ">",
-};
-
 /**
- * The text as the patterns read it: every code point in its compatibility form (NFKC: full-width,
- * mathematical-alphabet, Roman-numeral and other look-alike forms become plain letters), Cyrillic and
- * Greek look-alikes folded to Latin. `original(i, side)` turns an index of `folded` back into one of
- * `text`; an index inside the form of one code point that grew or shrank goes to that code point's
- * start or end.
+ * The text as the patterns read it: each code point decomposed to its compatibility form (NFKD: full-width,
+ * mathematical-alphabet, Roman-numeral, circled and accented letters become plain ones), its marks and
+ * invisible characters dropped, and what Unicode's confusables (UTS #39) draw like ASCII folded to that
+ * ASCII (see confusables.ts): a skeleton. `original(i, side)` turns an index of `folded` back into one of
+ * `text`; an index inside the form of one code point that grew or shrank goes to that code point's start
+ * or end, and one where dropped characters were goes past them.
  */
 interface Matchable {
   folded: string;
@@ -118,22 +81,25 @@ interface Resize {
 
 // No u flag: both halves of a surrogate pair are outside ASCII, so a run never splits one.
 const NON_ASCII_RUN = /[\u0080-\uFFFF]+/g;
-const LOOKALIKE = /[\u0391-\u03BF\u0406-\u0456\uFE64\uFE65]/g;
 
 function matchable(text: string): Matchable {
   const resizes: Resize[] = [];
   let shift = 0; // length of `text` so far minus length of the folded text so far
   const folded = text.replace(NON_ASCII_RUN, (run: string, offset: number) => {
-    // Most text is already in its compatibility form: then only the look-alikes change, one for one.
-    if (run.normalize("NFKC") === run) return run.replace(LOOKALIKE, (c) => LOOKALIKES[c] ?? c);
     // Most characters fold to themselves: the spans between those that do not are copied whole.
     const parts: string[] = [];
     let length = 0;
     let copied = 0;
+    let afterAscii = true; // whether the folded text so far ends in ASCII (what precedes a run is)
     for (let i = 0; i < run.length; ) {
       const code = run.codePointAt(i)!;
       const size = code > 0xffff ? 2 : 1;
-      const form = foldCode(code);
+      let form = foldCode(code);
+      // A mark, joiner or selector belongs to what it follows: dropped after a character the patterns
+      // read, kept after any other (a Devanagari vowel sign, an emoji sequence), where it changes nothing.
+      if (form === "" && !afterAscii) form = null;
+      if (form === null) afterAscii = false;
+      else if (form !== "") afterAscii = form.charCodeAt(form.length - 1) < 0x80;
       if (form !== null) {
         parts.push(run.slice(copied, i), form);
         length += i - copied;
@@ -160,13 +126,15 @@ function matchable(text: string): Matchable {
   return {
     folded,
     original(index, side) {
-      // The last resize that begins before the index, by binary search.
+      // The last resize that begins before the index, or at it when it dropped characters (which then
+      // fall before the index), by binary search.
       let low = 0;
       let high = resizes.length - 1;
       let found = -1;
       while (low <= high) {
         const middle = (low + high) >> 1;
-        if (resizes[middle]!.foldedStart < index) {
+        const resize = resizes[middle]!;
+        if (resize.foldedStart < index || (resize.foldedStart === index && resize.foldedEnd === index)) {
           found = middle;
           low = middle + 1;
         } else high = middle - 1;
@@ -194,7 +162,7 @@ const bmpFolds: (string | null | undefined)[] = new Array(0x10000).fill(undefine
 const astralFolds = new Map<number, string | null>();
 const MAX_ASTRAL_FOLDS = 4_096;
 
-/** The folded form of a code point, or `null` when it folds to itself. */
+/** The folded form of a code point (`""` for a mark or an invisible character), or `null` for itself. */
 function foldCode(code: number): string | null {
   if (code < 0x80) return null;
   if (code <= 0xffff) {
@@ -218,10 +186,38 @@ function foldCode(code: number): string | null {
   return form;
 }
 
+const ZERO_WIDTH = /[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const DASH_PUNCTUATION = /\p{Pd}/u;
+
+/**
+ * A character's skeleton when all of it reads as ASCII (its decomposition without marks, each part ASCII
+ * or drawn like it, every dash a hyphen); else its compatibility form, so that other scripts stay whole (Korean syllables are
+ * not taken apart into letters).
+ */
 function computeFold(char: string): string {
-  let form = "";
-  for (const c of char.normalize("NFKC")) form += LOOKALIKES[c] ?? c;
-  return form;
+  let skeleton = "";
+  for (const part of char.normalize("NFKD")) {
+    if (part.charCodeAt(0) < 0x80) skeleton += part;
+    else if (!ZERO_WIDTH.test(part)) {
+      const ascii = asciiLookalike(part) ?? (DASH_PUNCTUATION.test(part) ? "-" : undefined);
+      if (ascii === undefined) return char.normalize("NFKC");
+      skeleton += ascii;
+    }
+  }
+  return skeleton;
+}
+
+/**
+ * A word of a pattern, matching also the ASCII that UTS #39 finds confusable with its letters: I, l, 1
+ * and | (as I and l fold to the same skeleton, and a pattern is case-blind, i and L join them), O and 0,
+ * m and rn. Other look-alikes are folded to ASCII in the text (see {@link matchable}).
+ */
+function lookalikeWord(word: string): string {
+  return word.replace(/rn|m|[il]|o/gi, (part) => {
+    const lower = part.toLowerCase();
+    if (lower === "rn" || lower === "m") return "(?:rn|m)";
+    return lower === "o" ? "[o0]" : "[il1|]";
+  });
 }
 
 const DASH = "-=_*#~\\u2010-\\u2015\\u2212";
@@ -229,7 +225,11 @@ const DASH = "-=_*#~\\u2010-\\u2015\\u2212";
 // so no input makes the search slow); its decoration and parenthesis are then taken on both sides.
 // No word boundaries: a marker glued to letters or underscores (`---_END EXTERNAL CONTENT_---`) is
 // still a marker.
-const MARKER = /(?:BEGIN|END)[\s_-]{0,20}EXTERNAL[\s_-]{0,20}CONTENT/gi;
+const SEPARATOR = `[${DASH}\\s]{0,20}`;
+const MARKER = new RegExp(
+  `(?:${lookalikeWord("BEGIN")}|END)${SEPARATOR}EXTE${lookalikeWord("RNAL")}${SEPARATOR}${lookalikeWord("CONTENT")}`,
+  "gi",
+);
 const MARKER_TAIL = new RegExp(`(?:[ \\t]{0,10}\\([^)\\n]{0,80}\\))?(?:[ \\t]{0,10}[${DASH}]{1,40})?`, "y");
 const MARKER_LEAD = new RegExp(`[${DASH}]{1,40}[ \\t]{0,10}$`);
 // Special tokens of chat templates: <|im_start|>, <|eot_id|>, DeepSeek's <｜User｜> (folded), Llama 2's
@@ -237,19 +237,25 @@ const MARKER_LEAD = new RegExp(`[${DASH}]{1,40}[ \\t]{0,10}$`);
 const TOKEN =
   /<\|[^|<>\n]{0,64}\|>|\[\/?INST\]|<<\/?SYS>>|<\/?s>|<\/?(?:start_of_turn|end_of_turn|bos|eos)>/gi;
 // Tags in the style of an agent's own control markup.
-const TAG =
-  /<\s{0,10}\/?\s{0,10}(?:system(?:[-_][\w-]*)?|assistant|user|human|developer|instructions?|im_start|im_end|thinking|tool(?:_call|_calls|_use|_result|_response)|function(?:_call|_calls|_results?)|function_calls|invoke|parameter|antml:[\w-]+)(?=[\s/>])[^<>\n]{0,200}>/gi;
+const TAG_NAMES = lookalikeWord(
+  "system(?:[-_][\\w-]*)?|assistant|user|human|developer|instructions?|im_start|im_end|thinking|tool(?:_call|_calls|_use|_result|_response)|function(?:_call|_calls|_results?)|function_calls|invoke|parameter|antml:[\\w-]+",
+);
+const TAG = new RegExp(`<\\s{0,10}\\/?\\s{0,10}(?:${TAG_NAMES})(?=[\\s/>])[^<>\\n]{0,200}>`, "gi");
 
-/** The neutralised form of a token or tag: its angle brackets become ‹ › and square ones ( ). */
+const DEFANGED = new Map([
+  ["<", "\u2039"],
+  [">", "\u203A"],
+  ["[", "("],
+  ["]", ")"],
+]);
+
+/** The neutralised form of a token or tag: its angle brackets (and look-alikes) become ‹ › and square ones ( ). */
 function defang(original: string): string {
   let out = "";
   for (const char of original) {
     const form = foldChar(char);
-    if (form === "<") out += "\u2039";
-    else if (form === ">") out += "\u203A";
-    else if (form === "[") out += "(";
-    else if (form === "]") out += ")";
-    else out += char;
+    const brackets = [...form].map((part) => DEFANGED.get(part));
+    out += form !== "" && brackets.every((bracket) => bracket !== undefined) ? brackets.join("") : char;
   }
   return out;
 }
@@ -259,9 +265,10 @@ function defang(original: string): string {
  * characters, bidirectional overrides and marks, Unicode tag characters; and it defuses forged fence
  * markers (replaced by {@link FORGED_MARKER_TEXT}), chat-template tokens (`<|im_start|>`, `[INST]`,
  * `<<SYS>>`...) and control tags (`<system-reminder>`, `<tool_result>`...), whose brackets become
- * `‹ ›`. Patterns are matched on the text's compatibility form (NFKC) with Cyrillic and Greek
- * look-alikes folded, so full-width, mathematical-alphabet and Roman-numeral spellings do not get past
- * it; the text itself keeps its own characters. Idempotent.
+ * `‹ ›`. Patterns are matched on the text's skeleton (see {@link matchable}): compatibility forms,
+ * combining marks dropped, and the look-alikes of UTS #39 folded, so full-width, mathematical, Roman-
+ * numeral, Cherokee, Cyrillic, Greek or accented spellings do not get past it; the text itself keeps its
+ * own characters. Idempotent.
  */
 export function neutralize(text: string): string {
   const clean = withoutInvisible(text.replace(LINE_BREAKS, "\n"));

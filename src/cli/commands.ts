@@ -7,6 +7,7 @@ import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
 import { DEFAULT_TYPECHECK_TIME_MS, MAX_TYPE_DIAGNOSTICS } from "../codemode/typecheck/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environment-drivers.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
+import { ALLOW_SVG_OPTION, SVG_MIME_TYPE } from "../mcp/content-policy.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
@@ -258,6 +259,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         placeholder: "auto|on|off",
         description:
           "Also offer search_tools, and list only tool names in run_code's description: auto does so when the declarations are too long (default).",
+      },
+      {
+        name: ALLOW_SVG_OPTION.slice(2),
+        type: "boolean",
+        description: `Also send the client SVG images the code returns (${SVG_MIME_TYPE}). SVG can carry scripts and links: allow it only for a client that shows images without running them.`,
       },
       TYPECHECK,
       {

@@ -12,6 +12,11 @@ import { groupDigits } from "../numbers.js";
 export const APPROVAL_STRING_CHARS = 160;
 /** Items of a nested array, or keys of a nested object, shown before the rest are counted. */
 export const APPROVAL_NESTED_ITEMS = 20;
+/**
+ * Combining marks shown on one character; the ones after it are written out as `\u{…}`, so that marks
+ * stacked by the hundred cannot cover the lines above and below, or a digit beside them.
+ */
+export const APPROVAL_MARKS_PER_CHAR = 2;
 /** How deep nested arrays and objects are shown. */
 const MAX_DEPTH = 4;
 /** A run of more spaces than this is shown as its count. */
@@ -62,9 +67,10 @@ export function approvalDetails(args: unknown): string {
 /**
  * `text` with every character that could hide or reorder what a person reads written out: control
  * characters (terminal escapes among them), bidirectional and other format characters, invisible and
- * default-ignorable ones, line and paragraph separators, and unusual spaces as `\u{…}` (newlines and
- * tabs as `\n` and `\t`, unless `keepNewlines`), and runs of more than eight spaces as `⟨N spaces⟩`
- * (unless `keepSpaces`, for indented text).
+ * default-ignorable ones, line and paragraph separators, unusual spaces, and combining marks past the
+ * {@link APPROVAL_MARKS_PER_CHAR}th on one character (or on none) as `\u{…}` (newlines and tabs as `\n`
+ * and `\t`, unless `keepNewlines`), and runs of more than eight spaces as `⟨N spaces⟩` (unless
+ * `keepSpaces`, for indented text).
  */
 export function visibleText(
   text: string,
@@ -74,14 +80,27 @@ export function visibleText(
 }
 
 const HIDING = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/u;
+const MARK = /\p{M}/u;
+
+/** A character written out as `\u{…}`. */
+function escaped(char: string): string {
+  return `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`;
+}
 
 /** The text as display units: one per character (escaped when it hides), one per run of spaces. */
 function unitsOf(text: string, keepNewlines: boolean, keepSpaces = false): string[] {
   const units: string[] = [];
   let spaces = 0;
+  // How many more combining marks the character shown last may carry (none on an escape or a count).
+  let marks = 0;
   const flush = () => {
-    if (spaces > SPACE_RUN && !keepSpaces) units.push(`⟨${groupDigits(spaces)} spaces⟩`);
-    else if (spaces > 0) units.push(" ".repeat(spaces));
+    if (spaces > SPACE_RUN && !keepSpaces) {
+      units.push(`⟨${groupDigits(spaces)} spaces⟩`);
+      marks = 0;
+    } else if (spaces > 0) {
+      units.push(" ".repeat(spaces));
+      marks = APPROVAL_MARKS_PER_CHAR;
+    }
     spaces = 0;
   };
   for (const char of text) {
@@ -90,10 +109,16 @@ function unitsOf(text: string, keepNewlines: boolean, keepSpaces = false): strin
       continue;
     }
     flush();
-    if (char === "\n") units.push(keepNewlines ? "\n" : "\\n");
-    else if (char === "\t") units.push("\\t");
-    else if (HIDING.test(char)) units.push(`\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
-    else units.push(char);
+    if (char === "\n" || char === "\t" || HIDING.test(char)) {
+      units.push(char === "\n" ? (keepNewlines ? "\n" : "\\n") : char === "\t" ? "\\t" : escaped(char));
+      marks = 0;
+    } else if (MARK.test(char)) {
+      units.push(marks > 0 ? char : escaped(char));
+      marks--;
+    } else {
+      units.push(char);
+      marks = APPROVAL_MARKS_PER_CHAR;
+    }
   }
   flush();
   return units;

@@ -96,7 +96,7 @@ interface Generation {
 }
 
 /** Tells the model that content items it returns reach its client as MCP content. */
-const RETURNED_CONTENT_NOTE = `MCP content in the result: a valid image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place.`;
+const RETURNED_CONTENT_NOTE = `MCP content in the result: a valid image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place; an item of a MIME type or URI scheme that is not sent (only common image and audio types, and http(s) links or those an upstream tool gave) is replaced by a note saying why.`;
 
 /** What a run_code call is run with. */
 export interface RunCodeOptions {

@@ -7,6 +7,7 @@
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import { groupDigits } from "../numbers.js";
 import type { JsonSchema } from "../tools/types.js";
+import { type ContentPolicy, judgeContent } from "./content-policy.js";
 
 /** A content item as code sees it: an MCP content block without `_meta` and `annotations`. */
 export type ContentItem =
@@ -129,9 +130,12 @@ export const UNSTRUCTURED_RESULT_SCHEMA: JsonSchema = {
 
 /** A run's returned value with its content items taken out, and those items as MCP content blocks. */
 export interface ExtractedContent {
-  /** The value, each item sent as a block replaced by a short string saying so (see {@link itemMarker}). */
+  /**
+   * The value, each item sent as a block replaced by a short string saying so (see {@link itemMarker}),
+   * each item refused by the content policy by the note saying why.
+   */
   value: unknown;
-  /** The blocks to send beside the report, in the order they were found. */
+  /** The blocks to send beside the report, in the order they were found: a refused item's note is a text block. */
   blocks: ContentBlock[];
 }
 
@@ -140,19 +144,23 @@ export interface ExtractedContent {
  * the elements of an array or the property values of an object, down to {@link MAX_CONTENT_DEPTH}
  * (so `return { chart: await tools.media__chart({}) }` is found). Only valid items are taken, at most
  * {@link MAX_CONTENT_ITEMS} carrying at most {@link MAX_CONTENT_CHARS}; anything else (text items too)
- * stays in the value as it is. Never throws.
+ * stays in the value as it is. A valid item is then held to `policy` (see `judgeContent`): a refused one
+ * becomes a text block and a note in the value, both saying what was not sent and why. Never throws.
  */
-export function extractContent(value: unknown): ExtractedContent {
+export function extractContent(value: unknown, policy: ContentPolicy = {}): ExtractedContent {
   const blocks: ContentBlock[] = [];
   let chars = 0;
   const visit = (node: unknown, depth: number): unknown => {
-    const block = toContentBlock(node);
-    if (block !== undefined) {
+    const found = toContentBlock(node);
+    if (found !== undefined) {
+      const verdict = judgeContent(found, policy);
+      const block: ContentBlock =
+        "block" in verdict ? verdict.block : { type: "text", text: verdict.refused };
       const size = blockChars(block);
       if (blocks.length >= MAX_CONTENT_ITEMS || chars + size > MAX_CONTENT_CHARS) return node;
       blocks.push(block);
       chars += size;
-      return itemMarker(block);
+      return "block" in verdict ? itemMarker(block) : verdict.refused;
     }
     if (depth >= MAX_CONTENT_DEPTH || typeof node !== "object" || node === null) return node;
     if (Array.isArray(node)) return node.map((item) => visit(item, depth + 1));
@@ -259,6 +267,8 @@ function blockChars(block: ContentBlock): number {
       return (
         block.uri.length + block.name.length + (block.title?.length ?? 0) + (block.description?.length ?? 0)
       );
+    case "text":
+      return block.text.length;
     default:
       return 0;
   }

@@ -7,18 +7,23 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type CodeRunResult, renderCodeRunResult } from "../codemode/result.js";
 import type { ToolResult } from "../dispatch/types.js";
 import { extractContent } from "./content.js";
+import type { ContentPolicy } from "./content-policy.js";
 
 /**
  * Turns a run_code call's result into the MCP result. A failed run is its report alone (`isError`). A run
  * whose returned value holds content items (see {@link extractContent}) gets them as blocks after the
  * report, which is rendered again (within `maxOutputChars`) with each item replaced by a short note, so
- * the model does not read the data twice.
+ * the model does not read the data twice; an item `policy` refuses is a text block saying why.
  */
-export function runCodeCallResult(result: ToolResult, maxOutputChars: number): CallToolResult {
+export function runCodeCallResult(
+  result: ToolResult,
+  maxOutputChars: number,
+  policy: ContentPolicy = {},
+): CallToolResult {
   const report: CallToolResult = { content: [{ type: "text", text: result.output }], isError: !result.ok };
   const run = result.ok ? finishedRun(result.value) : undefined;
   if (run === undefined) return report;
-  const { value, blocks } = extractContent(run.value);
+  const { value, blocks } = extractContent(run.value, policy);
   if (blocks.length === 0) return report;
   const text = renderCodeRunResult({ ...run, value }, maxOutputChars);
   return { content: [{ type: "text", text }, ...blocks], isError: false };

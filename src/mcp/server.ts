@@ -20,6 +20,7 @@ import type { CodeHost } from "./code-host.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
+import { upstreamUrisOf } from "./upstream-uris.js";
 import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */
@@ -32,6 +33,8 @@ export interface McpServerOptions {
   webApprovals?: WebApprovals;
   /** cordon's log (`--approve web` writes each approval page's URL there). */
   log?: (line: string) => void;
+  /** Send SVG images the code returns (`cordon mcp --allow-svg`); they can carry scripts. Default false. */
+  allowSvg?: boolean;
 }
 
 const INSTRUCTIONS =
@@ -39,7 +42,7 @@ const INSTRUCTIONS =
 
 /** A new MCP server for one client connection; connect it to a transport. */
 export function createMcpServer(options: McpServerOptions): Server {
-  const { host, approve, version, webApprovals, log } = options;
+  const { host, approve, version, webApprovals, log, allowSvg = false } = options;
   const server = new Server(
     { name: "cordon", version },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
@@ -87,7 +90,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         ),
         link,
       });
-      return runCodeCallResult(result, host.maxOutputChars);
+      return runCodeCallResult(result, host.maxOutputChars, { allowSvg, upstreamUris: upstreamUrisOf(link) });
     }
     if (name === SEARCH_TOOL_NAME && host.searching) {
       const query = typeof args?.query === "string" ? args.query : "";

@@ -14,6 +14,7 @@ import { clientLinkOf } from "./client-link.js";
 import { contentForCode, UNSTRUCTURED_RESULT_SCHEMA } from "./content.js";
 import type { UpstreamServer } from "./upstream.js";
 import { requiresTask } from "./upstream-task-call.js";
+import { noteUpstreamUris } from "./upstream-uris.js";
 
 /** What separates the server's name from the tool's: `<server>__<tool>`. */
 export const NAMESPACE_SEPARATOR = "__";
@@ -85,8 +86,13 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
     needsApproval: !readOnly && annotations.destructiveHint !== false,
     timeout: timeoutMs,
-    run: async (args, ctx) =>
-      unwrapResult(await server.call(mcpTool.name, args, ctx.signal, clientLinkOf(ctx.deps)), mcpTool.name),
+    run: async (args, ctx) => {
+      const link = clientLinkOf(ctx.deps);
+      const result = await server.call(mcpTool.name, args, ctx.signal, link);
+      // Its own links may go back to the client as it sent them (see content-policy.ts).
+      noteUpstreamUris(link, result.content ?? []);
+      return unwrapResult(result, mcpTool.name);
+    },
   });
 }
 

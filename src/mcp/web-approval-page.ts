@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { formatDuration } from "../dispatch/failures.js";
-import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
+import { APPROVAL_MARKS_PER_CHAR, approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
 
 /** What the approval page shows of one gated call. */
 export interface ApprovalPageCall {
@@ -53,7 +53,7 @@ export function approvalPage(call: ApprovalPageCall, csrfToken: string, expiresI
   return document(
     `Allow ${tool}?`,
     `<h1>Allow a call to <code>${tool}</code>?</h1>
-<p>Code running in cordon's sandbox wants to call <code>${tool}</code>. Long values are cut in the middle with their length; invisible, control and bidirectional characters are written out as <code>\\u{…}</code>.</p>
+<p>Code running in cordon's sandbox wants to call <code>${tool}</code>. Long values are cut in the middle with their length; invisible, control and bidirectional characters, and the combining marks of a character past its first ${APPROVAL_MARKS_PER_CHAR}, are written out as <code>\\u{…}</code>.</p>
 ${list}
 <details><summary>The arguments in full</summary><pre>${escapeHtml(approvalDetails(call.args))}</pre></details>
 <p>Decide within ${escapeHtml(formatDuration(expiresInMs))}: the call is then denied. This page works once.</p>

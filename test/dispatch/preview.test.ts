@@ -3,6 +3,7 @@
 // 98,000 went to the attacker's account.
 import { describe, expect, it } from "vitest";
 import {
+  APPROVAL_MARKS_PER_CHAR,
   APPROVAL_NESTED_ITEMS,
   APPROVAL_STRING_CHARS,
   approvalDetails,
@@ -60,5 +61,32 @@ describe("what a person approves", () => {
     const memo = `a${" ".repeat(20)}b\u202E`;
     const details = approvalDetails({ memo, amount: 98_000 });
     expect(details).toBe(`{\n  "memo": "a⟨20 spaces⟩b\\u{202E}",\n  "amount": 98000\n}`);
+  });
+
+  it("combining marks stacked on an account number (zalgo) cannot cover the lines around it or change a digit", () => {
+    const zalgo = "\u0336\u0301\u0300".repeat(40);
+    const [line] = approvalLines({ to_account: `DE89${zalgo} 3704`, amount: 5 });
+    const kept = zalgo.slice(0, APPROVAL_MARKS_PER_CHAR);
+    const written = [...zalgo.slice(APPROVAL_MARKS_PER_CHAR)]
+      .map((mark) => `\\u{${mark.codePointAt(0)!.toString(16).toUpperCase()}}`)
+      .join("");
+    expect(`${line}`.startsWith(`to_account: "DE89${kept}${written.slice(0, 20)}`)).toBe(true);
+    expect(line).toMatch(/ 3704" \(\d+ chars\)$/);
+    // No character shows more than APPROVAL_MARKS_PER_CHAR marks, in the preview or in the full view.
+    const stacked = new RegExp(`\\P{M}\\p{M}{${APPROVAL_MARKS_PER_CHAR + 1}}`, "u");
+    expect(line).not.toMatch(stacked);
+    expect(approvalDetails({ to_account: `DE89${zalgo}` })).not.toMatch(stacked);
+    expect(approvalDetails({ to_account: `DE89${zalgo}` })).toContain(`DE89${kept}${written}`);
+  });
+
+  it("marks that sit on nothing (at the start, after an escape or a count of spaces) are written out", () => {
+    expect(visibleText("\u0301a")).toBe("\\u{301}a");
+    expect(visibleText("\u202E\u0336x")).toBe("\\u{202E}\\u{336}x");
+    expect(visibleText(`a${" ".repeat(20)}\u0336b`)).toBe("a⟨20 spaces⟩\\u{336}b");
+  });
+
+  it("letters with their usual marks read as they are written", () => {
+    const text = "Tiếng Việt (decomposed: Vie\u0323\u0302t), नमस्ते, ελληνικά, café";
+    expect(visibleText(text)).toBe(text);
   });
 });

@@ -34,9 +34,12 @@ const wireMoney = tool({
   },
 });
 
-/** Code that wires money with a memo that tries to hide (bidi override, terminal escape, HTML). */
+/**
+ * Code that wires money with a memo that tries to hide (bidi override, terminal escape, HTML), and an
+ * account under ten stacked strokes (zalgo).
+ */
 const WIRE = `try {
-  return await tools.wire_money({ to: "DE89 3704", memo: "rent\\u202E<b>x</b>\\u001b[31m" + "y".repeat(400) + "END" });
+  return await tools.wire_money({ to: "DE89" + "\\u0336".repeat(10) + " 3704", memo: "rent\\u202E<b>x</b>\\u001b[31m" + "y".repeat(400) + "END" });
 } catch (e) { return [e.kind, e.message]; }`;
 
 const opened: { serving: HttpServing; host: CodeHost; client: Client }[] = [];
@@ -151,7 +154,9 @@ describe("cordon mcp: the approval page over HTTP", () => {
     const page = await read(url);
     expect(page.status).toBe(200);
     expect(page.text).toContain("wire_money");
-    expect(page.text).toContain("to: &#34;DE89 3704&#34;");
+    // Two strokes stay on the 9, the other eight are written out.
+    expect(page.text).toContain(`to: &#34;DE89\u0336\u0336${"\\u{336}".repeat(8)} 3704&#34;`);
+    expect(page.text).not.toContain("\u0336\u0336\u0336");
     // The bidi override and the terminal escape are written out; the HTML is text; the long memo is cut
     // in the middle with its length, keeping its end.
     expect(page.text).toContain("rent\\u{202E}&#60;b&#62;x&#60;/b&#62;\\u{1B}[31m");

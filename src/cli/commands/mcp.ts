@@ -8,6 +8,7 @@ import { messageOf } from "../../errors.js";
 import { MCP_APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
+import { ALLOW_SVG_OPTION } from "../../mcp/content-policy.js";
 import { isLoopbackName, serveHttp } from "../../mcp/http.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream.js";
@@ -24,6 +25,7 @@ import { cordonVersion } from "../../version.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import {
   choiceOption,
+  flagOption,
   integerOption,
   type ParsedCommand,
   stringOption,
@@ -66,6 +68,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       min: MIN_UPSTREAM_MAX_MESSAGE_BYTES,
       max: MAX_UPSTREAM_MAX_MESSAGE_BYTES,
     }) ?? DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES;
+  const allowSvg = flagOption(input, ALLOW_SVG_OPTION.slice(2));
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
   const allowedHosts = stringsOption(input, "allow-host");
@@ -131,7 +134,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   let close: () => Promise<void>;
   try {
     if (port === undefined) {
-      const serving = await serveStdio({ host, approve, version, log });
+      const serving = await serveStdio({ host, approve, version, log, allowSvg });
       serving.closed.then(() => stop());
       close = () => serving.close();
       log(`serving on stdio: ${local.length} local tools, ${upstreams.length} upstream servers`);
@@ -143,6 +146,7 @@ export async function run(input: ParsedCommand): Promise<number> {
         port,
         log,
         allowedHosts,
+        allowSvg,
         ...(hostname ? { hostname } : {}),
       });
       close = () => serving.close();
