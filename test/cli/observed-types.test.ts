@@ -3,7 +3,7 @@
  * and write them to the file, `cordon types` shows them, and a bad file is a clear usage error.
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -74,6 +74,29 @@ describe("cordon run and cordon types with --observed-types", () => {
     const types = await cordon(["types", "--tools", NOTES, "--observed-types", empty, "--json"]);
     expect(types.code).toBe(0);
     expect(JSON.parse(types.stdout).observed).toEqual({});
+  });
+
+  it("the file other users could read result keys from (e-mail addresses, code names) is written 0600, never 0644", async () => {
+    const made = join(dir, "private.json");
+    const run = await cordon(["run", "-", "--tools", NOTES, "--observed-types", made], {
+      input: "return (await tools.get_note({ id: 1 })).id",
+    });
+    expect(run.code).toBe(0);
+    expect(statSync(made).mode & 0o777).toBe(0o600);
+  });
+
+  it("a file left readable by other users is made 0600 at the start, saying so, even by a run that learns nothing", async () => {
+    const loose = join(dir, "loose.json");
+    writeFileSync(loose, JSON.stringify({ format: "cordon-observed-types", version: 1, tools: {} }));
+    chmodSync(loose, 0o644);
+    const run = await cordon(["run", "-", "--tools", NOTES, "--observed-types", loose], {
+      input: "return 1",
+    });
+    expect(run.code).toBe(0);
+    expect(statSync(loose).mode & 0o777).toBe(0o600);
+    expect(run.stderr).toContain(
+      `--observed-types ${loose} was open to other users (mode 644): cordon made it 600, for you alone.`,
+    );
   });
 
   it("a file that is not JSON, or not observed types, is a usage error saying what to do; nothing runs", async () => {
