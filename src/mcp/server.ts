@@ -20,6 +20,7 @@ import type { CodeHost } from "./code-host.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
+import { type TenantOf, tenantPerConnection } from "./tenant.js";
 import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */
@@ -32,6 +33,8 @@ export interface McpServerOptions {
   webApprovals?: WebApprovals;
   /** cordon's log (`--approve web` writes each approval page's URL there). */
   log?: (line: string) => void;
+  /** Names the tenant of each request (whose learnt result types it adds to and sees). Default: its connection. */
+  tenantOf?: TenantOf;
 }
 
 const INSTRUCTIONS =
@@ -40,12 +43,14 @@ const INSTRUCTIONS =
 /** A new MCP server for one client connection; connect it to a transport. */
 export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version, webApprovals, log } = options;
+  const tenantOf = options.tenantOf ?? tenantPerConnection;
   const server = new Server(
     { name: "cordon", version },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
   // This connection's identity and log level, shared by the links of its requests.
   const connection = {};
+  const tenant = () => tenantOf({ connection });
   let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
   const level = () => logLevel;
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -55,7 +60,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   let leave = () => {};
   server.oninitialized = () => {
     leave();
-    leave = host.clients.add(serverLink(server, { client: connection, logLevel: level }));
+    leave = host.clients.add(serverLink(server, { client: connection, tenant: tenant(), logLevel: level }));
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => host.clients.rootsChanged());
 
@@ -71,6 +76,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const progressToken = request.params._meta?.progressToken;
       const link = serverLink(server, {
         client: connection,
+        tenant: tenant(),
         logLevel: level,
         request: {
           requestId: extra.requestId,
@@ -94,7 +100,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (query.trim() === "")
         return failure(`${SEARCH_TOOL_NAME} needs a query: words describing what you need.`);
       const limit = typeof args?.limit === "number" ? args.limit : undefined;
-      return { content: [{ type: "text", text: host.search(query, limit) }] };
+      return { content: [{ type: "text", text: host.search(query, limit, tenant()) }] };
     }
     const names = host.listTools().map((tool) => tool.name);
     return failure(
