@@ -125,8 +125,8 @@ export class UpstreamQuestions {
     return (unanswered) => {
       this.#calls.delete(call);
       if (unanswered) this.#unanswered.push({ client, until: performance.now() + this.#unansweredMs });
-      for (const [controller, client] of this.#waiting) {
-        if (![...this.#calls].some((other) => other.link?.client === client)) {
+      for (const [controller, askedOf] of this.#waiting) {
+        if (![...this.#calls].some((other) => other.link?.client === askedOf)) {
           controller.abort(new Error("the calls it was asked during have ended"));
         }
       }
