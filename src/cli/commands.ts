@@ -268,7 +268,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       TYPECHECK,
       {
         ...OBSERVED_TYPES,
-        description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again.`,
+        description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again. With --http the file is every client's, so it needs --share-observed-types.`,
+      },
+      {
+        name: "share-observed-types",
+        type: "boolean",
+        description:
+          "With --http: show the result types learnt from one client's results (their keys: e-mail addresses, code names...) to every client, as search_tools hints and in run_code's description. Without it each session learns its own, shown to it alone in search_tools, and forgotten when it ends.",
       },
     ],
     positionals: { min: 0, max: 0 },

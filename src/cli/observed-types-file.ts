@@ -3,10 +3,12 @@
  * (`cordon run` and `cordon mcp` write it, `cordon types` shows it). JSON as `ObservedTypes.toJSON()`
  * gives it; replaced whole (written beside it, then renamed over it), so that a crash or a reader at
  * the wrong moment never sees half of one. Several processes writing one file: the last write wins.
+ * The keys of real results are in it (an e-mail address, a project's code name): it is written readable
+ * by its owner alone (0600), and a file found readable by others is made so at the start.
  */
 
 import { randomBytes } from "node:crypto";
-import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { ObservedTypes } from "../codemode/discovery/observed-store.js";
 import { messageOf } from "../errors.js";
@@ -16,10 +18,15 @@ import { CliUsageError } from "./cli-error.js";
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
 export const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
 
-/** The store a --observed-types file holds, and whether the file was there. */
+/** The mode the file is written with: its owner reads and writes it, nobody else. */
+export const OBSERVED_TYPES_FILE_MODE = 0o600;
+
+/** The store a --observed-types file holds, and whether the file was there (with its permission bits). */
 export interface ObservedTypesFile {
   store: ObservedTypes;
   existed: boolean;
+  /** The permission bits of the file found (`0o644`), when it existed. */
+  mode?: number;
 }
 
 /**
@@ -87,17 +94,17 @@ export async function readObservedTypesFile(
     throw new CliUsageError(`${option} is not JSON (${messageOf(error)}). ${remedy}`);
   }
   try {
-    return { store: ObservedTypes.fromJSON(json), existed: true };
+    return { store: ObservedTypes.fromJSON(json), existed: true, mode: info.mode & 0o777 };
   } catch (error) {
     throw new CliUsageError(`${option}: ${messageOf(error)}`);
   }
 }
 
-/** Writes `store` to `path`, replacing what was there in one step. */
+/** Writes `store` to `path` (mode {@link OBSERVED_TYPES_FILE_MODE}), replacing what was there in one step. */
 export async function writeObservedTypesFile(path: string, store: ObservedTypes): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    await writeFile(temporary, `${JSON.stringify(store)}\n`, { flag: "wx" });
+    await writeFile(temporary, `${JSON.stringify(store)}\n`, { flag: "wx", mode: OBSERVED_TYPES_FILE_MODE });
     await rename(temporary, path);
   } catch (error) {
     await unlink(temporary).catch(() => {});
@@ -113,17 +120,21 @@ export interface ObservedTypesSaver {
 
 /**
  * A saver of a file's store to its `path`; its first save makes a file that did not exist, even with
- * nothing learnt. A write that fails is reported to `report` (with what to do; once, until a write works
- * again), never thrown: losing learnt types must not fail the command's own work.
+ * nothing learnt. A file found readable or writable by others is made {@link OBSERVED_TYPES_FILE_MODE}
+ * at once, saying so to `report`. A write that fails is reported to `report` (with what to do; once,
+ * until a write works again), never thrown: losing learnt types must not fail the command's own work.
  */
 export function observedTypesSaver(
   path: string,
-  { store, existed }: ObservedTypesFile,
+  { store, existed, mode }: ObservedTypesFile,
   report: (line: string) => void,
 ): ObservedTypesSaver {
   let written = existed ? store.changes : -1;
   let failing = false;
-  let writing: Promise<void> = Promise.resolve();
+  let writing: Promise<void> =
+    mode !== undefined && (mode & ~OBSERVED_TYPES_FILE_MODE) !== 0
+      ? keepPrivate(path, mode, report)
+      : Promise.resolve();
   const save = (): Promise<void> => {
     writing = writing.then(async () => {
       const changes = store.changes;
@@ -144,4 +155,17 @@ export function observedTypesSaver(
     return writing;
   };
   return { save };
+}
+
+/** Makes the file at `path` (found with permission bits `mode`) readable by its owner alone, saying so. */
+async function keepPrivate(path: string, mode: number, report: (line: string) => void): Promise<void> {
+  const was = `--observed-types ${path} was open to other users (mode ${mode.toString(8)})`;
+  try {
+    await chmod(path, OBSERVED_TYPES_FILE_MODE);
+    report(`${was}: cordon made it ${OBSERVED_TYPES_FILE_MODE.toString(8)}, for you alone.`);
+  } catch (error) {
+    report(
+      `${was} and cordon could not change that (${messageOf(error)}): make it ${OBSERVED_TYPES_FILE_MODE.toString(8)} (chmod ${OBSERVED_TYPES_FILE_MODE.toString(8)} ${path}); the next write replaces it with a file only you can read.`,
+    );
+  }
 }

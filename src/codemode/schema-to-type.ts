@@ -70,9 +70,36 @@ export function schemaToType(schema: JsonSchema | boolean, options: SchemaToType
   }
 }
 
-/** Quotes a property name unless it is a plain identifier. */
+/**
+ * Quotes a property name unless it is a plain identifier, as a string literal that is safe to put before
+ * a model (see {@link stringLiteral}).
+ */
 export function propertyKey(name: string): string {
-  return IDENTIFIER.test(name) ? name : JSON.stringify(name);
+  return IDENTIFIER.test(name) ? name : stringLiteral(name);
+}
+
+/**
+ * Characters that must not reach a prompt raw: controls (C0, DEL, C1), line and paragraph separators,
+ * bidirectional and other format characters, invisible ones, private-use and unassigned ones, and spaces
+ * other than the plain space.
+ */
+const HIDDEN_IN_LITERAL =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]|(?! )\p{Zs}/gu;
+
+/**
+ * `text` as a double-quoted TypeScript string literal with the same value, whose every character a reader
+ * sees: what could break a line, reorder or hide text (U+2028, U+202E, ESC...) is an escape, and `*\/`
+ * is written `*\\/`, so that the literal can end no comment it is placed in.
+ */
+export function stringLiteral(text: string): string {
+  return JSON.stringify(text)
+    .replace(HIDDEN_IN_LITERAL, (char) => {
+      const code = char.codePointAt(0)!;
+      return code > 0xffff
+        ? `\\u{${code.toString(16).toUpperCase()}}`
+        : `\\u${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    })
+    .replaceAll("*/", "*\\/");
 }
 
 /**

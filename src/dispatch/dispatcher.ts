@@ -290,12 +290,12 @@ export class Dispatcher<Deps = unknown> {
 
   /**
    * Tells `observer` of every call of this dispatcher that succeeds, direct calls and calls from code
-   * alike: once per call (after its last attempt), with the tool and its raw value, before the result is
-   * handed on. Code mode learns observed result types this way. Returns a function that stops it.
+   * alike: once per call (after its last attempt), with the tool, its raw value and the call's context,
+   * before the result is handed on. Code mode learns observed result types this way. Returns a function that stops it.
    */
   observeResults(observer: ResultObserver): () => void {
     if (typeof observer !== "function") {
-      throw new UserError("observeResults(observer) takes a function (tool, value) => void.");
+      throw new UserError("observeResults(observer) takes a function (tool, value, ctx) => void.");
     }
     const settings = this.#settings;
     settings.resultObservers = [...settings.resultObservers, observer];

@@ -292,7 +292,7 @@ function succeed(
   const { text, truncated } = truncateOutput(rendered, max);
   const durationMs = performance.now() - started;
   const observers = scope.settings.resultObservers;
-  if (observers.length > 0) tellResultObservers(observers, tool, value);
+  if (observers.length > 0) tellResultObservers(observers, tool, value, ctx);
   if (scope.keepsValue) {
     scope.value = value;
     scope.valueJson = asJson ? rendered : undefined;
@@ -324,10 +324,15 @@ function succeed(
   return result;
 }
 
-function tellResultObservers(observers: readonly ResultObserver[], tool: AnyTool, value: unknown): void {
+function tellResultObservers(
+  observers: readonly ResultObserver[],
+  tool: AnyTool,
+  value: unknown,
+  ctx: RunContext,
+): void {
   for (const observe of observers) {
     try {
-      observe(tool, value);
+      observe(tool, value, ctx);
     } catch {
       // An observer's failure must not change what happens to the call.
     }

@@ -25,10 +25,11 @@ export type FailureKind =
   | "paused";
 
 /**
- * Told of each successful call's raw value (see `Dispatcher.observeResults`): the tool that returned it
- * and the value. It must not change the value; what it throws is ignored.
+ * Told of each successful call's raw value (see `Dispatcher.observeResults`): the tool that returned it,
+ * the value, and the call's context (whose `deps` say whom the call was made for). It must not change
+ * the value; what it throws is ignored.
  */
-export type ResultObserver = (tool: AnyTool, value: unknown) => void;
+export type ResultObserver = (tool: AnyTool, value: unknown, ctx: RunContext) => void;
 
 /** The failure part of a result. */
 export interface CallFailure {

@@ -13,6 +13,7 @@ import type {
   ListRootsResult,
   LoggingLevel,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { TenantKey } from "./tenant.js";
 
 /** Something cordon can ask its client for on behalf of an upstream server. */
 export type ClientAsk = "elicitation" | "sampling" | "roots";
@@ -21,6 +22,8 @@ export type ClientAsk = "elicitation" | "sampling" | "roots";
 export interface ClientLink {
   /** The client connection: the same object for every link of one connection. */
   readonly client: object;
+  /** Whose learnt data the request adds to and is shown (see tenant.ts): by default, the connection. */
+  readonly tenant: TenantKey;
   /** Whether the client declared it can answer `ask` (form-mode elicitation, sampling, roots). */
   supports(ask: ClientAsk): boolean;
   /** Reports progress on the request, when its client asked for progress (else does nothing). */

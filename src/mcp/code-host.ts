@@ -7,18 +7,19 @@
 import { randomUUID } from "node:crypto";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
-import type { ObservedTypes } from "../codemode/discovery/observed-store.js";
-import { renderObservedType } from "../codemode/discovery/observed-types.js";
+import { ObservedTypes } from "../codemode/discovery/observed-store.js";
+import { type ObservedType, renderObservedType } from "../codemode/discovery/observed-types.js";
 import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
+import { observesResults } from "../codemode/observed-results.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
-import { messageOf } from "../errors.js";
+import { messageOf, UserError } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";
-import { ClientDirectory, type ClientLink, linkDeps } from "./client-link.js";
+import { ClientDirectory, type ClientLink, clientLinkOf, linkDeps } from "./client-link.js";
 import { MAX_CONTENT_ITEMS } from "./content.js";
 import { consoleToClient, withRunConsole } from "./run-console.js";
 import { runProgress } from "./run-progress.js";
@@ -30,6 +31,8 @@ import {
   searchToolDescription,
   searchTools,
 } from "./search-tools.js";
+import type { TenantKey } from "./tenant.js";
+import { TenantObservedTypes } from "./tenant-observed-types.js";
 
 /** When to offer search_tools: always, never, or when the declarations are too long to list. */
 export type SearchToolsMode = "auto" | "on" | "off";
@@ -71,9 +74,16 @@ export interface CodeHostOptions {
   /** Where to report a catalog change that could not be taken up. */
   log?: (line: string) => void;
   /**
-   * Where the result types learnt from the tools' results are kept (see `CodeModeOptions.observedTypes`),
-   * shared by every code mode the host makes: run_code's description shows those known when the tools
-   * last changed, search_tools the latest.
+   * Whether the result types learnt from one client's results are shown to every client. Default false:
+   * each tenant (the tenant of the run's link: by default its connection, one stdio client or HTTP
+   * session) learns its own, search_tools shows a client its tenant's latest, and run_code's description
+   * shows none. True: one store for all (`observedTypes`, else a new one), which search_tools shows as it
+   * is and run_code's description as it was when the tools last changed.
+   */
+  shareObservedTypes?: boolean;
+  /**
+   * The store shared when `shareObservedTypes` is true (see `CodeModeOptions.observedTypes`), e.g. one
+   * read from a file; it is every client's, so it is refused without `shareObservedTypes`.
    */
   observedTypes?: ObservedTypes;
   /** Told after each run_code call has ended (for example to save what `observedTypes` learnt). */
@@ -94,6 +104,9 @@ interface Generation {
   /** A newer generation serves new calls: this one is closed once its last call ends. */
   retired: boolean;
 }
+
+/** Where learnt result types are kept: one store for every client, or one per tenant. */
+type LearntTypes = { shared: ObservedTypes } | { perTenant: TenantObservedTypes };
 
 /** Tells the model that content items it returns reach its client as MCP content. */
 const RETURNED_CONTENT_NOTE = `MCP content in the result: a valid image, audio, embedded resource or resource link item the code returns (\`{ type: "image" | "audio", mimeType, data }\` with base64 data, \`{ type: "resource", resource: { uri, mimeType?, text | blob } }\`, \`{ type: "resource_link", uri, name }\`), as the result, an element of a returned array or a property of a returned object, or one level inside those, is sent to you as MCP content of that type (at most ${MAX_CONTENT_ITEMS} items), and the report shows a short note in its place; an item of a MIME type or URI scheme that is not sent (only common image and audio types, and http(s) links or those an upstream tool gave) is replaced by a note saying why.`;
@@ -118,10 +131,20 @@ export class CodeHost {
   #generation: Generation;
   /** Every generation not closed yet: the current one, and retired ones with calls still running. */
   readonly #open = new Set<Generation>();
+  readonly #learnt: LearntTypes;
   #unsubscribe: () => void;
 
   constructor(options: CodeHostOptions) {
     this.#options = options;
+    if (options.shareObservedTypes === true) {
+      this.#learnt = { shared: options.observedTypes ?? new ObservedTypes() };
+    } else if (options.observedTypes !== undefined) {
+      throw new UserError(
+        "CodeHost: an observedTypes store is shown to every client; give it with shareObservedTypes: true, or leave it out to keep each client's learnt types apart.",
+      );
+    } else {
+      this.#learnt = { perTenant: new TenantObservedTypes() };
+    }
     const shared = options.environment;
     const maxLogChars = options.limits?.maxLogChars ?? DEFAULT_CODE_MODE_LIMITS.maxLogChars;
     // Every generation's code mode shares one environment (its warm pool); only the host closes it.
@@ -186,15 +209,30 @@ export class CodeHost {
     return tools;
   }
 
-  /** Declarations of the tools matching `query` (search_tools). */
-  search(query: string, limit?: number): string {
+  /**
+   * Declarations of the tools matching `query` (search_tools), with the result types learnt from
+   * `tenant`'s results (every client's when they are shared; none for no tenant).
+   */
+  search(query: string, limit?: number, tenant?: TenantKey): string {
     const generation = this.#generation;
     const observedReturns = (name: string) => {
-      const type = generation.cm.observedTypeOf(name);
+      const type = this.#observedTypeOf(generation, name, tenant);
       return type && renderObservedType(type);
     };
-    generation.index ??= createToolIndex(generation.snapshot.tools, { observedReturns });
+    // The index only ranks; the declarations it answers with are made from observedReturns above.
+    generation.index ??= createToolIndex(generation.snapshot.tools);
     return searchTools(generation.snapshot.tools, query, limit, generation.index, observedReturns);
+  }
+
+  #observedTypeOf(
+    generation: Generation,
+    name: string,
+    tenant: TenantKey | undefined,
+  ): ObservedType | undefined {
+    if ("shared" in this.#learnt) return generation.cm.observedTypeOf(name);
+    const tool = generation.snapshot.tools.get(name);
+    if (tenant === undefined || tool === undefined || !observesResults(tool)) return undefined;
+    return this.#learnt.perTenant.find(tenant)?.typeOf(name);
   }
 
   /**
@@ -299,12 +337,24 @@ export class CodeHost {
 
   #build(): Generation {
     const snapshot = this.#options.catalog.snapshot();
+    const dispatcher = new Dispatcher(snapshot.tools);
+    const learnt = this.#learnt;
+    if ("perTenant" in learnt) {
+      // Each result is learnt for the tenant of the run that made the call, never into the code mode's
+      // own store, which its declarations (run_code's description, for every client) would show.
+      dispatcher.observeResults((tool, value, ctx) => {
+        const tenant = clientLinkOf(ctx.deps)?.tenant;
+        if (tenant === undefined || snapshot.tools.get(tool.name) !== tool || !observesResults(tool)) return;
+        learnt.perTenant.storeOf(tenant).record(tool.name, value);
+      });
+    }
     // An MCP client shows the model only the tool's description: it carries the declarations as well.
     const cm = createCodeMode({
       tools: snapshot.tools,
       environment: this.#environment,
+      dispatcher,
       declarationsIn: "instructions",
-      ...(this.#options.observedTypes ? { observedTypes: this.#options.observedTypes } : {}),
+      ...("shared" in learnt ? { observedTypes: learnt.shared } : { observeResults: false }),
       // The server lists or searches its catalog itself (search_tools), from the declarations.
       discovery: "inline",
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),

@@ -16,6 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
 import type { ClientAsk, ClientLink } from "./client-link.js";
+import type { TenantKey } from "./tenant.js";
 
 /**
  * The log level of a connection until its client sets one with `logging/setLevel`: console.debug lines
@@ -49,6 +50,8 @@ export interface LinkedRequest {
 export interface ServerLinkOptions {
   /** The connection's identity, shared by all its links. */
   client: object;
+  /** The tenant the link's requests are for. */
+  tenant: TenantKey;
   /** The connection's log level now. */
   logLevel: () => LoggingLevel;
   /** The request the link is for; without one, a link of the connection (no progress, no logs). */
@@ -57,7 +60,7 @@ export interface ServerLinkOptions {
 
 /** A link to the client of `server`, for one request or for the connection. */
 export function serverLink(server: Server, options: ServerLinkOptions): ClientLink {
-  const { client, logLevel, request } = options;
+  const { client, tenant, logLevel, request } = options;
   const asking = (signal: AbortSignal) => ({
     signal,
     timeout: CLIENT_QUESTION_TIMEOUT_MS,
@@ -70,6 +73,7 @@ export function serverLink(server: Server, options: ServerLinkOptions): ClientLi
   let progress = 0;
   return {
     client,
+    tenant,
     supports: (ask) => supports(server, ask),
     progress(message) {
       if (request?.progressToken === undefined) return;

@@ -20,6 +20,7 @@ import type { CodeHost } from "./code-host.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
+import { type TenantOf, tenantPerConnection } from "./tenant.js";
 import { upstreamUrisOf } from "./upstream-uris.js";
 import type { WebApprovals } from "./web-approval.js";
 
@@ -35,6 +36,8 @@ export interface McpServerOptions {
   log?: (line: string) => void;
   /** Send SVG images the code returns (`cordon mcp --allow-svg`); they can carry scripts. Default false. */
   allowSvg?: boolean;
+  /** Names the tenant of each request (whose learnt result types it adds to and sees). Default: its connection. */
+  tenantOf?: TenantOf;
 }
 
 const INSTRUCTIONS =
@@ -43,12 +46,14 @@ const INSTRUCTIONS =
 /** A new MCP server for one client connection; connect it to a transport. */
 export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version, webApprovals, log, allowSvg = false } = options;
+  const tenantOf = options.tenantOf ?? tenantPerConnection;
   const server = new Server(
     { name: "cordon", version },
     { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
   // This connection's identity and log level, shared by the links of its requests.
   const connection = {};
+  const tenant = () => tenantOf({ connection });
   let logLevel: LoggingLevel = DEFAULT_LOG_LEVEL;
   const level = () => logLevel;
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -58,7 +63,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   let leave = () => {};
   server.oninitialized = () => {
     leave();
-    leave = host.clients.add(serverLink(server, { client: connection, logLevel: level }));
+    leave = host.clients.add(serverLink(server, { client: connection, tenant: tenant(), logLevel: level }));
   };
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => host.clients.rootsChanged());
 
@@ -74,6 +79,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       const progressToken = request.params._meta?.progressToken;
       const link = serverLink(server, {
         client: connection,
+        tenant: tenant(),
         logLevel: level,
         request: {
           requestId: extra.requestId,
@@ -97,7 +103,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       if (query.trim() === "")
         return failure(`${SEARCH_TOOL_NAME} needs a query: words describing what you need.`);
       const limit = typeof args?.limit === "number" ? args.limit : undefined;
-      return { content: [{ type: "text", text: host.search(query, limit) }] };
+      return { content: [{ type: "text", text: host.search(query, limit, tenant()) }] };
     }
     const names = host.listTools().map((tool) => tool.name);
     return failure(

@@ -67,7 +67,7 @@ export class UpstreamServer {
     this.name = spec.name;
     this.#spec = spec;
     this.#options = options;
-    this.#questions = new UpstreamQuestions(spec.name);
+    this.#questions = new UpstreamQuestions(spec.name, { unansweredMs: options.callTimeoutMs });
   }
 
   /**
@@ -136,6 +136,7 @@ export class UpstreamServer {
       );
     }
     const done = this.#questions.track(link);
+    let unanswered = false;
     const progress = link ? this.#progress.open(forwardProgress(link, this.name, tool)) : undefined;
     const meta = progress ? { _meta: { progressToken: progress.token } } : {};
     const params = { name: tool, arguments: args, ...meta };
@@ -147,15 +148,24 @@ export class UpstreamServer {
       }
       return (await client.callTool(params, undefined, { signal, timeout: timeoutMs })) as CallToolResult;
     } catch (error) {
-      if (signal.aborted) throw signal.reason ?? error;
+      // A call the server has not answered (aborted, timed out) may still run there, and ask for it.
+      const running = this.#client === client && this.#state === "ready";
+      if (signal.aborted) {
+        unanswered = running;
+        throw signal.reason ?? error;
+      }
       const tooLarge = oversizedDataOf(error);
-      if (tooLarge) throw new Error(this.#tooLargeMessage(tool, tooLarge));
-      if (this.#client !== client || this.#state !== "ready") {
+      if (tooLarge) {
+        unanswered = running && tooLarge.unattributed;
+        throw new Error(this.#tooLargeMessage(tool, tooLarge));
+      }
+      if (!running) {
         throw new Error(
           `The MCP server "${this.name}" stopped while running ${tool}: ${this.#failure ?? "it exited"}`,
         );
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        unanswered = true;
         throw new Error(
           `The MCP server "${this.name}" did not answer ${tool} within ${formatDuration(this.#options.callTimeoutMs)}.`,
         );
@@ -163,7 +173,7 @@ export class UpstreamServer {
       throw new Error(`The MCP server "${this.name}" failed to run ${tool}: ${messageOf(error)}`);
     } finally {
       progress?.end();
-      done();
+      done(unanswered);
     }
   }
 

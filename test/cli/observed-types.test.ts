@@ -3,11 +3,13 @@
  * and write them to the file, `cordon types` shows them, and a bad file is a clear usage error.
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectStdio, runCode, textOf } from "../mcp/helpers.js";
+import { connectHttp, connectStdio, runCode, textOf } from "../mcp/helpers.js";
 import { cordon, ensureBuilt } from "./helpers.js";
 
 const NOTES = "test/cli/fixtures/tools.ts";
@@ -74,6 +76,29 @@ describe("cordon run and cordon types with --observed-types", () => {
     const types = await cordon(["types", "--tools", NOTES, "--observed-types", empty, "--json"]);
     expect(types.code).toBe(0);
     expect(JSON.parse(types.stdout).observed).toEqual({});
+  });
+
+  it("the file other users could read result keys from (e-mail addresses, code names) is written 0600, never 0644", async () => {
+    const made = join(dir, "private.json");
+    const run = await cordon(["run", "-", "--tools", NOTES, "--observed-types", made], {
+      input: "return (await tools.get_note({ id: 1 })).id",
+    });
+    expect(run.code).toBe(0);
+    expect(statSync(made).mode & 0o777).toBe(0o600);
+  });
+
+  it("a file left readable by other users is made 0600 at the start, saying so, even by a run that learns nothing", async () => {
+    const loose = join(dir, "loose.json");
+    writeFileSync(loose, JSON.stringify({ format: "cordon-observed-types", version: 1, tools: {} }));
+    chmodSync(loose, 0o644);
+    const run = await cordon(["run", "-", "--tools", NOTES, "--observed-types", loose], {
+      input: "return 1",
+    });
+    expect(run.code).toBe(0);
+    expect(statSync(loose).mode & 0o777).toBe(0o600);
+    expect(run.stderr).toContain(
+      `--observed-types ${loose} was open to other users (mode 644): cordon made it 600, for you alone.`,
+    );
   });
 
   it("a file that is not JSON, or not observed types, is a usage error saying what to do; nothing runs", async () => {
@@ -194,5 +219,80 @@ describe("cordon mcp with --observed-types", () => {
     } finally {
       await second.close();
     }
+  }, 60_000);
+});
+
+describe("cordon mcp --http: learnt result types are each session's own unless shared", () => {
+  /** A second client of the same server. */
+  async function secondClient(url: string): Promise<Client> {
+    const client = new Client({ name: "second-client", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    return client;
+  }
+
+  const noteSearch = { name: "search_tools", arguments: { query: "note by id" } };
+
+  it("client A's learnt types never reach client B's search_tools", async () => {
+    const a = await connectHttp(["--tools", NOTES, "--search-tools", "on"]);
+    try {
+      expect((await runCode(a.client, "return (await tools.get_note({ id: 2 })).text")).isError).toBeFalsy();
+      expect(textOf(await a.client.callTool(noteSearch))).toContain(GET_NOTE_LINE);
+      const b = await secondClient(a.url);
+      try {
+        expect(textOf(await b.callTool(noteSearch))).not.toContain("Returns (observed)");
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
+  }, 60_000);
+
+  it("--observed-types over --http without --share-observed-types is a usage error saying what each choice does; nothing is served", async () => {
+    const shared = join(dir, "http-types.json");
+    const { code, stderr } = await cordon([
+      "mcp",
+      "--tools",
+      NOTES,
+      "--http",
+      "0",
+      "--observed-types",
+      shared,
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      `--observed-types ${shared} keeps one file of learnt result types for every client of --http`,
+    );
+    expect(stderr).toContain("add --share-observed-types if every client may see them");
+    expect(existsSync(shared)).toBe(false);
+    const stdio = await cordon(["mcp", "--tools", NOTES, "--share-observed-types"]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain("--share-observed-types only applies with --http <port>");
+  });
+
+  it("with --share-observed-types, client B's search_tools shows what client A's results taught, and the file keeps it 0600", async () => {
+    const shared = join(dir, "shared-types.json");
+    const a = await connectHttp([
+      "--tools",
+      NOTES,
+      "--search-tools",
+      "on",
+      "--share-observed-types",
+      "--observed-types",
+      shared,
+    ]);
+    try {
+      expect((await runCode(a.client, "return (await tools.get_note({ id: 2 })).text")).isError).toBeFalsy();
+      const b = await secondClient(a.url);
+      try {
+        expect(textOf(await b.callTool(noteSearch))).toContain(GET_NOTE_LINE);
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await a.close();
+    }
+    expect(JSON.parse(readFileSync(shared, "utf8")).tools.get_note.results).toBe(1);
+    expect(statSync(shared).mode & 0o777).toBe(0o600);
   }, 60_000);
 });

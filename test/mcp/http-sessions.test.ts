@@ -1,6 +1,7 @@
 /**
  * The Streamable HTTP server's sessions (served in this process, the official MCP client): a session
- * a client left without its DELETE is closed once idle, and the number kept at once is bounded.
+ * a client left without its DELETE is closed once idle, the number kept at once is bounded, and the
+ * result types one session's runs taught are shown to that session alone unless the server shares them.
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,14 +11,23 @@ import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { tool } from "../../src/index.js";
 import { ToolCatalog } from "../../src/mcp/catalog.js";
-import { CodeHost } from "../../src/mcp/code-host.js";
+import { CodeHost, type CodeHostOptions } from "../../src/mcp/code-host.js";
 import { type HttpServing, serveHttp } from "../../src/mcp/http.js";
+import { textOf } from "./helpers.js";
 
 const echo = tool({
   name: "echo",
   description: "Echo.",
   input: z.object({ text: z.string() }),
   run: ({ text }) => text,
+});
+
+/** A tool without an output schema whose result's keys are a person's e-mail address and a project. */
+const findContact = tool({
+  name: "find_contact",
+  description: "Find the projects of a contact, by e-mail address.",
+  input: z.object({ email: z.string(), project: z.string() }),
+  run: ({ email, project }) => ({ [email]: { [project]: "lead" } }),
 });
 
 const opened: { serving: HttpServing; host: CodeHost; clients: Client[] }[] = [];
@@ -30,10 +40,14 @@ afterEach(async () => {
   }
 });
 
-async function serve(options: { sessionIdleMs?: number; maxSessions?: number }) {
+async function serve(
+  options: { sessionIdleMs?: number; maxSessions?: number },
+  hostOptions: Partial<CodeHostOptions> = {},
+) {
   const host = new CodeHost({
     catalog: new ToolCatalog({ local: [echo], upstreams: [], timeoutMs: 5_000, log: () => {} }),
     environment: isolateEnvironment(),
+    ...hostOptions,
   });
   const serving = await serveHttp({
     host,
@@ -166,6 +180,72 @@ describe("the session cap never closes a live session", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await initialize(quiet.serving.url)).status).toBe(200);
     expect(await statusOf(quiet.serving.url, first.id!)).toBe(404);
+  });
+});
+
+describe("learnt result types over HTTP: one client's results are not shown to another", () => {
+  const EMAIL = "ada.lovelace@example.com";
+  const PROJECT = "nightjar_launch";
+
+  /** A server whose catalog is searched, with find_contact; `hostOptions` as the operator chose. */
+  async function contactServer(hostOptions: Partial<CodeHostOptions> = {}) {
+    return serve(
+      {},
+      {
+        catalog: new ToolCatalog({
+          local: [echo, findContact],
+          upstreams: [],
+          timeoutMs: 5_000,
+          log: () => {},
+        }),
+        searchTools: "on",
+        ...hostOptions,
+      },
+    );
+  }
+
+  /** Client A's run: one call of find_contact, whose result's keys are the address and the project. */
+  async function learnFrom(client: Client): Promise<void> {
+    const result = await client.callTool({
+      name: "run_code",
+      arguments: {
+        code: `return Object.keys(await tools.find_contact({ email: "${EMAIL}", project: "${PROJECT}" }));`,
+      },
+    });
+    expect(textOf(result)).toContain(EMAIL);
+  }
+
+  /** What search_tools declares for find_contact, as `client` sees it. */
+  async function searched(client: Client): Promise<string> {
+    return textOf(
+      await client.callTool({ name: "search_tools", arguments: { query: "find contact projects" } }),
+    );
+  }
+
+  it("client A's e-mail address key never appears in client B's search_tools or run_code description", async () => {
+    const { connect } = await contactServer();
+    const a = await connect();
+    const b = await connect();
+    await learnFrom(a);
+    // A's own search shows what A's results taught: the types are learnt, and kept for A.
+    expect(await searched(a)).toContain(`Returns (observed): { "${EMAIL}": { ${PROJECT}: string } }`);
+    const seenByB = await searched(b);
+    expect(seenByB).toContain("find_contact(args: {");
+    expect(seenByB).not.toContain(EMAIL);
+    expect(seenByB).not.toContain(PROJECT);
+    expect(seenByB).not.toContain("Returns (observed)");
+    const described = JSON.stringify((await b.listTools()).tools);
+    expect(described).not.toContain(EMAIL);
+    // A client that comes later starts with nothing learnt either.
+    expect(await searched(await connect())).not.toContain(EMAIL);
+  });
+
+  it("a server told to share them (--share-observed-types) shows A's learnt types to B", async () => {
+    const { connect } = await contactServer({ shareObservedTypes: true });
+    const a = await connect();
+    const b = await connect();
+    await learnFrom(a);
+    expect(await searched(b)).toContain(`Returns (observed): { "${EMAIL}": { ${PROJECT}: string } }`);
   });
 });
 

@@ -14,8 +14,10 @@ import {
 function progressRecorder(): { link: ClientLink; messages: string[] } {
   const messages: string[] = [];
   const refuse = () => Promise.reject(new Error("not asked in this test"));
+  const client = {};
   const link: ClientLink = {
-    client: {},
+    client,
+    tenant: client,
     supports: () => false,
     progress: (message) => messages.push(message),
     log: () => {},

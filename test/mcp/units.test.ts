@@ -1,9 +1,13 @@
-/** The pure parts of cordon's MCP side: upstream specs, tool names, result unwrapping, search, loopback. */
+/**
+ * The pure parts of cordon's MCP side: upstream specs, tool names, result unwrapping, search, loopback,
+ * learnt types per tenant.
+ */
 
 import { describe, expect, it } from "vitest";
 import { ToolError, Toolset, tool, UserError } from "../../src/index.js";
 import { isLoopbackName } from "../../src/mcp/http.js";
 import { namesOnlyDeclarations, searchTools } from "../../src/mcp/search-tools.js";
+import { MAX_NAMED_TENANTS, TenantObservedTypes } from "../../src/mcp/tenant-observed-types.js";
 import { parseUpstreamSpec, splitCommand } from "../../src/mcp/upstream-spec.js";
 import { namespacedName, unwrapResult } from "../../src/mcp/upstream-tools.js";
 
@@ -119,5 +123,30 @@ describe("loopback names (HTTP Host check)", () => {
     ]) {
       expect(isLoopbackName(name)).toBe(false);
     }
+  });
+});
+
+describe("learnt result types per tenant", () => {
+  it("each tenant, a connection or a name, has a store of its own; a tenant never taught anything has none", () => {
+    const tenants = new TenantObservedTypes();
+    const [a, b] = [{}, {}];
+    tenants.storeOf(a).record("find_contact", { "ada@example.com": 1 });
+    tenants.storeOf("team-red").record("find_contact", { nightjar: true });
+    expect(tenants.find(b)).toBeUndefined();
+    expect(tenants.find("team-blue")).toBeUndefined();
+    expect(Object.keys(tenants.find(a)!.toJSON().tools)).toEqual(["find_contact"]);
+    expect(tenants.find("team-red")!.typeOf("find_contact")).toEqual({
+      object: { samples: 1, properties: [{ key: "nightjar", type: { boolean: true }, seen: 1 }] },
+    });
+  });
+
+  it(`keeps at most ${MAX_NAMED_TENANTS} named tenants, dropping the one used least recently`, () => {
+    const tenants = new TenantObservedTypes();
+    for (let i = 0; i < MAX_NAMED_TENANTS; i++) tenants.storeOf(`tenant-${i}`);
+    expect(tenants.find("tenant-0")).toBeDefined();
+    tenants.storeOf("one-more");
+    expect(tenants.find("tenant-0")).toBeDefined();
+    expect(tenants.find("tenant-1")).toBeUndefined();
+    expect(tenants.find("one-more")).toBeDefined();
   });
 });

@@ -10,9 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ListRootsRequestSchema, type Root } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ListRootsRequestSchema, type Root } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MAX_UPSTREAM_QUESTIONS_PER_CALL } from "../../src/mcp/upstream-questions.js";
+import {
+  MAX_UPSTREAM_QUESTIONS_PER_CALL,
+  MAX_UPSTREAM_QUESTIONS_PER_RUN,
+} from "../../src/mcp/upstream-questions.js";
 import { ensureBuilt } from "../cli/helpers.js";
 import { ASKING_COMMAND, type Connected, connectHttp, connectStdio, runCode, textOf } from "./helpers.js";
 
@@ -86,6 +89,23 @@ describe("upstream servers' questions in cordon mcp", () => {
       `already asked ${MAX_UPSTREAM_QUESTIONS_PER_CALL} questions (elicitation or sampling) during this call`,
     );
     expect(mcp.questions).toHaveLength(MAX_UPSTREAM_QUESTIONS_PER_CALL);
+  });
+
+  it("a run whose calls each ask under the per-call cap is stopped at the per-run cap: a person is asked no more than that in one run", async () => {
+    mcp = await connectStdio(["--upstream", ASKING], () => ({ action: "accept", content: { answer: "y" } }));
+    const perCall = MAX_UPSTREAM_QUESTIONS_PER_CALL - 1;
+    const calls = Math.ceil(MAX_UPSTREAM_QUESTIONS_PER_RUN / perCall) + 2;
+    const result = await runCode(
+      mcp.client,
+      `const said = []; for (let i = 0; i < ${calls}; i++) said.push(await tools.ask__ask_many({ count: ${perCall} })); return said;`,
+    );
+    expect(mcp.questions).toHaveLength(MAX_UPSTREAM_QUESTIONS_PER_RUN);
+    expect(textOf(result)).toContain(
+      `already passed on ${MAX_UPSTREAM_QUESTIONS_PER_RUN} questions (elicitation or sampling) from upstream servers during this run_code call, the most cordon passes on for one run`,
+    );
+    // The next run may ask again.
+    const next = await runCode(mcp.client, `return await tools.ask__ask({ question: "Again?" });`);
+    expect(textOf(next)).toContain("accept: y");
   });
 
   it("a client without elicitation: the upstream's question is refused with a clear error the code sees", async () => {
@@ -208,6 +228,118 @@ describe("upstream servers' questions in cordon mcp", () => {
     );
     expect(http.questions).toEqual([]);
     expect(textOf(await slow)).toContain("waited 3000 ms");
+  });
+});
+
+describe("an upstream's question goes to the client whose call it came from, or to nobody", () => {
+  /** Client A (cordon mcp over HTTP, answering "A") and a second client B of the same server (answering "B"). */
+  async function twoClients(): Promise<{ a: Connected & { url: string }; b: Client; bQuestions: string[] }> {
+    const a = await connectHttp(["--upstream", ASKING], () => ({
+      action: "accept",
+      content: { answer: "A" },
+    }));
+    mcp = a;
+    const bQuestions: string[] = [];
+    const b = new Client(
+      { name: "client-b", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    b.setRequestHandler(ElicitRequestSchema, async (request) => {
+      bQuestions.push(request.params.message);
+      return { action: "accept", content: { answer: "B" } };
+    });
+    others.push(b);
+    await b.connect(new StreamableHTTPClientTransport(new URL(a.url)));
+    return { a, b, bQuestions };
+  }
+
+  /**
+   * Starts a long call of the upstream for `client`; resolves once the upstream has started it, with its
+   * end (a cancel, once the test has seen what it needs).
+   */
+  async function longCall(client: Client): Promise<{ end: () => Promise<void> }> {
+    const cancel = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const done = client
+      .callTool(
+        { name: "run_code", arguments: { code: "return await tools.ask__slow({ ms: 60000 });" } },
+        undefined,
+        {
+          signal: cancel.signal,
+          onprogress: ({ message }) => message?.startsWith("ask__slow started") && started(),
+        },
+      )
+      .catch(() => {});
+    await running;
+    return {
+      end: async () => {
+        cancel.abort();
+        await done;
+      },
+    };
+  }
+
+  /** What became of the upstream's late question, once it is known. */
+  async function lateOutcome(client: Client): Promise<string> {
+    return eventually(async () => {
+      const text = textOf(await runCode(client, "return await tools.ask__late_outcome({});"));
+      return text.includes("none yet") ? undefined : text;
+    });
+  }
+
+  it("a question from an upstream after client B's call ended never reaches client A, whose call was running", async () => {
+    const { a, b, bQuestions } = await twoClients();
+    const aCall = await longCall(a.client);
+    const asked = await runCode(
+      b,
+      `return await tools.ask__ask_later({ question: "B's invoice total?", ms: 300 });`,
+    );
+    expect(textOf(asked)).toContain("will ask later");
+    // B's call has ended; the upstream asks while A's call runs.
+    const outcome = await lateOutcome(b);
+    await aCall.end();
+    expect(outcome).toContain(
+      "refused: MCP error -32600: cordon cannot tell which of its MCP clients this elicitation request is for: a call of this server for another client ran alongside this client's call",
+    );
+    expect(a.questions).toEqual([]);
+    expect(bQuestions).toEqual([]);
+  });
+
+  it("a question for client B's cancelled call, asked while client A's later call runs, never reaches client A", async () => {
+    const { a, b, bQuestions } = await twoClients();
+    const cancel = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const cancelled = b
+      .callTool(
+        {
+          name: "run_code",
+          arguments: { code: `return await tools.ask__ask_after({ question: "B's invoice total?" });` },
+        },
+        undefined,
+        {
+          signal: cancel.signal,
+          onprogress: ({ message }) => message?.startsWith("ask__ask_after started") && started(),
+        },
+      )
+      .catch((error: unknown) => error);
+    await running;
+    cancel.abort();
+    await cancelled;
+    // A's call starts after B's has ended, and the upstream asks B's question as it starts.
+    const aCall = await longCall(a.client);
+    const outcome = await lateOutcome(a.client);
+    await aCall.end();
+    expect(outcome).toContain(
+      "refused: MCP error -32600: cordon cannot tell which of its MCP clients this elicitation request is for: a call of this server for another client ended without its answer",
+    );
+    expect(a.questions).toEqual([]);
+    expect(bQuestions).toEqual([]);
   });
 });
 

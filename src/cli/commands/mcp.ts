@@ -74,6 +74,18 @@ export async function run(input: ParsedCommand): Promise<number> {
   const allowedHosts = stringsOption(input, "allow-host");
   if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
     throw new CliUsageError("--host and --allow-host only apply with --http <port>.");
+  const observedFile = stringOption(input, "observed-types") || undefined;
+  const shareObserved = flagOption(input, "share-observed-types");
+  if (shareObserved && port === undefined) {
+    throw new CliUsageError(
+      "--share-observed-types only applies with --http <port>: on stdio cordon serves one client, whose learnt result types are its own anyway.",
+    );
+  }
+  if (observedFile !== undefined && port !== undefined && !shareObserved) {
+    throw new CliUsageError(
+      `--observed-types ${observedFile} keeps one file of learnt result types for every client of --http, so one client's result keys (an e-mail address, a code name) would be shown to the others: add --share-observed-types if every client may see them, or leave out --observed-types to keep each session's types to itself (forgotten when it ends).`,
+    );
+  }
   if (approve === "web" && port === undefined) {
     throw new CliUsageError(
       "--approve web serves its approval pages on cordon's HTTP port, and stdio has none: add --http <port>, or choose --approve ask, all or none.",
@@ -82,7 +94,6 @@ export async function run(input: ParsedCommand): Promise<number> {
   const log = (line: string) => process.stderr.write(`cordon mcp: ${line}\n`);
   const version = cordonVersion();
 
-  const observedFile = stringOption(input, "observed-types") || undefined;
   const observed =
     observedFile === undefined
       ? undefined
@@ -117,6 +128,8 @@ export async function run(input: ParsedCommand): Promise<number> {
       log,
       typecheck,
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+      // On stdio one client is served: its learnt types are kept (and shown) as one store.
+      shareObservedTypes: port === undefined || shareObserved,
       ...(observed === undefined ? {} : { observedTypes: observed.store }),
       ...(saver === undefined ? {} : { afterRun: () => void saver.save() }),
     });

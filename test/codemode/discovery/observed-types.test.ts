@@ -1,5 +1,6 @@
 /** Learnt result types: inferred from returned values, merged sample by sample, bounded. */
 
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import {
   MAX_OBSERVED_DEPTH,
@@ -48,6 +49,33 @@ describe("observed result types", () => {
 
   it("quotes keys that are not identifiers and treats an undefined value as absent", () => {
     expect(learnt({ "content-type": "x", ok: undefined })).toBe('{ "content-type": string }');
+  });
+
+  it("a learnt key with U+2028, RLO, ESC or a comment end renders escaped: no raw line break, bidi or control character reaches the prompt, and the type is still TypeScript naming the same keys", () => {
+    const keys = [
+      "line\u2028 * @deprecated forged",
+      "para\u2029graph",
+      "\u202Egnp.exe",
+      "iso\u2066late\u2069",
+      "mark\u200E\u200F\u061C",
+      "\u001B[31mred",
+      "c1\u0085\u009B",
+      "del\u007F",
+      "zero\u200Bwidth",
+      "end */ of comment",
+    ];
+    const type = learnt(Object.fromEntries(keys.map((key) => [key, 1])));
+    // Controls (C0, DEL, C1), format characters (bidi, zero width, U+061C) and the two separators.
+    expect(type).not.toMatch(/[\p{Cc}\p{Cf}\u2028\u2029]/u);
+    expect(type).not.toContain("*/");
+    expect(type).toContain('"line\\u2028 * @deprecated forged"');
+    expect(type).toContain('"\\u202Egnp.exe"');
+    expect(type).toContain('"\\u001b[31mred"');
+    const source = ts.createSourceFile("type.ts", `type T = ${type};`, ts.ScriptTarget.ES2022);
+    const diagnostics = (source as unknown as { parseDiagnostics: ts.Diagnostic[] }).parseDiagnostics;
+    expect(diagnostics).toEqual([]);
+    const literal = (source.statements[0] as ts.TypeAliasDeclaration).type as ts.TypeLiteralNode;
+    expect(literal.members.map((member) => (member.name as ts.StringLiteral).text)).toEqual(keys);
   });
 
   it("widens to unknown past the union width and the depth", () => {
