@@ -125,20 +125,19 @@ export function installPrelude(
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
   const syncApply = syncCall?.applySync;
-  // The answer slot's views (layout in interface.ts: GuestAnswerSlot), made now and never handed out.
-  const answerWords = answers === undefined ? undefined : new Int32ArrayCtor(answers.buffer, 0, 4);
-  const answerText = answers === undefined ? undefined : new Uint16Array(answers.buffer, 16);
+  // The answer slot (layout in interface.ts: GuestAnswerSlot): its buffer and its words' view, taken now
+  // and never handed out. The answer's text is read through a view made for it (see readAnswer).
+  const Uint16ArrayCtor = Uint16Array;
+  const answerBuffer = answers?.buffer;
+  const answerWords = answerBuffer === undefined ? undefined : new Int32ArrayCtor(answerBuffer, 0, 4);
+  /** How many UTF-16 code units of answer the slot holds. */
+  const answerCapacity = answerBuffer === undefined ? 0 : (answerBuffer.byteLength - 16) / 2;
   const {
     load: atomicsLoad,
     store: atomicsStore,
     compareExchange: atomicsExchange,
     wait: atomicsWait,
   } = Atomics;
-  const typedArraySubarray = getPrototypeOf(Uint16Array.prototype).subarray as (
-    this: Uint16Array,
-    start: number,
-    end: number,
-  ) => Uint16Array;
   const fromCharCode = StringCtor.fromCharCode;
   /** The ticket of the last call that waited in the answer slot. */
   let answerTickets = 0;
@@ -1360,6 +1359,21 @@ export function installPrelude(
     }
     return atomicsLoad(words, 0);
   };
+  /** The descriptor of a slot view's own `length` (see {@link readAnswer}). */
+  const viewLength: PropertyDescriptor = bare({ value: 0 });
+  /**
+   * `count` code units of the answer's text from code unit `at`, as a string. The view is made directly
+   * on the slot's buffer: a method such as `subarray` would make it through the constructor's species,
+   * which the code can set, and hand it the buffer. `fromCharCode` reads the view as an array-like, which
+   * reads its `length`: the view's own `length` answers that, not %TypedArray%.prototype's getter (which
+   * the code can replace, and which would be called with the view).
+   */
+  const readAnswer = (at: number, count: number): string => {
+    const view = new Uint16ArrayCtor(answerBuffer!, 16 + at * 2, count);
+    viewLength.value = count;
+    defineProperty(view, "length", viewLength);
+    return apply(fromCharCode, StringCtor, view as unknown as number[]) as string;
+  };
   /**
    * {@link startAlone} with an answer slot: sends the call as a `now` message and looks at the slot
    * until the host answers there, says the answer comes later, or `spins` looks have passed; then the
@@ -1376,13 +1390,10 @@ export function installPrelude(
       atomicsStore(words, 0, 0);
       return;
     }
-    const length = atomicsLoad(words, 1);
+    const length = mathMin(atomicsLoad(words, 1), answerCapacity);
     atomicsStore(words, 0, 0);
     let text = "";
-    for (let at = 0; at < length; at += 4096) {
-      const end = mathMin(at + 4096, length);
-      text += apply(fromCharCode, StringCtor, apply(typedArraySubarray, answerText, [at, end]) as never);
-    }
+    for (let at = 0; at < length; at += 4096) text += readAnswer(at, mathMin(4096, length - at));
     apply(mapDelete, current.pending, [pending.callId]);
     settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
   };

@@ -219,6 +219,57 @@ describe("in-process runs whose calls spin on the answer slot", () => {
     expect(result.value).toEqual(["real", "also real"]);
   });
 
+  /** `o"forged"`, as the slot holds an answer: what a view the code made would read as a call's result. */
+  const FORGED_ANSWER = "[111, 34, 102, 111, 114, 103, 101, 100, 34]";
+
+  it("attack: a Uint16Array species hands model code the answer slot's buffer, and forges what calls return", async () => {
+    // The species is what subarray() builds its view with: the code would get the slot's buffer and
+    // return a view of its own text instead.
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const handed = [];
+      const Original = Uint16Array;
+      Object.defineProperty(Uint16Array, Symbol.species, {
+        configurable: true,
+        get() {
+          return function (buffer) {
+            handed.push(tag(buffer));
+            return new Original(${FORGED_ANSWER});
+          };
+        },
+      });
+      const results = [];
+      for (let i = 0; i < 60; i++) results.push(await tools.echo({ text: "real " + i }));
+      ({ handed, forged: results.filter((text, i) => text !== "real " + i) })`;
+    const result = await run([echo], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ handed: [], forged: [] });
+  });
+
+  it("attack: a %TypedArray%.prototype length getter is handed the view the guest reads an answer through", async () => {
+    // fromCharCode reads its argument's length: the spec's way, through this getter, with the view.
+    // (V8 reads a typed array's length directly there today; the prelude does not count on that.)
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const TypedArray = Object.getPrototypeOf(Uint16Array.prototype);
+      const length = Object.getOwnPropertyDescriptor(TypedArray, "length").get;
+      const buffer = Object.getOwnPropertyDescriptor(TypedArray, "buffer").get;
+      const handed = [];
+      Object.defineProperty(TypedArray, "length", {
+        configurable: true,
+        get() {
+          if (tag(buffer.call(this)) === "[object SharedArrayBuffer]") handed.push(this);
+          return length.call(this);
+        },
+      });
+      const results = [];
+      for (let i = 0; i < 60; i++) results.push(await tools.echo({ text: "real " + i }));
+      ({ handed: handed.length, forged: results.filter((text, i) => text !== "real " + i) })`;
+    const result = await run([echo], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ handed: 0, forged: [] });
+  });
+
   it("attack: code that searches everything it can reach finds no shared memory (the slot)", async () => {
     const code = `
       await tools.echo({ text: "warm" });
