@@ -115,12 +115,24 @@ export function installPrelude(
   const regExpExec = RegExp.prototype.exec;
   const regExpSource = getOwnPropertyDescriptor(RegExp.prototype, "source")!.get!;
   const regExpToString = RegExp.prototype.toString;
+  const ArrayCtor = Array;
   const arrayJoin = Array.prototype.join;
   const arrayPush = Array.prototype.push;
+  const arrayValues = Array.prototype.values;
   const isArray = Array.isArray;
+  // Watched before each later run of a sandbox (see guard): taken here, before any code could replace them.
+  const FunctionPrototype = Function.prototype;
+  const BigIntPrototype = BigInt.prototype;
+  const SymbolPrototype = Symbol.prototype;
+  const RegExpPrototype = RegExp.prototype;
+  const NumberCtor = Number;
+  const JSON_OBJECT = JSON;
+  const REFLECT = Reflect;
+  const ATOMICS = Atomics;
+  const TypedArrayCtor = getPrototypeOf(Uint16Array) as { prototype: object };
   const dateGetTime = Date.prototype.getTime;
   const dateToISOString = Date.prototype.toISOString;
-  const numberIsNaN = Number.isNaN;
+  const numberIsNaN = NumberCtor.isNaN;
   const mathMin = Math.min;
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
@@ -150,6 +162,11 @@ export function installPrelude(
     setPrototypeOf(object, null);
     return object;
   };
+  /** `value` without a prototype when it is a (non-array) object, as parsed from JSON. */
+  const bareParsed = (value: unknown): void => {
+    if (typeof value === "object" && value !== null && !isArray(value)) setPrototypeOf(value, null);
+  };
+
   const join = (items: unknown[], separator: string): string =>
     apply(arrayJoin, items, [separator]) as string;
   const push = (items: unknown[], item: unknown): void => {
@@ -180,6 +197,15 @@ export function installPrelude(
     } catch {
       return false;
     }
+  };
+  /**
+   * An own property's descriptor without a prototype, or undefined: reading `value`, `get` or `set` of a
+   * descriptor as the engine returns it looks a field it lacks up on Object.prototype.
+   */
+  const ownDescriptor = (object: object, key: string | symbol): PropertyDescriptor | undefined => {
+    const descriptor = getOwnPropertyDescriptor(object, key);
+    if (descriptor !== undefined) setPrototypeOf(descriptor, null);
+    return descriptor;
   };
   const cut = (text: string, max: number): string =>
     text.length <= max ? text : `${slice(text, 0, max)}… [${text.length - max} more characters]`;
@@ -1606,7 +1632,7 @@ export function installPrelude(
     writable: false,
   });
 
-  // ---- The built-ins the engine consults during a run's plumbing, checked before each later run ----
+  // ---- The built-ins the prelude uses, checked before each later run ----
 
   /** One watched built-in: its prototype and own properties as they were, and whether it may grow. */
   interface Watched {
@@ -1616,12 +1642,12 @@ export function installPrelude(
     keys: (string | symbol)[];
     /** By key: one built-in call, where a loop would run cold in each new sandbox. */
     descriptors: Record<string | symbol, PropertyDescriptor>;
-    /** No property may be added: the engine looks up missing keys (`then`, `toJSON`) through it. */
+    /** No property may be added: the engine looks up missing keys (`then`, `toJSON`, species) through it. */
     closed: boolean;
   }
   const watched: Watched[] = [];
-  const watch = (label: string, target: object | undefined, closed: boolean) => {
-    if (target === undefined) return;
+  const watch = (label: string, target: unknown, closed: boolean) => {
+    if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
     const descriptors = getOwnPropertyDescriptors(target) as Record<string | symbol, PropertyDescriptor>;
     push(watched, {
       label,
@@ -1632,57 +1658,104 @@ export function installPrelude(
       closed,
     });
   };
+  /** The typed-array constructors: every one shares %TypedArray%'s species and methods. */
+  const TYPED_ARRAYS = [
+    "Int8Array",
+    "Uint8Array",
+    "Uint8ClampedArray",
+    "Int16Array",
+    "Uint16Array",
+    "Int32Array",
+    "Uint32Array",
+    "Float32Array",
+    "Float64Array",
+    "BigInt64Array",
+    "BigUint64Array",
+  ];
+  const ERRORS = ["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"];
   let guarded = false;
   /**
-   * Records the watched built-ins, once, before any of the model's code ran in this sandbox. Only a
-   * sandbox that runs again needs the record, and taking it costs a fresh-state run a good part of its
-   * set-up, so it is taken by the first run that is not final (or by the `guard` op before one starts).
+   * Records the watched built-ins, once, before any of the model's code ran in this sandbox: every
+   * built-in whose methods the prelude took, and every prototype or constructor the engine consults on
+   * the way (a missing key, a species, an iterator's `next`). Only a sandbox that runs again needs the
+   * record, and taking it costs a fresh-state run a good part of its set-up, so it is taken by the first
+   * run that is not final (or by the `guard` op before one starts).
    */
   const guard = () => {
     if (guarded) return;
     guarded = true;
-    const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
+    const arrayIterator = getPrototypeOf(apply(arrayValues, [], [])) as object;
+    watch("Object", ObjectCtor, false);
     watch("Object.prototype", ObjectCtor.prototype, true);
-    watch("Function.prototype", Function.prototype, true);
-    watch("Array.prototype", Array.prototype, true);
-    watch("Array Iterator prototype", getPrototypeOf([][Symbol.iterator]()), true);
-    watch("Iterator prototype", iteratorPrototype, true);
+    watch("Function.prototype", FunctionPrototype, true);
+    watch("Array", ArrayCtor, false);
+    watch("Array.prototype", ArrayCtor.prototype, true);
+    watch("Array Iterator prototype", arrayIterator, true);
+    watch("Iterator prototype", getPrototypeOf(arrayIterator), true);
     watch("Promise", PromiseCtor, false);
     watch("Promise.prototype", PromiseCtor.prototype, true);
     watch("Error", ErrorCtor, true);
     watch("Error.prototype", ErrorCtor.prototype, true);
-    for (const name of [
-      "EvalError",
-      "RangeError",
-      "ReferenceError",
-      "SyntaxError",
-      "TypeError",
-      "URIError",
-    ]) {
-      watch(`${name}.prototype`, (global[name] as { prototype: object }).prototype, false);
+    for (let i = 0; i < ERRORS.length; i++) {
+      watch(`${ERRORS[i]}.prototype`, (global[ERRORS[i]!] as { prototype: object }).prototype, false);
     }
-    watch("Date.prototype", Date.prototype, false);
-    watch("BigInt.prototype", BigInt.prototype, true);
-    watch("JSON", JSON, false);
+    watch("Date.prototype", DateCtor.prototype, false);
+    watch("BigInt.prototype", BigIntPrototype, true);
+    watch("JSON", JSON_OBJECT, false);
+    watch("Reflect", REFLECT, false);
+    watch("Math", MathObject, false);
+    watch("Number", NumberCtor, false);
+    watch("String", StringCtor, false);
+    watch("String.prototype", StringCtor.prototype, false);
+    watch("Symbol.prototype", SymbolPrototype, false);
+    watch("RegExp.prototype", RegExpPrototype, false);
+    watch("Map.prototype", MapCtor.prototype, false);
+    watch("Map Iterator prototype", getPrototypeOf(apply(mapEntries, new MapCtor(), [])), false);
+    watch("Set.prototype", SetCtor.prototype, false);
+    watch("Set Iterator prototype", getPrototypeOf(apply(setValues, new SetCtor(), [])), false);
+    watch("Atomics", ATOMICS, false);
+    watch("TypedArray", TypedArrayCtor, true);
+    watch("TypedArray.prototype", TypedArrayCtor.prototype, true);
+    for (let i = 0; i < TYPED_ARRAYS.length; i++) {
+      const name = TYPED_ARRAYS[i]!;
+      const ctor = global[name] as { prototype: object } | undefined;
+      watch(name, ctor, true);
+      watch(`${name}.prototype`, ctor?.prototype, true);
+    }
   };
 
+  /** Whether two descriptors without prototypes say the same (`Number.NaN` is the same as itself). */
   const sameDescriptor = (a: PropertyDescriptor, b: PropertyDescriptor): boolean =>
-    a.value === b.value &&
+    objectIs(a.value, b.value) &&
     a.get === b.get &&
     a.set === b.set &&
     a.writable === b.writable &&
     a.enumerable === b.enumerable &&
     a.configurable === b.configurable;
 
-  /** What an earlier run changed among the watched built-ins, or undefined when nothing. */
+  /** `label.key`, or `label[Symbol.name]` for a symbol. */
+  const keyLabel = (label: string, key: string | symbol): string => {
+    if (typeof key === "string") return `${label}.${key}`;
+    const text = toText(key);
+    return `${label}[${slice(text, 7, text.length - 1)}]`;
+  };
+
+  /**
+   * What an earlier run changed among the watched built-ins, or undefined when nothing. It reads
+   * descriptors only through their own fields: a field a descriptor lacks (`get` of a data property)
+   * would otherwise be looked up on Object.prototype, and a getter there would run before the check ends.
+   */
   const tampering = (): string | undefined => {
     for (let w = 0; w < watched.length; w++) {
-      const { label, target, proto, keys: known, descriptors, closed } = watched[w];
+      const { label, target, proto, keys: known, descriptors, closed } = watched[w]!;
       if (getPrototypeOf(target) !== proto) return `the prototype of ${label} was replaced`;
       for (let i = 0; i < known.length; i++) {
-        const now = getOwnPropertyDescriptor(target, known[i]);
-        if (now === undefined) return `${label}.${toText(known[i])} was deleted`;
-        if (!sameDescriptor(now, descriptors[known[i]!]!)) return `${label}.${toText(known[i])} was changed`;
+        const key = known[i]!;
+        const now = ownDescriptor(target, key);
+        if (now === undefined) return `${keyLabel(label, key)} was deleted`;
+        const recorded = descriptors[key]!;
+        setPrototypeOf(recorded, null);
+        if (!sameDescriptor(now, recorded)) return `${keyLabel(label, key)} was changed`;
       }
       if (closed) {
         const current = ownKeys(target);
@@ -1690,7 +1763,7 @@ export function installPrelude(
           for (let i = 0; i < current.length; i++) {
             let found = false;
             for (let j = 0; j < known.length && !found; j++) found = known[j] === current[i];
-            if (!found) return `${label}.${toText(current[i])} was added`;
+            if (!found) return `${keyLabel(label, current[i]!)} was added`;
           }
         }
       }
@@ -1790,8 +1863,16 @@ export function installPrelude(
   };
 
   const start = (runId: number, main: unknown, configJson: string) => {
+    // The config's objects lose their prototype: an optional field it lacks is read as undefined, never
+    // through Object.prototype.
     const config = parse(configJson) as GuestRunConfig;
+    bareParsed(config);
+    bareParsed(config.toolNames);
+    bareParsed(config.replay);
+    bareParsed(config.replayCalls);
+    bareParsed(config.discovery);
     if (run !== undefined) run.finished = true;
+    tape = undefined;
     const current: Run = {
       id: runId,
       config,
@@ -1804,18 +1885,11 @@ export function installPrelude(
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
-      replay: replayingFor(config),
+      replay: undefined,
     };
     run = current;
-    tape = tapeFor(config);
-    const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
-    // Most runs have none: then no call looks its tool up.
-    if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();
-    for (let i = 0; i < waitingTools.length; i++)
-      apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
-    currentTools = makeTools(current, config.toolNames);
-    icuBudget = config.maxIcuChars;
-    // A first run meets the built-ins as the prelude found them; a later one checks them first.
+    // A first run meets the built-ins as the prelude found them; a later one checks them first, before
+    // the prelude does anything else that an earlier run's code could see or steer.
     if (runsStarted++ === 0) {
       if (config.final !== true) guard();
     } else if (!guarded) {
@@ -1838,6 +1912,15 @@ export function installPrelude(
         });
       }
     }
+    current.replay = replayingFor(config);
+    tape = tapeFor(config);
+    const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
+    // Most runs have none: then no call looks its tool up.
+    if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();
+    for (let i = 0; i < waitingTools.length; i++)
+      apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
+    currentTools = makeTools(current, config.toolNames);
+    icuBudget = config.maxIcuChars;
     const register = (snapshot: unknown) => {
       if (typeof snapshot === "function" && run === current) {
         current.snapshot = snapshot as () => Record<string, unknown>;

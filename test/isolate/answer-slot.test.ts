@@ -270,6 +270,42 @@ describe("in-process runs whose calls spin on the answer slot", () => {
     expect(result.value).toEqual({ handed: 0, forged: [] });
   });
 
+  it("attack: a Uint16Array species left by one run of a session forges the tool results of its next three runs", async () => {
+    const cm = codeMode({
+      tools: new Toolset([echo]),
+      environment: isolateEnvironment({ spin: "always" }),
+      state: "session",
+    });
+    try {
+      const planted = await cm.run(
+        `const Original = Uint16Array;
+        Object.defineProperty(Uint16Array, Symbol.species, {
+          configurable: true,
+          get() { return function () { return new Original(${FORGED_ANSWER}); }; },
+        });
+        "planted"`,
+        { session: "victim" },
+      );
+      expect(planted.value).toBe("planted");
+      const real = Array.from({ length: 15 }, (_, i) => `real ${i}`);
+      for (let later = 1; later <= 3; later++) {
+        const result = await cm.run(
+          "const out = []; for (let i = 0; i < 15; i++) out.push(await tools.echo({ text: 'real ' + i })); out",
+          { session: "victim" },
+        );
+        expect(result.value).toEqual(real);
+        // The first of them finds the species among the watched built-ins: it runs in a fresh sandbox.
+        if (later === 1) {
+          expect(result.logs.map((line) => line.text).join("\n")).toMatch(
+            /changed a built-in that run_code relies on \(Uint16Array\[Symbol\.species\] was added\)/,
+          );
+        }
+      }
+    } finally {
+      await cm.close();
+    }
+  });
+
   it("attack: code that searches everything it can reach finds no shared memory (the slot)", async () => {
     const code = `
       await tools.echo({ text: "warm" });
