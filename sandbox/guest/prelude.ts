@@ -23,7 +23,7 @@
  *
  * The prelude keeps `send`, `syncCall` and the slot in a closure and never hands them (or anything else
  * of the host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or
- * any prototype chain.
+ * any prototype chain, nor handed to a species, getter, setter or `then` the code installed.
  */
 
 import type { RunFailureName } from "../contract/index.js";
@@ -56,10 +56,14 @@ export function preludeSource(): string {
  *
  * Everything a run's plumbing does after the model's code may have run (reporting a call, formatting a
  * console line, settling a call, ending a run) uses built-ins captured here, avoids iterators and
- * `instanceof`, and never reads a property a prototype could supply: a session's earlier run must not be
- * able to steer a later one through the prelude. The built-ins the engine itself consults on the way
- * (promise resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked before
- * each later run of a sandbox; if an earlier run changed them, the run is refused as tampered.
+ * `instanceof`, never reads a property a prototype could supply, never assigns a property its object
+ * lacks (it defines it: an inherited setter would run), and builds nothing of its own through a species
+ * the code can set (the answer slot's views are made directly on its buffer, not by `subarray`; its own
+ * promises get the frozen outcome prototype before `then`). So nothing of the host's is handed to a
+ * function of the code's, and a session's earlier run cannot steer a later one through the prelude.
+ * Every built-in the prelude uses, and those the engine consults on the way (promise resolution reads
+ * `then`, JSON reads `toJSON`, `await` reads `constructor`), are checked first thing in each later run
+ * of a sandbox; if an earlier run changed them, the run is refused as tampered.
  */
 export function installPrelude(
   send: GuestSend,
@@ -101,6 +105,8 @@ export function installPrelude(
   const setSize = getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
   const setIteratorNext = getPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
   const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
   const hasInstance = Function.prototype[Symbol.hasInstance];
   const StringCtor = String;
   const stringSlice = String.prototype.slice;
@@ -117,7 +123,6 @@ export function installPrelude(
   const regExpToString = RegExp.prototype.toString;
   const ArrayCtor = Array;
   const arrayJoin = Array.prototype.join;
-  const arrayPush = Array.prototype.push;
   const arrayValues = Array.prototype.values;
   const isArray = Array.isArray;
   // Watched before each later run of a sandbox (see guard): taken here, before any code could replace them.
@@ -169,9 +174,25 @@ export function installPrelude(
 
   const join = (items: unknown[], separator: string): string =>
     apply(arrayJoin, items, [separator]) as string;
-  const push = (items: unknown[], item: unknown): void => {
-    apply(arrayPush, items, [item]);
+  /** The descriptor {@link defineOwn} defines with (no prototype: nothing of Object.prototype is read). */
+  const element: PropertyDescriptor = bare({
+    value: undefined,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  /** Gives `object` an own, writable, enumerable property `key`: defined, so no inherited setter runs. */
+  const defineOwn = (object: object, key: string | number, value: unknown): void => {
+    element.value = value;
+    defineProperty(object, key, element);
+    element.value = undefined;
   };
+  /**
+   * Appends `item` as an own element. Not Array.prototype.push, nor `items[items.length] = item`: both
+   * assign, and assigning an index the array lacks runs a setter the code may have put on
+   * Array.prototype (or Object.prototype), with the array and the item as its arguments.
+   */
+  const push = (items: unknown[], item: unknown): void => defineOwn(items, items.length, item);
   const slice = (text: string, start: number, end?: number): string =>
     apply(stringSlice, text, end === undefined ? [start] : [start, end]) as string;
   const toText = (value: unknown): string => {
@@ -207,6 +228,8 @@ export function installPrelude(
     if (descriptor !== undefined) setPrototypeOf(descriptor, null);
     return descriptor;
   };
+  /** The value of an own data property, else undefined: no getter runs. */
+  const dataOf = (object: object, key: string | symbol): unknown => ownDescriptor(object, key)?.value;
   const cut = (text: string, max: number): string =>
     text.length <= max ? text : `${slice(text, 0, max)}… [${text.length - max} more characters]`;
 
@@ -261,7 +284,7 @@ export function installPrelude(
     construct(target, args, newTarget): object {
       const options = args[1] as { maxByteLength?: unknown } | null | undefined;
       if (typeof options === "object" && options !== null && options.maxByteLength !== undefined) {
-        throw new RangeError(
+        throw new RangeErrorCtor(
           "Resizable ArrayBuffers (the maxByteLength option) are not available in run_code: their memory is not counted by the sandbox's memory limit. Use a fixed-size ArrayBuffer.",
         );
       }
@@ -290,7 +313,7 @@ export function installPrelude(
       segment(this: unknown, input: unknown) {
         const text = StringCtor(input);
         if (icuChars + text.length > icuBudget) {
-          throw new RangeError(
+          throw new RangeErrorCtor(
             `Intl.Segmenter was given ${icuChars + text.length} characters in this sandbox, more than the ${icuBudget} it allows (the segmenter keeps its text outside the memory limit). Segment smaller pieces of text.`,
           );
         }
@@ -454,7 +477,7 @@ export function installPrelude(
       replay: { now: numbers(replay?.now), random: numbers(replay?.random) },
       at: { now: 0, random: 0 },
       recording: config.record === true,
-      unsent: { now: [], random: [] },
+      unsent: { now: bare([]), random: bare([]) },
       recorded: 0,
       overflow: false,
     };
@@ -466,7 +489,8 @@ export function installPrelude(
     if (current === undefined || !current.recording) return;
     const { unsent } = current;
     if (unsent.now.length === 0 && unsent.random.length === 0 && !current.overflow) return;
-    current.unsent = { now: [], random: [] };
+    // Lists without a prototype: JSON.stringify looks up no `toJSON` the code may have set.
+    current.unsent = { now: bare([]), random: bare([]) };
     const values: { now?: number[]; random?: number[]; overflow?: boolean } = bare({});
     if (unsent.now.length > 0) values.now = unsent.now;
     if (unsent.random.length > 0) values.random = unsent.random;
@@ -483,9 +507,10 @@ export function installPrelude(
     declare kind: string;
     constructor(tool: string, kind: string, message: string) {
       super(message);
-      this.name = "ToolCallError";
-      this.tool = tool;
-      this.kind = kind;
+      // Defined, not assigned: assigning would run a setter the code put on Error.prototype.
+      defineOwn(this, "name", "ToolCallError");
+      defineOwn(this, "tool", tool);
+      defineOwn(this, "kind", kind);
     }
   }
 
@@ -692,8 +717,8 @@ export function installPrelude(
         if (toolNames[codeNames[i]] === tool) codeName = codeNames[i];
       return `${name} is not defined: it is a tool, and tools are called on the tools object: tools.${codeName}(args).`;
     }
-    const declared = current === undefined ? undefined : getOwnPropertyDescriptor(current.config, "names");
-    const own: string[] = isArray(declared?.value) ? (declared.value as string[]) : [];
+    const declared = current === undefined ? undefined : dataOf(current.config, "names");
+    const own: string[] = isArray(declared) ? (declared as string[]) : [];
     const globals = getOwnPropertyNames(globalThis);
     const close = suggest(name, [
       { names: own, prefix: "" },
@@ -782,7 +807,7 @@ export function installPrelude(
       case "symbol":
         return toText(value);
       case "function": {
-        const name = (getOwnPropertyDescriptor(value, "name")?.value as unknown) ?? "";
+        const name = dataOf(value, "name") ?? "";
         return name === "" ? "[Function (anonymous)]" : `[Function: ${toText(name)}]`;
       }
     }
@@ -842,14 +867,14 @@ export function installPrelude(
       const proto = getPrototypeOf(object);
       if (proto === null) prefix = "[Object: null prototype] ";
       else {
-        const ctor = getOwnPropertyDescriptor(proto, "constructor")?.value as object | undefined;
-        const ctorName = ctor === undefined ? undefined : getOwnPropertyDescriptor(ctor, "name")?.value;
+        const ctor = dataOf(proto, "constructor");
+        const ctorName = ctor === undefined || ctor === null ? undefined : dataOf(ctor as object, "name");
         if (typeof ctorName === "string" && ctorName !== "Object" && ctorName !== "") prefix = `${ctorName} `;
       }
       const names = keys(object);
       for (let i = 0; i < names.length; i++) {
         const key = names[i];
-        const descriptor = getOwnPropertyDescriptor(object, key);
+        const descriptor = ownDescriptor(object, key);
         const label = apply(regExpExec, /^[A-Za-z_$][\w$]*$/, [key]) === null ? quote(key) : key;
         const shown =
           descriptor === undefined || "value" in descriptor
@@ -986,7 +1011,7 @@ export function installPrelude(
    * `then`, `catch` and `finally` give plain promises. It is never called: it only names the prototype.
    */
   function CallPromise() {
-    throw new TypeError("Illegal constructor");
+    throw new TypeErrorCtor("Illegal constructor");
   }
   CallPromise.prototype = freeze(
     create(PromiseCtor.prototype, {
@@ -1003,7 +1028,7 @@ export function installPrelude(
    * constructor, Promise's species) and hands no promise of the prelude's to the code.
    */
   function OutcomePromise() {
-    throw new TypeError("Illegal constructor");
+    throw new TypeErrorCtor("Illegal constructor");
   }
   const outcomePrototype = freeze(
     create(PromiseCtor.prototype, {
@@ -1364,7 +1389,10 @@ export function installPrelude(
         [current.id, pending.callId, pending.tool, pending.argsJson, pending.requested],
       ]);
     } catch (cause) {
-      answer = `f${stringify(bare({ kind: "error", message: `The call could not reach the host: ${describeError(cause).message}` }))}`;
+      // Only the error's own message is read: its other fields are looked up on prototypes the code sets.
+      const reason = typeof cause === "object" && cause !== null ? dataOf(cause, "message") : cause;
+      const message = `The call could not reach the host: ${typeof reason === "string" ? cut(reason, MAX_MESSAGE) : "no reason given"}`;
+      answer = `f${stringify(bare({ kind: "error", message }))}`;
     }
     if (answer === "") return;
     apply(mapDelete, current.pending, [pending.callId]);
@@ -1438,6 +1466,8 @@ export function installPrelude(
     try {
       if (ok) return json === "" ? undefined : parse(json);
       error = parse(json) as typeof error;
+      // A field the host left out is read as undefined, never through Object.prototype.
+      bareParsed(error);
     } catch {
       error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
@@ -1626,8 +1656,11 @@ export function installPrelude(
   lockGlobal("globalThis", { value: globalThis, writable: false });
   lockGlobal("queueMicrotask", {
     value: (callback: unknown) => {
-      if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
-      apply(promiseThen, apply(promiseResolveStatic, PromiseCtor, [undefined]), [() => callback()]);
+      if (typeof callback !== "function") throw new TypeErrorCtor("queueMicrotask needs a function");
+      // The promise is the prelude's own: given the outcome prototype, `then` consults nothing the code set.
+      const ready = apply(promiseResolveStatic, PromiseCtor, [undefined]) as Promise<unknown>;
+      setPrototypeOf(ready, outcomePrototype);
+      apply(promiseThen, ready, [() => callback()]);
     },
     writable: false,
   });
@@ -1805,7 +1838,7 @@ export function installPrelude(
   /** The value an earlier run left for a top-level `var`: an own data property of the global, if any. */
   const restore = (name: unknown): unknown => {
     if (typeof name !== "string") return undefined;
-    const descriptor = getOwnPropertyDescriptor(globalThis, name);
+    const descriptor = ownDescriptor(globalThis, name);
     return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
   };
 
@@ -1928,16 +1961,18 @@ export function installPrelude(
     };
     let result: unknown;
     try {
-      if (typeof main !== "function") throw new TypeError("The code did not compile to a function.");
+      if (typeof main !== "function") throw new TypeErrorCtor("The code did not compile to a function.");
       result = apply(main, undefined, [register, restore]);
+      // `main` is an async function: its result is a native promise the code never saw. Given the
+      // outcome prototype, its `then` consults no constructor or species the code may have replaced.
+      setPrototypeOf(result, outcomePrototype);
+      apply(promiseThen, result, [
+        (value: unknown) => finishValue(current, value),
+        (thrown: unknown) => finish(current, { status: "error", error: describeError(thrown) }),
+      ]);
     } catch (thrown) {
       return finish(current, { status: "error", error: describeError(thrown) });
     }
-    // `main` is an async function: its result is a native promise, settled through the captured `then`.
-    apply(promiseThen, result, [
-      (value: unknown) => finishValue(current, value),
-      (thrown: unknown) => finish(current, { status: "error", error: describeError(thrown) }),
-    ]);
   };
 
   /** The host's outcome of a started call: `ok` with its value's JSON text, or a failure's JSON. */

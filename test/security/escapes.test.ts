@@ -496,6 +496,37 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         }
       });
 
+      it("an Array.prototype index setter does not see or change the lists the prelude builds (console lines, error stacks)", async () => {
+        const { outcome, bridge } = await runOnce(`
+          let seen = 0;
+          for (let i = 0; i < 4; i++) {
+            Object.defineProperty(Array.prototype, i, {
+              configurable: true,
+              set() { seen++; },
+              get() { return "forged"; },
+            });
+          }
+          console.log("a line", { a: 1 }, [2]);
+          let stack;
+          try { await tools.fail({ message: "no" }); } catch (error) { stack = error.stack; }
+          for (let i = 0; i < 4; i++) delete Array.prototype[i];
+          return { seen, stack: stack.split("\\n")[0] };`);
+        expect(resultOf(outcome), JSON.stringify(outcome)).toEqual({ seen: 0, stack: "ToolCallError: no" });
+        expect(bridge.logs.map((line) => line.text)).toEqual(["a line { a: 1 } [ 2 ]"]);
+      });
+
+      it("a Promise.prototype.constructor that throws, read as the run's end is awaited, leaves the run hanging until its timeout", async () => {
+        const { outcome } = await runOnce(
+          `Object.defineProperty(Promise.prototype, "constructor", {
+            configurable: true,
+            get() { throw new Error("no constructor"); },
+          });
+          return 1;`,
+          { limits: { timeoutMs: 3_000 } },
+        );
+        expect(resultOf(outcome)).toBe(1);
+      });
+
       it("code that breaks out of the wrapper before a session's first run starts cannot hide a built-in it changed from the next run", async () => {
         const sandbox = await openSandbox();
         const bridge = makeBridge({});
