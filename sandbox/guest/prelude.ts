@@ -128,16 +128,12 @@ export function installPrelude(
   // Watched before each later run of a sandbox (see guard): taken here, before any code could replace them.
   const FunctionPrototype = Function.prototype;
   const BigIntPrototype = BigInt.prototype;
-  const SymbolPrototype = Symbol.prototype;
-  const RegExpPrototype = RegExp.prototype;
-  const NumberCtor = Number;
   const JSON_OBJECT = JSON;
-  const REFLECT = Reflect;
   const ATOMICS = Atomics;
   const TypedArrayCtor = getPrototypeOf(Uint16Array) as { prototype: object };
   const dateGetTime = Date.prototype.getTime;
   const dateToISOString = Date.prototype.toISOString;
-  const numberIsNaN = NumberCtor.isNaN;
+  const numberIsNaN = Number.isNaN;
   const mathMin = Math.min;
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
@@ -1413,20 +1409,29 @@ export function installPrelude(
     }
     return atomicsLoad(words, 0);
   };
-  /** The descriptor of a slot view's own `length` (see {@link readAnswer}). */
-  const viewLength: PropertyDescriptor = bare({ value: 0 });
+  /**
+   * What a view of the slot's text is made with (`construct(Uint16Array, ..., AnswerView)`): its frozen
+   * prototype, the prelude's own, holds %TypedArray%.prototype's real `length` getter, taken at install.
+   * `fromCharCode` reads the view as an array-like, which reads its `length`: through the code's own
+   * getter on %TypedArray%.prototype, that read would hand the code the view. Never called.
+   */
+  function AnswerView() {
+    throw new TypeErrorCtor("Illegal constructor");
+  }
+  AnswerView.prototype = freeze(
+    create(Uint16ArrayCtor.prototype, {
+      length: bare({ get: getOwnPropertyDescriptor(TypedArrayCtor.prototype, "length")!.get }),
+    }),
+  );
+  freeze(AnswerView);
   /**
    * `count` code units of the answer's text from code unit `at`, as a string. The view is made directly
    * on the slot's buffer: a method such as `subarray` would make it through the constructor's species,
-   * which the code can set, and hand it the buffer. `fromCharCode` reads the view as an array-like, which
-   * reads its `length`: the view's own `length` answers that, not %TypedArray%.prototype's getter (which
-   * the code can replace, and which would be called with the view).
+   * which the code can set, and hand it the buffer.
    */
   const readAnswer = (at: number, count: number): string => {
-    const view = new Uint16ArrayCtor(answerBuffer!, 16 + at * 2, count);
-    viewLength.value = count;
-    defineProperty(view, "length", viewLength);
-    return apply(fromCharCode, StringCtor, view as unknown as number[]) as string;
+    const view = construct(Uint16ArrayCtor, [answerBuffer, 16 + at * 2, count], AnswerView);
+    return apply(fromCharCode, StringCtor, view as number[]) as string;
   };
   /**
    * {@link startAlone} with an answer slot: sends the call as a `now` message and looks at the slot
@@ -1691,37 +1696,25 @@ export function installPrelude(
       closed,
     });
   };
-  /** The typed-array constructors: every one shares %TypedArray%'s species and methods. */
-  const TYPED_ARRAYS = [
-    "Int8Array",
-    "Uint8Array",
-    "Uint8ClampedArray",
-    "Int16Array",
-    "Uint16Array",
-    "Int32Array",
-    "Uint32Array",
-    "Float32Array",
-    "Float64Array",
-    "BigInt64Array",
-    "BigUint64Array",
-  ];
   const ERRORS = ["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"];
   let guarded = false;
   /**
-   * Records the watched built-ins, once, before any of the model's code ran in this sandbox: every
-   * built-in whose methods the prelude took, and every prototype or constructor the engine consults on
-   * the way (a missing key, a species, an iterator's `next`). Only a sandbox that runs again needs the
-   * record, and taking it costs a fresh-state run a good part of its set-up, so it is taken by the first
-   * run that is not final (or by the `guard` op before one starts).
+   * Records the watched built-ins, once, before any of the model's code ran in this sandbox: those the
+   * engine consults as the prelude works (a missing key, a species, `then`, `toJSON`, an iterator's
+   * `next`), and those whose methods the prelude applies to the answer slot and its text (the typed
+   * arrays it makes, %TypedArray% with its species, Atomics, String). Built-ins it only took methods from
+   * (Reflect, Math, Map...) are not watched: the prelude holds the originals, so a change cannot reach
+   * it. Only a sandbox that runs again needs the record, and taking it costs a fresh-state run a good
+   * part of its set-up, so it is taken by the first run that is not final (or by the `guard` op before
+   * one starts).
    */
   const guard = () => {
     if (guarded) return;
     guarded = true;
     const arrayIterator = getPrototypeOf(apply(arrayValues, [], [])) as object;
-    watch("Object", ObjectCtor, false);
+    // Object.prototype first: the check reads descriptors, whose missing fields are looked up there.
     watch("Object.prototype", ObjectCtor.prototype, true);
     watch("Function.prototype", FunctionPrototype, true);
-    watch("Array", ArrayCtor, false);
     watch("Array.prototype", ArrayCtor.prototype, true);
     watch("Array Iterator prototype", arrayIterator, true);
     watch("Iterator prototype", getPrototypeOf(arrayIterator), true);
@@ -1735,29 +1728,18 @@ export function installPrelude(
     watch("Date.prototype", DateCtor.prototype, false);
     watch("BigInt.prototype", BigIntPrototype, true);
     watch("JSON", JSON_OBJECT, false);
-    watch("Reflect", REFLECT, false);
-    watch("Math", MathObject, false);
-    watch("Number", NumberCtor, false);
     watch("String", StringCtor, false);
     watch("String.prototype", StringCtor.prototype, false);
-    watch("Symbol.prototype", SymbolPrototype, false);
-    watch("RegExp.prototype", RegExpPrototype, false);
-    watch("Map.prototype", MapCtor.prototype, false);
-    watch("Map Iterator prototype", getPrototypeOf(apply(mapEntries, new MapCtor(), [])), false);
-    watch("Set.prototype", SetCtor.prototype, false);
-    watch("Set Iterator prototype", getPrototypeOf(apply(setValues, new SetCtor(), [])), false);
     watch("Atomics", ATOMICS, false);
     watch("TypedArray", TypedArrayCtor, true);
     watch("TypedArray.prototype", TypedArrayCtor.prototype, true);
-    for (let i = 0; i < TYPED_ARRAYS.length; i++) {
-      const name = TYPED_ARRAYS[i]!;
-      const ctor = global[name] as { prototype: object } | undefined;
-      watch(name, ctor, true);
-      watch(`${name}.prototype`, ctor?.prototype, true);
-    }
+    watch("Int32Array", Int32ArrayCtor, true);
+    watch("Int32Array.prototype", Int32ArrayCtor.prototype, true);
+    watch("Uint16Array", Uint16ArrayCtor, true);
+    watch("Uint16Array.prototype", Uint16ArrayCtor.prototype, true);
   };
 
-  /** Whether two descriptors without prototypes say the same (`Number.NaN` is the same as itself). */
+  /** Whether two descriptors say the same (`Number.NaN` is the same as itself). */
   const sameDescriptor = (a: PropertyDescriptor, b: PropertyDescriptor): boolean =>
     objectIs(a.value, b.value) &&
     a.get === b.get &&
@@ -1774,31 +1756,33 @@ export function installPrelude(
   };
 
   /**
-   * What an earlier run changed among the watched built-ins, or undefined when nothing. It reads
-   * descriptors only through their own fields: a field a descriptor lacks (`get` of a data property)
-   * would otherwise be looked up on Object.prototype, and a getter there would run before the check ends.
+   * What an earlier run changed among the watched built-ins, or undefined when nothing. The keys of a
+   * closed built-in are checked before its properties, and Object.prototype comes first: the check
+   * compares descriptors, and a field a descriptor lacks (`get` of a data property) is looked up on
+   * Object.prototype, where a getter the code added would run inside the check (and could undo itself).
+   * Object.prototype has no key named like a descriptor's field, and its own prototype cannot change.
    */
   const tampering = (): string | undefined => {
     for (let w = 0; w < watched.length; w++) {
       const { label, target, proto, keys: known, descriptors, closed } = watched[w]!;
       if (getPrototypeOf(target) !== proto) return `the prototype of ${label} was replaced`;
-      for (let i = 0; i < known.length; i++) {
-        const key = known[i]!;
-        const now = ownDescriptor(target, key);
-        if (now === undefined) return `${keyLabel(label, key)} was deleted`;
-        const recorded = descriptors[key]!;
-        setPrototypeOf(recorded, null);
-        if (!sameDescriptor(now, recorded)) return `${keyLabel(label, key)} was changed`;
-      }
       if (closed) {
         const current = ownKeys(target);
-        if (current.length !== known.length) {
+        // As many keys as before means none was added unless one was deleted, which the loop below
+        // finds; but Object.prototype (w = 0) is searched whole before any descriptor is read.
+        if (w === 0 || current.length !== known.length) {
           for (let i = 0; i < current.length; i++) {
             let found = false;
             for (let j = 0; j < known.length && !found; j++) found = known[j] === current[i];
             if (!found) return `${keyLabel(label, current[i]!)} was added`;
           }
         }
+      }
+      for (let i = 0; i < known.length; i++) {
+        const key = known[i]!;
+        const now = getOwnPropertyDescriptor(target, key);
+        if (now === undefined) return `${keyLabel(label, key)} was deleted`;
+        if (!sameDescriptor(now, descriptors[key]!)) return `${keyLabel(label, key)} was changed`;
       }
     }
     return undefined;

@@ -410,15 +410,23 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         );
 
       it("a getter on Object.prototype.get that the next run's tamper check would call removes itself and the check passes", async () => {
-        // The check reads `get` off a data property's descriptor: without a prototype-free read, the
-        // getter ran inside the check, undid the change and let the run start in a tampered sandbox.
+        // The check reads `get` off a data property's descriptor, which looks it up on Object.prototype:
+        // the getter ran inside the check, undid the change and let the run start in a tampered sandbox.
+        // A key deleted beside it keeps Object.prototype's count of keys; the getter puts it back.
         const sandbox = await openSandbox();
         try {
           const first = await runIn(
             sandbox,
-            `Object.defineProperty(Object.prototype, "get", {
+            `const kept = Object.prototype.toLocaleString;
+            delete Object.prototype.toLocaleString;
+            Object.defineProperty(Object.prototype, "get", {
               configurable: true,
-              get() { delete Object.prototype.get; globalThis.ranInTheCheck = true; return undefined; },
+              get() {
+                delete Object.prototype.get;
+                Object.defineProperty(Object.prototype, "toLocaleString", { value: kept, writable: true, configurable: true });
+                globalThis.ranInTheCheck = true;
+                return undefined;
+              },
             });
             return 1;`,
           );
