@@ -270,6 +270,70 @@ describe("in-process runs whose calls spin on the answer slot", () => {
     expect(result.value).toEqual({ handed: 0, forged: [] });
   });
 
+  it("attack: getters and setters on every prototype the guest's plumbing might touch are handed nothing of the host's", async () => {
+    // A trap on each key the engine or the prelude could look up (a species' constructor, length,
+    // then, toJSON, a descriptor's fields, the config's optional fields, array indices) notes every
+    // receiver and value it sees while calls are answered in the slot, fail and log.
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const bare = (o) => Object.setPrototypeOf(o, null);
+      const seen = new Set();
+      const note = (v) => { if ((typeof v === "object" && v !== null) || typeof v === "function") seen.add(v); };
+      const keys = ["then", "constructor", "buffer", "length", "value", "get", "set", "writable", "enumerable",
+        "configurable", "toJSON", "resolve", "tool", "kind", "message", "name", "stack", "replayCalls", "replay",
+        "record", "final", "waitingTools", "discovery", "names", "0", "1", "2", "3"];
+      const prototypes = [Object.prototype, Array.prototype, Function.prototype, Promise.prototype, Error.prototype,
+        Object.getPrototypeOf(Uint16Array.prototype), Uint16Array.prototype, Int32Array.prototype, String.prototype];
+      const saved = [];
+      for (const prototype of prototypes) for (const key of keys) {
+        const found = Object.getOwnPropertyDescriptor(prototype, key);
+        const before = found && bare(found);
+        if (before && !before.configurable) continue;
+        saved.push([prototype, key, before]);
+        Object.defineProperty(prototype, key, bare({
+          configurable: true,
+          get() { note(this); return before ? (before.get ? before.get.call(this) : before.value) : undefined; },
+          set(value) {
+            note(this); note(value);
+            if (before && before.set) before.set.call(this, value);
+            else Object.defineProperty(this, key, bare({ value, writable: true, enumerable: true, configurable: true }));
+          },
+        }));
+      }
+      Object.defineProperty(Uint16Array, Symbol.species, bare({ configurable: true, get() { note(this); return Uint16Array; } }));
+      const results = [];
+      for (let i = 0; i < 40; i++) results.push(await tools.echo({ text: "real " + i }));
+      try { await tools.broken({}); } catch (error) { note(error); }
+      console.log("a line", { a: 1 }, [1, 2]);
+      for (let i = saved.length - 1; i >= 0; i--) {
+        const [prototype, key, before] = saved[i];
+        if (before) Object.defineProperty(prototype, key, before); else delete prototype[key];
+      }
+      delete Uint16Array[Symbol.species];
+      const handed = [];
+      for (const value of seen) {
+        const shared = tag(value) === "[object SharedArrayBuffer]" ||
+          (ArrayBuffer.isView(value) && tag(value.buffer) === "[object SharedArrayBuffer]");
+        if (shared) handed.push("the slot");
+        if (typeof value === "function" && /applySync|send|decide|settle/.test(value.name)) handed.push(value.name);
+        for (const field of ["callId", "toolNames", "descriptors", "pending", "unsent"]) {
+          if (typeof value === "object" && Object.prototype.hasOwnProperty.call(value, field)) handed.push(field);
+        }
+      }
+      ({ real: results.every((text, i) => text === "real " + i), handed })`;
+    const broken = tool({
+      name: "broken",
+      description: "Always fails.",
+      input: z.object({}),
+      run: () => {
+        throw new Error("no");
+      },
+    });
+    const result = await run([echo, broken], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ real: true, handed: [] });
+  });
+
   it("attack: a Uint16Array species left by one run of a session forges the tool results of its next three runs", async () => {
     const cm = codeMode({
       tools: new Toolset([echo]),
