@@ -61,9 +61,10 @@ export function preludeSource(): string {
  * the code can set (the answer slot's views are made directly on its buffer, not by `subarray`; its own
  * promises get the frozen outcome prototype before `then`). So nothing of the host's is handed to a
  * function of the code's, and a session's earlier run cannot steer a later one through the prelude.
- * Every built-in the prelude uses, and those the engine consults on the way (promise resolution reads
- * `then`, JSON reads `toJSON`, `await` reads `constructor`), are checked first thing in each later run
- * of a sandbox; if an earlier run changed them, the run is refused as tampered.
+ * The built-ins it applies to the answer slot and those the engine consults on the way (promise
+ * resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked first thing in
+ * each later run of a sandbox (see `guard`); if an earlier run changed them, the run is refused as
+ * tampered.
  */
 export function installPrelude(
   send: GuestSend,
