@@ -33,7 +33,8 @@ export type GuestSend = (
  * answer's text (as {@link GuestSyncCall} answers: `"o"` and the value's JSON, or `"f"` and the
  * failure's) follows from byte {@link ANSWER_TEXT_BYTE} as UTF-16 code units. The host moves the state
  * only from the ticket it answers (compare-and-exchange), so an answer to a call the guest gave up on
- * never reaches the call it waits for now.
+ * never reaches the call it waits for now. The guest reads the slot only through views it makes itself,
+ * directly on the buffer, never through a method whose species or getters the model's code can set.
  */
 export interface GuestAnswerSlot {
   buffer: SharedArrayBuffer;

@@ -23,7 +23,7 @@
  *
  * The prelude keeps `send`, `syncCall` and the slot in a closure and never hands them (or anything else
  * of the host's) to the model's code, so nothing the host passed in is reachable from `globalThis` or
- * any prototype chain.
+ * any prototype chain, nor handed to a species, getter, setter or `then` the code installed.
  */
 
 import type { RunFailureName } from "../contract/index.js";
@@ -56,10 +56,15 @@ export function preludeSource(): string {
  *
  * Everything a run's plumbing does after the model's code may have run (reporting a call, formatting a
  * console line, settling a call, ending a run) uses built-ins captured here, avoids iterators and
- * `instanceof`, and never reads a property a prototype could supply: a session's earlier run must not be
- * able to steer a later one through the prelude. The built-ins the engine itself consults on the way
- * (promise resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked before
- * each later run of a sandbox; if an earlier run changed them, the run is refused as tampered.
+ * `instanceof`, never reads a property a prototype could supply, never assigns a property its object
+ * lacks (it defines it: an inherited setter would run), and builds nothing of its own through a species
+ * the code can set (the answer slot's views are made directly on its buffer, not by `subarray`; its own
+ * promises get the frozen outcome prototype before `then`). So nothing of the host's is handed to a
+ * function of the code's, and a session's earlier run cannot steer a later one through the prelude.
+ * The built-ins it applies to the answer slot and those the engine consults on the way (promise
+ * resolution reads `then`, JSON reads `toJSON`, `await` reads `constructor`) are checked first thing in
+ * each later run of a sandbox (see `guard`); if an earlier run changed them, the run is refused as
+ * tampered.
  */
 export function installPrelude(
   send: GuestSend,
@@ -101,6 +106,8 @@ export function installPrelude(
   const setSize = getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
   const setIteratorNext = getPrototypeOf(new Set().values()).next as () => IteratorResult<unknown>;
   const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
   const hasInstance = Function.prototype[Symbol.hasInstance];
   const StringCtor = String;
   const stringSlice = String.prototype.slice;
@@ -115,9 +122,16 @@ export function installPrelude(
   const regExpExec = RegExp.prototype.exec;
   const regExpSource = getOwnPropertyDescriptor(RegExp.prototype, "source")!.get!;
   const regExpToString = RegExp.prototype.toString;
+  const ArrayCtor = Array;
   const arrayJoin = Array.prototype.join;
-  const arrayPush = Array.prototype.push;
+  const arrayValues = Array.prototype.values;
   const isArray = Array.isArray;
+  // Watched before each later run of a sandbox (see guard): taken here, before any code could replace them.
+  const FunctionPrototype = Function.prototype;
+  const BigIntPrototype = BigInt.prototype;
+  const JSON_OBJECT = JSON;
+  const ATOMICS = Atomics;
+  const TypedArrayCtor = getPrototypeOf(Uint16Array) as { prototype: object };
   const dateGetTime = Date.prototype.getTime;
   const dateToISOString = Date.prototype.toISOString;
   const numberIsNaN = Number.isNaN;
@@ -125,20 +139,19 @@ export function installPrelude(
   const objectIs = Object.is;
   // Read once, now: the model's code never sees `syncCall`, and calls it only through this.
   const syncApply = syncCall?.applySync;
-  // The answer slot's views (layout in interface.ts: GuestAnswerSlot), made now and never handed out.
-  const answerWords = answers === undefined ? undefined : new Int32ArrayCtor(answers.buffer, 0, 4);
-  const answerText = answers === undefined ? undefined : new Uint16Array(answers.buffer, 16);
+  // The answer slot (layout in interface.ts: GuestAnswerSlot): its buffer and its words' view, taken now
+  // and never handed out. The answer's text is read through a view made for it (see readAnswer).
+  const Uint16ArrayCtor = Uint16Array;
+  const answerBuffer = answers?.buffer;
+  const answerWords = answerBuffer === undefined ? undefined : new Int32ArrayCtor(answerBuffer, 0, 4);
+  /** How many UTF-16 code units of answer the slot holds. */
+  const answerCapacity = answerBuffer === undefined ? 0 : (answerBuffer.byteLength - 16) / 2;
   const {
     load: atomicsLoad,
     store: atomicsStore,
     compareExchange: atomicsExchange,
     wait: atomicsWait,
   } = Atomics;
-  const typedArraySubarray = getPrototypeOf(Uint16Array.prototype).subarray as (
-    this: Uint16Array,
-    start: number,
-    end: number,
-  ) => Uint16Array;
   const fromCharCode = StringCtor.fromCharCode;
   /** The ticket of the last call that waited in the answer slot. */
   let answerTickets = 0;
@@ -151,11 +164,32 @@ export function installPrelude(
     setPrototypeOf(object, null);
     return object;
   };
+  /** `value` without a prototype when it is a (non-array) object, as parsed from JSON. */
+  const bareParsed = (value: unknown): void => {
+    if (typeof value === "object" && value !== null && !isArray(value)) setPrototypeOf(value, null);
+  };
+
   const join = (items: unknown[], separator: string): string =>
     apply(arrayJoin, items, [separator]) as string;
-  const push = (items: unknown[], item: unknown): void => {
-    apply(arrayPush, items, [item]);
+  /** The descriptor {@link defineOwn} defines with (no prototype: nothing of Object.prototype is read). */
+  const element: PropertyDescriptor = bare({
+    value: undefined,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  /** Gives `object` an own, writable, enumerable property `key`: defined, so no inherited setter runs. */
+  const defineOwn = (object: object, key: string | number, value: unknown): void => {
+    element.value = value;
+    defineProperty(object, key, element);
+    element.value = undefined;
   };
+  /**
+   * Appends `item` as an own element. Not Array.prototype.push, nor `items[items.length] = item`: both
+   * assign, and assigning an index the array lacks runs a setter the code may have put on
+   * Array.prototype (or Object.prototype), with the array and the item as its arguments.
+   */
+  const push = (items: unknown[], item: unknown): void => defineOwn(items, items.length, item);
   const slice = (text: string, start: number, end?: number): string =>
     apply(stringSlice, text, end === undefined ? [start] : [start, end]) as string;
   const toText = (value: unknown): string => {
@@ -182,6 +216,17 @@ export function installPrelude(
       return false;
     }
   };
+  /**
+   * An own property's descriptor without a prototype, or undefined: reading `value`, `get` or `set` of a
+   * descriptor as the engine returns it looks a field it lacks up on Object.prototype.
+   */
+  const ownDescriptor = (object: object, key: string | symbol): PropertyDescriptor | undefined => {
+    const descriptor = getOwnPropertyDescriptor(object, key);
+    if (descriptor !== undefined) setPrototypeOf(descriptor, null);
+    return descriptor;
+  };
+  /** The value of an own data property, else undefined: no getter runs. */
+  const dataOf = (object: object, key: string | symbol): unknown => ownDescriptor(object, key)?.value;
   const cut = (text: string, max: number): string =>
     text.length <= max ? text : `${slice(text, 0, max)}… [${text.length - max} more characters]`;
 
@@ -236,7 +281,7 @@ export function installPrelude(
     construct(target, args, newTarget): object {
       const options = args[1] as { maxByteLength?: unknown } | null | undefined;
       if (typeof options === "object" && options !== null && options.maxByteLength !== undefined) {
-        throw new RangeError(
+        throw new RangeErrorCtor(
           "Resizable ArrayBuffers (the maxByteLength option) are not available in run_code: their memory is not counted by the sandbox's memory limit. Use a fixed-size ArrayBuffer.",
         );
       }
@@ -265,7 +310,7 @@ export function installPrelude(
       segment(this: unknown, input: unknown) {
         const text = StringCtor(input);
         if (icuChars + text.length > icuBudget) {
-          throw new RangeError(
+          throw new RangeErrorCtor(
             `Intl.Segmenter was given ${icuChars + text.length} characters in this sandbox, more than the ${icuBudget} it allows (the segmenter keeps its text outside the memory limit). Segment smaller pieces of text.`,
           );
         }
@@ -452,7 +497,7 @@ export function installPrelude(
       replay: { now: numbers(replay?.now), random: numbers(replay?.random) },
       at: { now: 0, random: 0 },
       recording: config.record === true,
-      unsent: { now: [], random: [] },
+      unsent: { now: bare([]), random: bare([]) },
       recorded: 0,
       overflow: false,
       zone: zoneSeen(),
@@ -470,7 +515,8 @@ export function installPrelude(
     if (unsent.now.length === 0 && unsent.random.length === 0 && !current.overflow && zone === undefined) {
       return;
     }
-    current.unsent = { now: [], random: [] };
+    // Lists without a prototype: JSON.stringify looks up no `toJSON` the code may have set.
+    current.unsent = { now: bare([]), random: bare([]) };
     current.zone = undefined;
     const values: { now?: number[]; random?: number[]; overflow?: boolean; zone?: Tape["zone"] } = bare({});
     if (unsent.now.length > 0) values.now = unsent.now;
@@ -489,9 +535,10 @@ export function installPrelude(
     declare kind: string;
     constructor(tool: string, kind: string, message: string) {
       super(message);
-      this.name = "ToolCallError";
-      this.tool = tool;
-      this.kind = kind;
+      // Defined, not assigned: assigning would run a setter the code put on Error.prototype.
+      defineOwn(this, "name", "ToolCallError");
+      defineOwn(this, "tool", tool);
+      defineOwn(this, "kind", kind);
     }
   }
 
@@ -698,8 +745,8 @@ export function installPrelude(
         if (toolNames[codeNames[i]] === tool) codeName = codeNames[i];
       return `${name} is not defined: it is a tool, and tools are called on the tools object: tools.${codeName}(args).`;
     }
-    const declared = current === undefined ? undefined : getOwnPropertyDescriptor(current.config, "names");
-    const own: string[] = isArray(declared?.value) ? (declared.value as string[]) : [];
+    const declared = current === undefined ? undefined : dataOf(current.config, "names");
+    const own: string[] = isArray(declared) ? (declared as string[]) : [];
     const globals = getOwnPropertyNames(globalThis);
     const close = suggest(name, [
       { names: own, prefix: "" },
@@ -788,7 +835,7 @@ export function installPrelude(
       case "symbol":
         return toText(value);
       case "function": {
-        const name = (getOwnPropertyDescriptor(value, "name")?.value as unknown) ?? "";
+        const name = dataOf(value, "name") ?? "";
         return name === "" ? "[Function (anonymous)]" : `[Function: ${toText(name)}]`;
       }
     }
@@ -848,14 +895,14 @@ export function installPrelude(
       const proto = getPrototypeOf(object);
       if (proto === null) prefix = "[Object: null prototype] ";
       else {
-        const ctor = getOwnPropertyDescriptor(proto, "constructor")?.value as object | undefined;
-        const ctorName = ctor === undefined ? undefined : getOwnPropertyDescriptor(ctor, "name")?.value;
+        const ctor = dataOf(proto, "constructor");
+        const ctorName = ctor === undefined || ctor === null ? undefined : dataOf(ctor as object, "name");
         if (typeof ctorName === "string" && ctorName !== "Object" && ctorName !== "") prefix = `${ctorName} `;
       }
       const names = keys(object);
       for (let i = 0; i < names.length; i++) {
         const key = names[i];
-        const descriptor = getOwnPropertyDescriptor(object, key);
+        const descriptor = ownDescriptor(object, key);
         const label = apply(regExpExec, /^[A-Za-z_$][\w$]*$/, [key]) === null ? quote(key) : key;
         const shown =
           descriptor === undefined || "value" in descriptor
@@ -992,7 +1039,7 @@ export function installPrelude(
    * `then`, `catch` and `finally` give plain promises. It is never called: it only names the prototype.
    */
   function CallPromise() {
-    throw new TypeError("Illegal constructor");
+    throw new TypeErrorCtor("Illegal constructor");
   }
   CallPromise.prototype = freeze(
     create(PromiseCtor.prototype, {
@@ -1009,7 +1056,7 @@ export function installPrelude(
    * constructor, Promise's species) and hands no promise of the prelude's to the code.
    */
   function OutcomePromise() {
-    throw new TypeError("Illegal constructor");
+    throw new TypeErrorCtor("Illegal constructor");
   }
   const outcomePrototype = freeze(
     create(PromiseCtor.prototype, {
@@ -1370,7 +1417,10 @@ export function installPrelude(
         [current.id, pending.callId, pending.tool, pending.argsJson, pending.requested],
       ]);
     } catch (cause) {
-      answer = `f${stringify(bare({ kind: "error", message: `The call could not reach the host: ${describeError(cause).message}` }))}`;
+      // Only the error's own message is read: its other fields are looked up on prototypes the code sets.
+      const reason = typeof cause === "object" && cause !== null ? dataOf(cause, "message") : cause;
+      const message = `The call could not reach the host: ${typeof reason === "string" ? cut(reason, MAX_MESSAGE) : "no reason given"}`;
+      answer = `f${stringify(bare({ kind: "error", message }))}`;
     }
     if (answer === "") return;
     apply(mapDelete, current.pending, [pending.callId]);
@@ -1392,6 +1442,30 @@ export function installPrelude(
     return atomicsLoad(words, 0);
   };
   /**
+   * What a view of the slot's text is made with (`construct(Uint16Array, ..., AnswerView)`): its frozen
+   * prototype, the prelude's own, holds %TypedArray%.prototype's real `length` getter, taken at install.
+   * `fromCharCode` reads the view as an array-like, which reads its `length`: through the code's own
+   * getter on %TypedArray%.prototype, that read would hand the code the view. Never called.
+   */
+  function AnswerView() {
+    throw new TypeErrorCtor("Illegal constructor");
+  }
+  AnswerView.prototype = freeze(
+    create(Uint16ArrayCtor.prototype, {
+      length: bare({ get: getOwnPropertyDescriptor(TypedArrayCtor.prototype, "length")!.get }),
+    }),
+  );
+  freeze(AnswerView);
+  /**
+   * `count` code units of the answer's text from code unit `at`, as a string. The view is made directly
+   * on the slot's buffer: a method such as `subarray` would make it through the constructor's species,
+   * which the code can set, and hand it the buffer.
+   */
+  const readAnswer = (at: number, count: number): string => {
+    const view = construct(Uint16ArrayCtor, [answerBuffer, 16 + at * 2, count], AnswerView);
+    return apply(fromCharCode, StringCtor, view as number[]) as string;
+  };
+  /**
    * {@link startAlone} with an answer slot: sends the call as a `now` message and looks at the slot
    * until the host answers there, says the answer comes later, or `spins` looks have passed; then the
    * guest gives up (the host sees that it no longer waits) and the call settles through the entry.
@@ -1407,13 +1481,10 @@ export function installPrelude(
       atomicsStore(words, 0, 0);
       return;
     }
-    const length = atomicsLoad(words, 1);
+    const length = mathMin(atomicsLoad(words, 1), answerCapacity);
     atomicsStore(words, 0, 0);
     let text = "";
-    for (let at = 0; at < length; at += 4096) {
-      const end = mathMin(at + 4096, length);
-      text += apply(fromCharCode, StringCtor, apply(typedArraySubarray, answerText, [at, end]) as never);
-    }
+    for (let at = 0; at < length; at += 4096) text += readAnswer(at, mathMin(4096, length - at));
     apply(mapDelete, current.pending, [pending.callId]);
     settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1));
   };
@@ -1432,6 +1503,8 @@ export function installPrelude(
     try {
       if (ok) return json === "" ? undefined : parse(json);
       error = parse(json) as typeof error;
+      // A field the host left out is read as undefined, never through Object.prototype.
+      bareParsed(error);
     } catch {
       error = { kind: "bad_result", message: "The tool's result was not valid JSON." };
     }
@@ -1620,13 +1693,16 @@ export function installPrelude(
   lockGlobal("globalThis", { value: globalThis, writable: false });
   lockGlobal("queueMicrotask", {
     value: (callback: unknown) => {
-      if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
-      apply(promiseThen, apply(promiseResolveStatic, PromiseCtor, [undefined]), [() => callback()]);
+      if (typeof callback !== "function") throw new TypeErrorCtor("queueMicrotask needs a function");
+      // The promise is the prelude's own: given the outcome prototype, `then` consults nothing the code set.
+      const ready = apply(promiseResolveStatic, PromiseCtor, [undefined]) as Promise<unknown>;
+      setPrototypeOf(ready, outcomePrototype);
+      apply(promiseThen, ready, [() => callback()]);
     },
     writable: false,
   });
 
-  // ---- The built-ins the engine consults during a run's plumbing, checked before each later run ----
+  // ---- The built-ins the prelude uses, checked before each later run ----
 
   /** One watched built-in: its prototype and own properties as they were, and whether it may grow. */
   interface Watched {
@@ -1636,12 +1712,12 @@ export function installPrelude(
     keys: (string | symbol)[];
     /** By key: one built-in call, where a loop would run cold in each new sandbox. */
     descriptors: Record<string | symbol, PropertyDescriptor>;
-    /** No property may be added: the engine looks up missing keys (`then`, `toJSON`) through it. */
+    /** No property may be added: the engine looks up missing keys (`then`, `toJSON`, species) through it. */
     closed: boolean;
   }
   const watched: Watched[] = [];
-  const watch = (label: string, target: object | undefined, closed: boolean) => {
-    if (target === undefined) return;
+  const watch = (label: string, target: unknown, closed: boolean) => {
+    if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
     const descriptors = getOwnPropertyDescriptors(target) as Record<string | symbol, PropertyDescriptor>;
     push(watched, {
       label,
@@ -1652,67 +1728,93 @@ export function installPrelude(
       closed,
     });
   };
+  const ERRORS = ["EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError"];
   let guarded = false;
   /**
-   * Records the watched built-ins, once, before any of the model's code ran in this sandbox. Only a
-   * sandbox that runs again needs the record, and taking it costs a fresh-state run a good part of its
-   * set-up, so it is taken by the first run that is not final (or by the `guard` op before one starts).
+   * Records the watched built-ins, once, before any of the model's code ran in this sandbox: those the
+   * engine consults as the prelude works (a missing key, a species, `then`, `toJSON`, an iterator's
+   * `next`), and those whose methods the prelude applies to the answer slot and its text (the typed
+   * arrays it makes, %TypedArray% with its species, Atomics, String). Built-ins it only took methods from
+   * (Reflect, Math, Map...) are not watched: the prelude holds the originals, so a change cannot reach
+   * it. Only a sandbox that runs again needs the record, and taking it costs a fresh-state run a good
+   * part of its set-up, so it is taken by the first run that is not final (or by the `guard` op before
+   * one starts).
    */
   const guard = () => {
     if (guarded) return;
     guarded = true;
-    const iteratorPrototype = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
+    const arrayIterator = getPrototypeOf(apply(arrayValues, [], [])) as object;
+    // Object.prototype first: the check reads descriptors, whose missing fields are looked up there.
     watch("Object.prototype", ObjectCtor.prototype, true);
-    watch("Function.prototype", Function.prototype, true);
-    watch("Array.prototype", Array.prototype, true);
-    watch("Array Iterator prototype", getPrototypeOf([][Symbol.iterator]()), true);
-    watch("Iterator prototype", iteratorPrototype, true);
+    watch("Function.prototype", FunctionPrototype, true);
+    watch("Array.prototype", ArrayCtor.prototype, true);
+    watch("Array Iterator prototype", arrayIterator, true);
+    watch("Iterator prototype", getPrototypeOf(arrayIterator), true);
     watch("Promise", PromiseCtor, false);
     watch("Promise.prototype", PromiseCtor.prototype, true);
     watch("Error", ErrorCtor, true);
     watch("Error.prototype", ErrorCtor.prototype, true);
-    for (const name of [
-      "EvalError",
-      "RangeError",
-      "ReferenceError",
-      "SyntaxError",
-      "TypeError",
-      "URIError",
-    ]) {
-      watch(`${name}.prototype`, (global[name] as { prototype: object }).prototype, false);
+    for (let i = 0; i < ERRORS.length; i++) {
+      watch(`${ERRORS[i]}.prototype`, (global[ERRORS[i]!] as { prototype: object }).prototype, false);
     }
-    watch("Date.prototype", Date.prototype, false);
-    watch("BigInt.prototype", BigInt.prototype, true);
-    watch("JSON", JSON, false);
+    watch("Date.prototype", DateCtor.prototype, false);
+    watch("BigInt.prototype", BigIntPrototype, true);
+    watch("JSON", JSON_OBJECT, false);
+    watch("String", StringCtor, false);
+    watch("String.prototype", StringCtor.prototype, false);
+    watch("Atomics", ATOMICS, false);
+    watch("TypedArray", TypedArrayCtor, true);
+    watch("TypedArray.prototype", TypedArrayCtor.prototype, true);
+    watch("Int32Array", Int32ArrayCtor, true);
+    watch("Int32Array.prototype", Int32ArrayCtor.prototype, true);
+    watch("Uint16Array", Uint16ArrayCtor, true);
+    watch("Uint16Array.prototype", Uint16ArrayCtor.prototype, true);
   };
 
+  /** Whether two descriptors say the same (`Number.NaN` is the same as itself). */
   const sameDescriptor = (a: PropertyDescriptor, b: PropertyDescriptor): boolean =>
-    a.value === b.value &&
+    objectIs(a.value, b.value) &&
     a.get === b.get &&
     a.set === b.set &&
     a.writable === b.writable &&
     a.enumerable === b.enumerable &&
     a.configurable === b.configurable;
 
-  /** What an earlier run changed among the watched built-ins, or undefined when nothing. */
+  /** `label.key`, or `label[Symbol.name]` for a symbol. */
+  const keyLabel = (label: string, key: string | symbol): string => {
+    if (typeof key === "string") return `${label}.${key}`;
+    const text = toText(key);
+    return `${label}[${slice(text, 7, text.length - 1)}]`;
+  };
+
+  /**
+   * What an earlier run changed among the watched built-ins, or undefined when nothing. The keys of a
+   * closed built-in are checked before its properties, and Object.prototype comes first: the check
+   * compares descriptors, and a field a descriptor lacks (`get` of a data property) is looked up on
+   * Object.prototype, where a getter the code added would run inside the check (and could undo itself).
+   * Object.prototype has no key named like a descriptor's field, and its own prototype cannot change.
+   */
   const tampering = (): string | undefined => {
     for (let w = 0; w < watched.length; w++) {
-      const { label, target, proto, keys: known, descriptors, closed } = watched[w];
+      const { label, target, proto, keys: known, descriptors, closed } = watched[w]!;
       if (getPrototypeOf(target) !== proto) return `the prototype of ${label} was replaced`;
-      for (let i = 0; i < known.length; i++) {
-        const now = getOwnPropertyDescriptor(target, known[i]);
-        if (now === undefined) return `${label}.${toText(known[i])} was deleted`;
-        if (!sameDescriptor(now, descriptors[known[i]!]!)) return `${label}.${toText(known[i])} was changed`;
-      }
       if (closed) {
         const current = ownKeys(target);
-        if (current.length !== known.length) {
+        // As many keys as before means none was added unless one was deleted, which the loop below
+        // finds; but Object.prototype (w = 0) is searched whole before any descriptor is read.
+        if (w === 0 || current.length !== known.length) {
           for (let i = 0; i < current.length; i++) {
             let found = false;
             for (let j = 0; j < known.length && !found; j++) found = known[j] === current[i];
-            if (!found) return `${label}.${toText(current[i])} was added`;
+            if (!found) return `${keyLabel(label, current[i]!)} was added`;
           }
         }
+      }
+      for (let i = 0; i < known.length; i++) {
+        const key = known[i]!;
+        const now = getOwnPropertyDescriptor(target, key);
+        if (now === undefined) return `${keyLabel(label, key)} was deleted`;
+        if (!sameDescriptor(now, descriptors[key]!)) return `${keyLabel(label, key)} was changed`;
       }
     }
     return undefined;
@@ -1752,7 +1854,7 @@ export function installPrelude(
   /** The value an earlier run left for a top-level `var`: an own data property of the global, if any. */
   const restore = (name: unknown): unknown => {
     if (typeof name !== "string") return undefined;
-    const descriptor = getOwnPropertyDescriptor(globalThis, name);
+    const descriptor = ownDescriptor(globalThis, name);
     return descriptor !== undefined && "value" in descriptor ? descriptor.value : undefined;
   };
 
@@ -1810,8 +1912,16 @@ export function installPrelude(
   };
 
   const start = (runId: number, main: unknown, configJson: string) => {
+    // The config's objects lose their prototype: an optional field it lacks is read as undefined, never
+    // through Object.prototype.
     const config = parse(configJson) as GuestRunConfig;
+    bareParsed(config);
+    bareParsed(config.toolNames);
+    bareParsed(config.replay);
+    bareParsed(config.replayCalls);
+    bareParsed(config.discovery);
     if (run !== undefined) run.finished = true;
+    tape = undefined;
     const current: Run = {
       id: runId,
       config,
@@ -1824,18 +1934,11 @@ export function installPrelude(
       logChars: 0,
       droppedLogCalls: 0,
       snapshot: undefined,
-      replay: replayingFor(config),
+      replay: undefined,
     };
     run = current;
-    tape = tapeFor(config);
-    const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
-    // Most runs have none: then no call looks its tool up.
-    if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();
-    for (let i = 0; i < waitingTools.length; i++)
-      apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
-    currentTools = makeTools(current, config.toolNames);
-    icuBudget = config.maxIcuChars;
-    // A first run meets the built-ins as the prelude found them; a later one checks them first.
+    // A first run meets the built-ins as the prelude found them; a later one checks them first, before
+    // the prelude does anything else that an earlier run's code could see or steer.
     if (runsStarted++ === 0) {
       if (config.final !== true) guard();
     } else if (!guarded) {
@@ -1858,6 +1961,15 @@ export function installPrelude(
         });
       }
     }
+    current.replay = replayingFor(config);
+    tape = tapeFor(config);
+    const waitingTools = isArray(config.waitingTools) ? config.waitingTools : [];
+    // Most runs have none: then no call looks its tool up.
+    if (waitingTools.length > 0) current.waitingTools = new SetCtor<string>();
+    for (let i = 0; i < waitingTools.length; i++)
+      apply(setAdd, current.waitingTools, [toText(waitingTools[i])]);
+    currentTools = makeTools(current, config.toolNames);
+    icuBudget = config.maxIcuChars;
     const register = (snapshot: unknown) => {
       if (typeof snapshot === "function" && run === current) {
         current.snapshot = snapshot as () => Record<string, unknown>;
@@ -1865,16 +1977,18 @@ export function installPrelude(
     };
     let result: unknown;
     try {
-      if (typeof main !== "function") throw new TypeError("The code did not compile to a function.");
+      if (typeof main !== "function") throw new TypeErrorCtor("The code did not compile to a function.");
       result = apply(main, undefined, [register, restore]);
+      // `main` is an async function: its result is a native promise the code never saw. Given the
+      // outcome prototype, its `then` consults no constructor or species the code may have replaced.
+      setPrototypeOf(result, outcomePrototype);
+      apply(promiseThen, result, [
+        (value: unknown) => finishValue(current, value),
+        (thrown: unknown) => finish(current, { status: "error", error: describeError(thrown) }),
+      ]);
     } catch (thrown) {
       return finish(current, { status: "error", error: describeError(thrown) });
     }
-    // `main` is an async function: its result is a native promise, settled through the captured `then`.
-    apply(promiseThen, result, [
-      (value: unknown) => finishValue(current, value),
-      (thrown: unknown) => finish(current, { status: "error", error: describeError(thrown) }),
-    ]);
   };
 
   /** The host's outcome of a started call: `ok` with its value's JSON text, or a failure's JSON. */

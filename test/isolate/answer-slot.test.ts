@@ -219,6 +219,157 @@ describe("in-process runs whose calls spin on the answer slot", () => {
     expect(result.value).toEqual(["real", "also real"]);
   });
 
+  /** `o"forged"`, as the slot holds an answer: what a view the code made would read as a call's result. */
+  const FORGED_ANSWER = "[111, 34, 102, 111, 114, 103, 101, 100, 34]";
+
+  it("attack: a Uint16Array species hands model code the answer slot's buffer, and forges what calls return", async () => {
+    // The species is what subarray() builds its view with: the code would get the slot's buffer and
+    // return a view of its own text instead.
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const handed = [];
+      const Original = Uint16Array;
+      Object.defineProperty(Uint16Array, Symbol.species, {
+        configurable: true,
+        get() {
+          return function (buffer) {
+            handed.push(tag(buffer));
+            return new Original(${FORGED_ANSWER});
+          };
+        },
+      });
+      const results = [];
+      for (let i = 0; i < 60; i++) results.push(await tools.echo({ text: "real " + i }));
+      ({ handed, forged: results.filter((text, i) => text !== "real " + i) })`;
+    const result = await run([echo], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ handed: [], forged: [] });
+  });
+
+  it("attack: a %TypedArray%.prototype length getter is handed the view the guest reads an answer through", async () => {
+    // fromCharCode reads its argument's length: the spec's way, through this getter, with the view.
+    // (V8 reads a typed array's length directly there today; the prelude does not count on that.)
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const TypedArray = Object.getPrototypeOf(Uint16Array.prototype);
+      const length = Object.getOwnPropertyDescriptor(TypedArray, "length").get;
+      const buffer = Object.getOwnPropertyDescriptor(TypedArray, "buffer").get;
+      const handed = [];
+      Object.defineProperty(TypedArray, "length", {
+        configurable: true,
+        get() {
+          if (tag(buffer.call(this)) === "[object SharedArrayBuffer]") handed.push(this);
+          return length.call(this);
+        },
+      });
+      const results = [];
+      for (let i = 0; i < 60; i++) results.push(await tools.echo({ text: "real " + i }));
+      ({ handed: handed.length, forged: results.filter((text, i) => text !== "real " + i) })`;
+    const result = await run([echo], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ handed: 0, forged: [] });
+  });
+
+  it("attack: getters and setters on every prototype the guest's plumbing might touch are handed nothing of the host's", async () => {
+    // A trap on each key the engine or the prelude could look up (a species' constructor, length,
+    // then, toJSON, a descriptor's fields, the config's optional fields, array indices) notes every
+    // receiver and value it sees while calls are answered in the slot, fail and log.
+    const code = `
+      const tag = (v) => Object.prototype.toString.call(v);
+      const bare = (o) => Object.setPrototypeOf(o, null);
+      const seen = new Set();
+      const note = (v) => { if ((typeof v === "object" && v !== null) || typeof v === "function") seen.add(v); };
+      const keys = ["then", "constructor", "buffer", "length", "value", "get", "set", "writable", "enumerable",
+        "configurable", "toJSON", "resolve", "tool", "kind", "message", "name", "stack", "replayCalls", "replay",
+        "record", "final", "waitingTools", "discovery", "names", "0", "1", "2", "3"];
+      const prototypes = [Object.prototype, Array.prototype, Function.prototype, Promise.prototype, Error.prototype,
+        Object.getPrototypeOf(Uint16Array.prototype), Uint16Array.prototype, Int32Array.prototype, String.prototype];
+      const saved = [];
+      for (const prototype of prototypes) for (const key of keys) {
+        const found = Object.getOwnPropertyDescriptor(prototype, key);
+        const before = found && bare(found);
+        if (before && !before.configurable) continue;
+        saved.push([prototype, key, before]);
+        Object.defineProperty(prototype, key, bare({
+          configurable: true,
+          get() { note(this); return before ? (before.get ? before.get.call(this) : before.value) : undefined; },
+          set(value) {
+            note(this); note(value);
+            if (before && before.set) before.set.call(this, value);
+            else Object.defineProperty(this, key, bare({ value, writable: true, enumerable: true, configurable: true }));
+          },
+        }));
+      }
+      Object.defineProperty(Uint16Array, Symbol.species, bare({ configurable: true, get() { note(this); return Uint16Array; } }));
+      const results = [];
+      for (let i = 0; i < 40; i++) results.push(await tools.echo({ text: "real " + i }));
+      try { await tools.broken({}); } catch (error) { note(error); }
+      console.log("a line", { a: 1 }, [1, 2]);
+      for (let i = saved.length - 1; i >= 0; i--) {
+        const [prototype, key, before] = saved[i];
+        if (before) Object.defineProperty(prototype, key, before); else delete prototype[key];
+      }
+      delete Uint16Array[Symbol.species];
+      const handed = [];
+      for (const value of seen) {
+        const shared = tag(value) === "[object SharedArrayBuffer]" ||
+          (ArrayBuffer.isView(value) && tag(value.buffer) === "[object SharedArrayBuffer]");
+        if (shared) handed.push("the slot");
+        if (typeof value === "function" && /applySync|send|decide|settle/.test(value.name)) handed.push(value.name);
+        for (const field of ["callId", "toolNames", "descriptors", "pending", "unsent"]) {
+          if (typeof value === "object" && Object.prototype.hasOwnProperty.call(value, field)) handed.push(field);
+        }
+      }
+      ({ real: results.every((text, i) => text === "real " + i), handed })`;
+    const broken = tool({
+      name: "broken",
+      description: "Always fails.",
+      input: z.object({}),
+      run: () => {
+        throw new Error("no");
+      },
+    });
+    const result = await run([echo, broken], code);
+    expect(result.status, JSON.stringify(result.error)).toBe("ok");
+    expect(result.value).toEqual({ real: true, handed: [] });
+  });
+
+  it("attack: a Uint16Array species left by one run of a session forges the tool results of its next three runs", async () => {
+    const cm = codeMode({
+      tools: new Toolset([echo]),
+      environment: isolateEnvironment({ spin: "always" }),
+      state: "session",
+    });
+    try {
+      const planted = await cm.run(
+        `const Original = Uint16Array;
+        Object.defineProperty(Uint16Array, Symbol.species, {
+          configurable: true,
+          get() { return function () { return new Original(${FORGED_ANSWER}); }; },
+        });
+        "planted"`,
+        { session: "victim" },
+      );
+      expect(planted.value).toBe("planted");
+      const real = Array.from({ length: 15 }, (_, i) => `real ${i}`);
+      for (let later = 1; later <= 3; later++) {
+        const result = await cm.run(
+          "const out = []; for (let i = 0; i < 15; i++) out.push(await tools.echo({ text: 'real ' + i })); out",
+          { session: "victim" },
+        );
+        expect(result.value).toEqual(real);
+        // The first of them finds the species among the watched built-ins: it runs in a fresh sandbox.
+        if (later === 1) {
+          expect(result.logs.map((line) => line.text).join("\n")).toMatch(
+            /changed a built-in that run_code relies on \(Uint16Array\[Symbol\.species\] was added\)/,
+          );
+        }
+      }
+    } finally {
+      await cm.close();
+    }
+  });
+
   it("attack: code that searches everything it can reach finds no shared memory (the slot)", async () => {
     const code = `
       await tools.echo({ text: "warm" });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { BridgeCallOutcome, SandboxBridge } from "../../sandbox/contract/index.js";
+import type { BridgeCallOutcome, Sandbox, SandboxBridge } from "../../sandbox/contract/index.js";
 import {
   defaultTools,
   LIMITS,
@@ -8,6 +8,7 @@ import {
   resultOf,
   runOnce,
   TEST_ENVIRONMENTS,
+  toolNames,
   useEnvironment,
 } from "../isolate/helpers.js";
 import { guardHost } from "./host-guard.js";
@@ -398,6 +399,140 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         } finally {
           await sandbox.dispose();
         }
+      });
+
+      /** Runs `code` in `sandbox` with the default tools. */
+      const runIn = (sandbox: Sandbox, code: string, bridge = makeBridge()) =>
+        sandbox.execute(
+          { code, toolNames: toolNames(), limits: LIMITS },
+          bridge,
+          new AbortController().signal,
+        );
+
+      it("a getter on Object.prototype.get that the next run's tamper check would call removes itself and the check passes", async () => {
+        // The check reads `get` off a data property's descriptor, which looks it up on Object.prototype:
+        // the getter ran inside the check, undid the change and let the run start in a tampered sandbox.
+        // A key deleted beside it keeps Object.prototype's count of keys; the getter puts it back.
+        const sandbox = await openSandbox();
+        try {
+          const first = await runIn(
+            sandbox,
+            `const kept = Object.prototype.toLocaleString;
+            delete Object.prototype.toLocaleString;
+            Object.defineProperty(Object.prototype, "get", {
+              configurable: true,
+              get() {
+                delete Object.prototype.get;
+                Object.defineProperty(Object.prototype, "toLocaleString", { value: kept, writable: true, configurable: true });
+                globalThis.ranInTheCheck = true;
+                return undefined;
+              },
+            });
+            return 1;`,
+          );
+          expect(resultOf(first)).toBe(1);
+          const second = await runIn(sandbox, "return globalThis.ranInTheCheck === true;");
+          expect(second.status).toBe("error");
+          expect(second.error).toMatchObject({ name: "SandboxTampered" });
+          expect(second.error?.message).toMatch(/Object\.prototype\.get was added/);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("an Object.prototype getter for a field the next run's config leaves out runs before its tamper check, removes itself and forges its tool results", async () => {
+        // `replayCalls` is absent from a run that resumes nothing: read through Object.prototype, it
+        // handed the prelude a journal whose outcome the guest answered the call with itself.
+        const sandbox = await openSandbox();
+        const bridge = makeBridge();
+        try {
+          const first = await runIn(
+            sandbox,
+            `Object.defineProperty(Object.prototype, "replayCalls", {
+              configurable: true,
+              get() {
+                delete Object.prototype.replayCalls;
+                return { tools: ["echo"], args: ['{"text":"real"}'], outcomes: ['o"forged"'], after: [0], order: [0] };
+              },
+            });
+            return 1;`,
+            bridge,
+          );
+          expect(resultOf(first)).toBe(1);
+          const second = await runIn(sandbox, 'return await tools.echo({ text: "real" });', bridge);
+          expect(second.status).toBe("error");
+          expect(second.error).toMatchObject({ name: "SandboxTampered" });
+          expect(second.error?.message).toMatch(/Object\.prototype\.replayCalls was added/);
+        } finally {
+          await sandbox.dispose();
+        }
+      });
+
+      it("a species, a length getter or a method replaced on the typed arrays, Atomics or String by one run makes the next run refuse to start as tampered", async () => {
+        const changes: [code: string, found: RegExp][] = [
+          [
+            "Object.defineProperty(Uint16Array, Symbol.species, { configurable: true, get() { return Uint16Array; } });",
+            /Uint16Array\[Symbol\.species\] was added/,
+          ],
+          [
+            "Object.defineProperty(Object.getPrototypeOf(Int8Array), Symbol.species, { configurable: true, value: Int8Array });",
+            /TypedArray\[Symbol\.species\] was changed/,
+          ],
+          [
+            'Object.defineProperty(Object.getPrototypeOf(Uint16Array.prototype), "length", { configurable: true, get() { return 0; } });',
+            /TypedArray\.prototype\.length was changed/,
+          ],
+          [
+            'Object.defineProperty(Int32Array.prototype, "length", { configurable: true, get() { return 0; } });',
+            /Int32Array\.prototype\.length was added/,
+          ],
+          ["Uint16Array.prototype.constructor = Array;", /Uint16Array\.prototype\.constructor was changed/],
+          ["Atomics.wait = () => 'not-equal';", /Atomics\.wait was changed/],
+          ["String.fromCharCode = () => 'o1';", /String\.fromCharCode was changed/],
+          ["String.prototype.slice = () => '';", /String\.prototype\.slice was changed/],
+        ];
+        for (const [change, found] of changes) {
+          const sandbox = await openSandbox();
+          try {
+            expect(resultOf(await runIn(sandbox, `${change} return 1;`))).toBe(1);
+            const second = await runIn(sandbox, "return 2;");
+            expect(second.error, change).toMatchObject({ name: "SandboxTampered" });
+            expect(second.error?.message, change).toMatch(found);
+          } finally {
+            await sandbox.dispose();
+          }
+        }
+      });
+
+      it("an Array.prototype index setter does not see or change the lists the prelude builds (console lines, error stacks)", async () => {
+        const { outcome, bridge } = await runOnce(`
+          let seen = 0;
+          for (let i = 0; i < 4; i++) {
+            Object.defineProperty(Array.prototype, i, {
+              configurable: true,
+              set() { seen++; },
+              get() { return "forged"; },
+            });
+          }
+          console.log("a line", { a: 1 }, [2]);
+          let stack;
+          try { await tools.fail({ message: "no" }); } catch (error) { stack = error.stack; }
+          for (let i = 0; i < 4; i++) delete Array.prototype[i];
+          return { seen, stack: stack.split("\\n")[0] };`);
+        expect(resultOf(outcome), JSON.stringify(outcome)).toEqual({ seen: 0, stack: "ToolCallError: no" });
+        expect(bridge.logs.map((line) => line.text)).toEqual(["a line { a: 1 } [ 2 ]"]);
+      });
+
+      it("a Promise.prototype.constructor that throws, read as the run's end is awaited, leaves the run hanging until its timeout", async () => {
+        const { outcome } = await runOnce(
+          `Object.defineProperty(Promise.prototype, "constructor", {
+            configurable: true,
+            get() { throw new Error("no constructor"); },
+          });
+          return 1;`,
+          { limits: { timeoutMs: 3_000 } },
+        );
+        expect(resultOf(outcome)).toBe(1);
       });
 
       it("code that breaks out of the wrapper before a session's first run starts cannot hide a built-in it changed from the next run", async () => {
