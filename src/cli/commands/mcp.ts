@@ -57,6 +57,11 @@ export async function run(input: ParsedCommand): Promise<number> {
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
   const typecheckWorkers = integerOption(input, "typecheck-workers", { min: 1, max: MAX_TYPECHECK_WORKERS });
+  if (typecheckWorkers !== undefined && typecheck === "off") {
+    throw new CliUsageError(
+      "--typecheck-workers only applies with --typecheck block or report: add one of them, or leave it out.",
+    );
+  }
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const callTimeoutMs =
     integerOption(input, "upstream-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
