@@ -14,7 +14,13 @@ import {
   typescriptPath,
 } from "../../src/codemode/typecheck/resolve-typescript.js";
 import { TypeChecker } from "../../src/codemode/typecheck/type-checker.js";
-import { type CodeMode, type CodeRunResult, codeMode, UserError } from "../../src/index.js";
+import {
+  type CodeMode,
+  type CodeRunResult,
+  codeMode,
+  MAX_TYPECHECK_WORKERS,
+  UserError,
+} from "../../src/index.js";
 import { countingShop } from "./typecheck-fixtures.js";
 
 /** Twenty levels of a conditional type that doubles at each: TypeScript alone takes seconds on it. */
@@ -118,7 +124,9 @@ describe("type checks of different clients", () => {
         errorCount: 1,
         diagnostics: [{ line: 1, code: 2322 }],
       });
+      // The same thread: none was started in its place.
       expect(checker.threads).toBe(1);
+      expect(checker.threadsStarted).toBe(1);
       // Two clients at once: the second thread starts for the other client.
       await Promise.all([checker.check("return 1;", none, "a"), checker.check("return 2;", none, "b")]);
       expect(checker.threads).toBe(2);
@@ -129,9 +137,11 @@ describe("type checks of different clients", () => {
 
   it("typecheckWorkers out of range is refused with what to give", () => {
     const { tools } = countingShop();
-    for (const workers of [0, 1.5, 17]) {
+    for (const workers of [0, 1.5, MAX_TYPECHECK_WORKERS + 1]) {
       expect(() => codeMode({ tools, typecheck: "block", typecheckWorkers: workers })).toThrow(
-        new UserError(`codeMode: typecheckWorkers must be a whole number from 1 to 16, got ${workers}.`),
+        new UserError(
+          `codeMode: typecheckWorkers must be a whole number from 1 to ${MAX_TYPECHECK_WORKERS}, got ${workers}.`,
+        ),
       );
     }
   });

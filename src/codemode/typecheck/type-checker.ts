@@ -55,6 +55,7 @@ export class TypeChecker {
   readonly #queue = new FairQueue<Waiting>();
   #nextId = 1;
   #closed = false;
+  #started = 0;
 
   /** Starts one thread now: it loads TypeScript and parses the lib and the declarations while idle. */
   constructor(settings: TypeCheckerSettings) {
@@ -70,6 +71,11 @@ export class TypeChecker {
   /** How many worker threads are running (warming, idle or checking) now. */
   get threads(): number {
     return this.#slots.size;
+  }
+
+  /** How many worker threads were started in all (a thread that interrupted a check is not replaced). */
+  get threadsStarted(): number {
+    return this.#started;
   }
 
   /**
@@ -142,6 +148,7 @@ export class TypeChecker {
   }
 
   #startSlot(): void {
+    this.#started++;
     const slot: Slot = {
       thread: startCheckerThread(this.#workerData, this.#settings.limits),
       state: "warming",
