@@ -269,7 +269,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "typecheck-workers",
         type: "string",
         placeholder: "<n>",
-        description: `With --typecheck block or report: how many threads type-check at once, 1 to ${MAX_TYPECHECK_WORKERS} (default ${DEFAULT_TYPECHECK_WORKERS}, about 100 MB each, started when needed). Each client connection's checks go one at a time and connections take turns, so one client's slow checks hold up another's by about one check's time budget (${DEFAULT_TYPECHECK_TIME_MS} ms) at most.`,
+        description: `With --typecheck block or report: how many threads type-check at once, 1 to ${MAX_TYPECHECK_WORKERS} (default ${DEFAULT_TYPECHECK_WORKERS}, about 115 MB each, started when needed). Each client connection's checks go one at a time and connections take turns, so one client's slow checks hold up another's by about one check's time budget (${DEFAULT_TYPECHECK_TIME_MS} ms), not by its whole queue.`,
       },
       {
         ...OBSERVED_TYPES,

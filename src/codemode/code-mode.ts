@@ -156,7 +156,7 @@ export interface CodeModeOptions {
    * `MAX_TYPECHECK_WORKERS`). The checks of one client (see {@link CodeRunOptions.client}) go one at a
    * time; different clients take turns, so one whose checks run to their budget holds one thread and
    * never makes another wait more than about one budget per client ahead of it. One thread starts with
-   * the code mode, more only when clients check at once; each holds about 100 MB.
+   * the code mode, more only when clients check at once; each holds about 115 MB warm.
    */
   typecheckWorkers?: number;
   /**

@@ -27,7 +27,7 @@ export const TYPECHECK_INTERRUPT_GRACE_MS = 1_000;
  * How many worker threads of one code mode type-check at once by default. Each client's checks (an MCP
  * session's, a session id's) go one at a time and clients take turns, so a client whose checks run to
  * their budget holds one thread and the others' checks go on beside it. One thread starts with the code
- * mode; the second only when two clients check at once. Each costs about 100 MB warm (docs/code-mode.md).
+ * mode; the second only when two clients check at once. Each costs about 115 MB warm (docs/code-mode.md).
  */
 export const DEFAULT_TYPECHECK_WORKERS = 2;
 
