@@ -90,6 +90,7 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/builtins.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/typecheck.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/typecheck-pool.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts

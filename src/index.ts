@@ -159,9 +159,12 @@ export {
   DEFAULT_TYPECHECK_LIMITS,
   DEFAULT_TYPECHECK_MEMORY_MB,
   DEFAULT_TYPECHECK_TIME_MS,
+  DEFAULT_TYPECHECK_WORKERS,
   MAX_DIAGNOSTIC_MESSAGE_CHARS,
   MAX_TYPE_DIAGNOSTICS,
+  MAX_TYPECHECK_WORKERS,
   MIN_TYPECHECK_MEMORY_MB,
+  TYPECHECK_INTERRUPT_GRACE_MS,
 } from "./codemode/typecheck/limits.js";
 export { TYPE_CHECK_ERROR } from "./codemode/typecheck/render.js";
 export type { TypeScriptResolver } from "./codemode/typecheck/resolve-typescript.js";

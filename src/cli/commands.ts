@@ -4,7 +4,12 @@
  */
 
 import { DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
-import { DEFAULT_TYPECHECK_TIME_MS, MAX_TYPE_DIAGNOSTICS } from "../codemode/typecheck/limits.js";
+import {
+  DEFAULT_TYPECHECK_TIME_MS,
+  DEFAULT_TYPECHECK_WORKERS,
+  MAX_TYPE_DIAGNOSTICS,
+  MAX_TYPECHECK_WORKERS,
+} from "../codemode/typecheck/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environment-drivers.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { ALLOW_SVG_OPTION, SVG_MIME_TYPE } from "../mcp/content-policy.js";
@@ -266,6 +271,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: `Also send the client SVG images the code returns (${SVG_MIME_TYPE}). SVG can carry scripts and links: allow it only for a client that shows images without running them.`,
       },
       TYPECHECK,
+      {
+        name: "typecheck-workers",
+        type: "string",
+        placeholder: "<n>",
+        description: `With --typecheck block or report: how many threads type-check at once, 1 to ${MAX_TYPECHECK_WORKERS} (default ${DEFAULT_TYPECHECK_WORKERS}, about 115 MB each, started when needed). Each client connection's checks go one at a time and connections take turns, so one client's slow checks hold up another's by about one check's time budget (${DEFAULT_TYPECHECK_TIME_MS} ms), not by its whole queue.`,
+      },
       {
         ...OBSERVED_TYPES,
         description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again. With --http the file is every client's, so it needs --share-observed-types.`,

@@ -7,7 +7,7 @@ import type { ToolResult } from "../dispatch/types.js";
 import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
-import type { AnyTool, Tool } from "../tools/types.js";
+import type { AnyTool, RunContext, Tool } from "../tools/types.js";
 import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
 import type { CheckpointStore } from "./checkpoint-store.js";
 import { CHECKED_TOOLS_INTERFACE, toolDeclarations } from "./declarations.js";
@@ -36,7 +36,12 @@ import {
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";
-import { DEFAULT_TYPECHECK_LIMITS, MIN_TYPECHECK_MEMORY_MB } from "./typecheck/limits.js";
+import {
+  DEFAULT_TYPECHECK_LIMITS,
+  DEFAULT_TYPECHECK_WORKERS,
+  MAX_TYPECHECK_WORKERS,
+  MIN_TYPECHECK_MEMORY_MB,
+} from "./typecheck/limits.js";
 import {
   resolveTypeScriptFromCordon,
   type TypeScriptResolver,
@@ -153,6 +158,19 @@ export interface CodeModeOptions {
   typecheck?: TypeCheckMode;
   /** The time budget and memory cap of one check; unset ones take {@link DEFAULT_TYPECHECK_LIMITS}. */
   typecheckLimits?: Partial<TypeCheckLimits>;
+  /**
+   * The most worker threads checking at once ({@link DEFAULT_TYPECHECK_WORKERS} by default, at most
+   * `MAX_TYPECHECK_WORKERS`). The checks of one client (see {@link CodeRunOptions.client}) go one at a
+   * time; different clients take turns, so one whose checks run to their budget holds one thread and
+   * never makes another wait more than about one budget per client ahead of it. One thread starts with
+   * the code mode, more only when clients check at once; each holds about 115 MB warm.
+   */
+  typecheckWorkers?: number;
+  /**
+   * Who a run_code call is for (see {@link CodeRunOptions.client}), from the call's context: an MCP
+   * server names the connection here. Default: the call's session id.
+   */
+  clientOf?: (ctx: RunContext) => string | undefined;
   /**
    * Finds the `typescript` package's main module for the check (a file path). Default: resolved from
    * cordon's own location. For hosts that keep TypeScript elsewhere.
@@ -345,6 +363,7 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
             (index ? `\n${CHECKED_DISCOVERY_DECLARATIONS}` : ""),
           toolNames: identifiers,
           limits: typecheckLimits(options.typecheckLimits),
+          workers: typecheckWorkers(options.typecheckWorkers),
         });
   // Calls of these may wait minutes for a person: the sandbox does not hold a thread waiting inside them.
   const waitingTools = [...new Set(Object.values(identifiers))].filter((real) => {
@@ -415,8 +434,10 @@ export function createCodeMode(options: CodeModeOptions & { environment: Environ
     observeResults: false,
     render: (result) => renderCodeRunResult(result as CodeRunResult, limits.maxOutputChars),
     run: async (args, ctx) => {
+      const client = options.clientOf?.(ctx);
       const result = await run(args.code, {
         ...(ctx.session ? { session: ctx.session } : {}),
+        ...(client === undefined ? {} : { client }),
         ...(args.restart === undefined ? {} : { restart: args.restart }),
         parent: ctx,
       });
@@ -666,6 +687,17 @@ function typecheckLimits(given: Partial<TypeCheckLimits> | undefined): TypeCheck
 function isClaims(value: unknown): value is CheckpointClaims {
   const claims = value as Partial<CheckpointClaims> | undefined;
   return typeof claims?.claim === "function" && typeof claims.release === "function";
+}
+
+/** How many threads type-check at once: the default, or the number given, checked. */
+function typecheckWorkers(given: number | undefined): number {
+  if (given === undefined) return DEFAULT_TYPECHECK_WORKERS;
+  if (!Number.isInteger(given) || given < 1 || given > MAX_TYPECHECK_WORKERS) {
+    throw new UserError(
+      `codeMode: typecheckWorkers must be a whole number from 1 to ${MAX_TYPECHECK_WORKERS}, got ${String(given)}.`,
+    );
+  }
+  return given;
 }
 
 function checkToolList(tools: unknown): AnyTool[] {

@@ -78,6 +78,13 @@ export interface CodeRunOptions {
    * code mode's `checkpointKey`. Default: the code mode's `approval`.
    */
   approval?: "wait" | "pause";
+  /**
+   * Who the run is for, when several callers share the code mode (an MCP connection, a user): the type
+   * checks of one client go one at a time, and different clients' checks take turns, so one client's
+   * slow checks never hold up another's for more than about one check. Default: the session's id (runs
+   * without a session share one client).
+   */
+  client?: string;
 }
 
 /** A paused run being resumed: its checkpoint's content, and how each call that waited is met. */
@@ -173,7 +180,12 @@ export async function runCode(
     try {
       return await sessions.use(sessionId, options.restart === true, async (sandbox, replaced, reopen) => {
         const verdict = typecheck
-          ? await checkCode(typecheck, prepared.source, typecheck.sessionNames.get(sandbox) ?? NO_NAMES)
+          ? await checkCode(
+              typecheck,
+              prepared.source,
+              typecheck.sessionNames.get(sandbox) ?? NO_NAMES,
+              options.client ?? sessionId,
+            )
           : undefined;
         let ranIn = sandbox;
         let result = verdict?.run === false ? stoppedRun(verdict, started) : await execute(ranIn);
@@ -196,12 +208,20 @@ export async function runCode(
       return failedRun(SANDBOX_ERROR, `The sandbox could not be started: ${messageOf(error)}`, started);
     }
   }
-  // The check and the opening of the sandbox go on together; a run the check stops disposes it unused.
-  const checking = typecheck ? checkCode(typecheck, prepared.source, NO_NAMES) : undefined;
+  // The check and the opening of the sandbox go on together once the check's turn has come (a run
+  // waiting for its turn holds no sandbox); a run the check stops disposes it unused.
+  // The run's session, when it has one, is its tenant: its sandbox shares a process with no other's.
+  const tenant = sessionIdOf(options.session ?? options.parent?.session);
+  let turnCame = () => {};
+  const turn = new Promise<void>((resolve) => {
+    turnCame = resolve;
+  });
+  const checking = typecheck
+    ? checkCode(typecheck, prepared.source, NO_NAMES, options.client ?? tenant, turnCame)
+    : undefined;
+  if (checking) await Promise.race([turn, checking]);
   let sandbox: Sandbox;
   try {
-    // The run's session, when it has one, is its tenant: its sandbox shares a process with no other's.
-    const tenant = sessionIdOf(options.session ?? options.parent?.session);
     sandbox = await setup.environment.open(
       limitsLeft(setup.sandboxLimits, resumption),
       tenant === undefined ? {} : { tenant },
@@ -220,13 +240,18 @@ export async function runCode(
   }
 }
 
-/** The check of the code, as the verdict for its run. Never rejects. */
+/**
+ * The check of the code, as the verdict for its run: `client` is whose turn it takes, `onTurn` is told
+ * when that turn has come. Never rejects.
+ */
 async function checkCode(
   typecheck: TypeCheckSetup,
   source: string,
   session: DeclaredNames,
+  client: string | undefined,
+  onTurn?: () => void,
 ): Promise<StopVerdict | GoVerdict> {
-  return verdictOf(typecheck.mode, await typecheck.checker.check(source, session), source);
+  return verdictOf(typecheck.mode, await typecheck.checker.check(source, session, client, onTurn), source);
 }
 
 /** A run the check stopped: nothing ran, no tool was called. */

@@ -71,6 +71,12 @@ export interface CodeHostOptions {
   searchTools?: SearchToolsMode;
   /** Whether run_code type-checks the code first (see `CodeModeOptions.typecheck`). Default "off". */
   typecheck?: TypeCheckMode;
+  /**
+   * How many threads type-check at once (see `CodeModeOptions.typecheckWorkers`). Each MCP connection
+   * (a stdio client, an HTTP session) is a client of its own: its checks go one at a time, and
+   * connections take turns.
+   */
+  typecheckWorkers?: number;
   /** Where to report a catalog change that could not be taken up. */
   log?: (line: string) => void;
   /**
@@ -358,6 +364,11 @@ export class CodeHost {
       // The server lists or searches its catalog itself (search_tools), from the declarations.
       discovery: "inline",
       ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
+      ...(this.#options.typecheckWorkers === undefined
+        ? {}
+        : { typecheckWorkers: this.#options.typecheckWorkers }),
+      // Type checks take turns by connection, so one client's hostile checks do not hold up another's.
+      clientOf: (ctx) => connectionIdOf(clientLinkOf(ctx.deps)?.client),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
@@ -383,6 +394,20 @@ export class CodeHost {
     this.#open.add(generation);
     return generation;
   }
+}
+
+/** A name for each MCP connection (the links of one connection share their `client` object). */
+const connectionIds = new WeakMap<object, string>();
+let connections = 0;
+
+function connectionIdOf(connection: object | undefined): string | undefined {
+  if (connection === undefined) return undefined;
+  let id = connectionIds.get(connection);
+  if (id === undefined) {
+    id = `mcp-connection-${++connections}`;
+    connectionIds.set(connection, id);
+  }
+  return id;
 }
 
 async function decide(

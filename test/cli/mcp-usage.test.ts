@@ -1,6 +1,7 @@
 /** `cordon mcp` usage errors, as a process: exit 2 with a message that says what to give instead. */
 
 import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_TYPECHECK_WORKERS } from "../../src/index.js";
 import { cordon, ensureBuilt, SHOP_TOOLS } from "./helpers.js";
 
 beforeAll(() => ensureBuilt());
@@ -28,5 +29,24 @@ describe("cordon mcp: usage errors exit 2", () => {
     const r2 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--http", "70000"]);
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain("--http 70000: expected a whole number from 0 to 65535");
+  });
+
+  it("--typecheck-workers without --typecheck, or out of range", async () => {
+    const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--typecheck-workers", "2"]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain("--typecheck-workers only applies with --typecheck block or report");
+    const r2 = await cordon([
+      "mcp",
+      "--tools",
+      SHOP_TOOLS,
+      "--typecheck",
+      "block",
+      "--typecheck-workers",
+      "0",
+    ]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain(
+      `--typecheck-workers 0: expected a whole number from 1 to ${MAX_TYPECHECK_WORKERS}`,
+    );
   });
 });

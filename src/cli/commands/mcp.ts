@@ -4,6 +4,7 @@
  * the process is told to stop (SIGINT, SIGTERM).
  */
 
+import { MAX_TYPECHECK_WORKERS } from "../../codemode/typecheck/limits.js";
 import { messageOf } from "../../errors.js";
 import { MCP_APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { ToolCatalog } from "../../mcp/catalog.js";
@@ -57,6 +58,12 @@ export async function run(input: ParsedCommand): Promise<number> {
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
+  const typecheckWorkers = integerOption(input, "typecheck-workers", { min: 1, max: MAX_TYPECHECK_WORKERS });
+  if (typecheckWorkers !== undefined && typecheck === "off") {
+    throw new CliUsageError(
+      "--typecheck-workers only applies with --typecheck block or report: add one of them, or leave it out.",
+    );
+  }
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const callTimeoutMs =
     integerOption(input, "upstream-timeout", { min: 1, max: MAX_TIMEOUT_MS }) ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
@@ -127,6 +134,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       searchTools,
       log,
       typecheck,
+      ...(typecheckWorkers === undefined ? {} : { typecheckWorkers }),
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
       // On stdio one client is served: its learnt types are kept (and shown) as one store.
       shareObservedTypes: port === undefined || shareObserved,

@@ -55,6 +55,8 @@ export async function checkOnce(
     declarations: toolDeclarations(declared, { forChecking: true }),
     toolNames: identifiers,
     limits: { ...DEFAULT_TYPECHECK_LIMITS, ...options.limits },
+    // One check, one client: one thread.
+    workers: 1,
   });
   try {
     const outcome = await checker.check(prepared.source, { values: [], types: [] });

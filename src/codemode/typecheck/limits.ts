@@ -17,6 +17,23 @@ export const DEFAULT_TYPECHECK_LIMITS: Readonly<TypeCheckLimits> = Object.freeze
   memoryMb: DEFAULT_TYPECHECK_MEMORY_MB,
 });
 
+/**
+ * How long past a check's budget its thread may take to say it interrupted the check (and that the
+ * compiler still answers right), in ms; a thread that does not is terminated and another one started.
+ */
+export const TYPECHECK_INTERRUPT_GRACE_MS = 1_000;
+
+/**
+ * How many worker threads of one code mode type-check at once by default. Each client's checks (an MCP
+ * session's, a session id's) go one at a time and clients take turns, so a client whose checks run to
+ * their budget holds one thread and the others' checks go on beside it. One thread starts with the code
+ * mode; the second only when two clients check at once. Each costs about 115 MB warm (docs/code-mode.md).
+ */
+export const DEFAULT_TYPECHECK_WORKERS = 2;
+
+/** The most worker threads a code mode may be given for its type checks. */
+export const MAX_TYPECHECK_WORKERS = 16;
+
 /** At most this many TypeScript errors are reported per run; the model fixes these first. */
 export const MAX_TYPE_DIAGNOSTICS = 5;
 

@@ -1,28 +1,23 @@
 /**
- * The agent's side of the type check: one worker thread per tool set, started (and warmed) when the code
- * mode is created, fed one check at a time. A check that runs over its time budget is cut off by
- * terminating the worker; one that runs over the memory cap ends the worker itself. Either way a new
- * worker starts warming at once, and the agent's event loop never waits on the compiler.
+ * The agent's side of the type check: a small pool of worker threads per tool set, fed from per-client
+ * queues in fair turns (fair-queue.ts). One thread is started (and warmed) when the code mode is created;
+ * more start only when checks of other clients would otherwise wait, up to the pool's size, and a check
+ * goes to a thread once it is warm. A check that runs over its time budget is interrupted there by its
+ * thread, which then checks the next one; a thread that cannot interrupt it is terminated soon after
+ * the budget, and one that runs over the memory cap ends itself, and either is replaced. No check holds
+ * a thread much longer than its budget, and the agent's event loop never waits on the compiler.
  */
 
-import type { Worker } from "node:worker_threads";
-import { TYPECHECK_IDLE_MS, TYPECHECK_START_TIMEOUT_MS } from "./limits.js";
+import { type CheckerThread, startCheckerThread } from "./checker-thread.js";
+import { FairQueue } from "./fair-queue.js";
+import { TYPECHECK_IDLE_MS } from "./limits.js";
 import { repairedToolNames } from "./name-repair.js";
-import type {
-  CheckerWorkerData,
-  CheckRequest,
-  DeclaredNames,
-  TypeCheckLimits,
-  TypeCheckOutcome,
-  WorkerReply,
-} from "./types.js";
-import { startCheckerWorker } from "./worker-script.js";
+import type { CheckerWorkerData, DeclaredNames, TypeCheckLimits, TypeCheckOutcome } from "./types.js";
 
-/**
- * The checker's young generation, in MB: each check allocates a new program's worth of short-lived
- * objects, and a roomier nursery collects them less often (bench/typecheck.ts: p50 about 2 ms lower).
- */
-export const CHECKER_YOUNG_GENERATION_MB = 64;
+export { CHECKER_YOUNG_GENERATION_MB } from "./checker-thread.js";
+
+/** The client of checks that name none: they all share one queue. */
+const DEFAULT_CHECK_CLIENT = "default";
 
 /** What a checker is made for: one tool set, the typescript to load, and the limits of a check. */
 export interface TypeCheckerSettings {
@@ -32,208 +27,180 @@ export interface TypeCheckerSettings {
   /** Identifier in code → real tool name. */
   toolNames: Readonly<Record<string, string>>;
   limits: TypeCheckLimits;
+  /** The most worker threads checking at once (each client's checks go one at a time). */
+  workers: number;
 }
 
-/** One started worker and the promise that it is warm. */
-interface Started {
-  /** Undefined when the worker could not even be created (its start problem is in `ready`). */
-  worker: Worker | undefined;
-  /** Resolves once the worker is ready; resolves to an error message when it could not start. */
-  ready: Promise<string | undefined>;
-  /** The reply handler of the check in flight, if any. */
-  onReply: ((reply: WorkerReply) => void) | undefined;
-  /** Told when the worker ends: by an error (its memory cap), or an exit. */
-  onEnd: ((reason: "memory" | "failed", message: string) => void) | undefined;
+/** A check waiting for a thread. */
+interface Waiting {
+  code: string;
+  session: DeclaredNames;
+  resolve: (outcome: TypeCheckOutcome) => void;
+  onTurn: (() => void) | undefined;
 }
 
-/** A check's outcome as the worker gives it: without the repaired names, which this side finds. */
-type Answer =
-  | Exclude<TypeCheckOutcome, { status: "checked" }>
-  | Omit<Extract<TypeCheckOutcome, { status: "checked" }>, "repaired">;
+/** A thread of the pool. */
+interface Slot {
+  thread: CheckerThread;
+  state: "warming" | "idle" | "checking";
+  /** Ends the thread once it has been idle for TYPECHECK_IDLE_MS. */
+  idleTimer: NodeJS.Timeout | undefined;
+}
 
 /** The type checker of one code mode. */
 export class TypeChecker {
   readonly #settings: TypeCheckerSettings;
-  #current: Started | undefined;
-  /** Checks go one at a time: each one's budget is its own, not the wait before it. */
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #workerData: Omit<CheckerWorkerData, "timeMs">;
+  readonly #slots = new Set<Slot>();
+  readonly #queue = new FairQueue<Waiting>();
   #nextId = 1;
   #closed = false;
-  /** Checks asked for and not yet answered. */
-  #waiting = 0;
-  /** Ends an idle worker (see TYPECHECK_IDLE_MS). */
-  #idleTimer: NodeJS.Timeout | undefined;
+  #started = 0;
 
-  /** Starts the worker now: it loads TypeScript and parses the lib and the declarations while idle. */
+  /** Starts one thread now: it loads TypeScript and parses the lib and the declarations while idle. */
   constructor(settings: TypeCheckerSettings) {
     this.#settings = settings;
-    this.#current = this.#start();
-    this.#idleLater();
+    this.#workerData = {
+      typescriptPath: settings.typescriptPath,
+      declarations: settings.declarations,
+      toolIdentifiers: Object.keys(settings.toolNames),
+    };
+    this.#startSlot();
   }
 
-  /** Checks the model's code (as prepared: fence taken out). `session` names what earlier runs left. */
-  check(code: string, session: DeclaredNames): Promise<TypeCheckOutcome> {
-    this.#waiting++;
-    clearTimeout(this.#idleTimer);
-    const next = this.#queue.then(() => this.#checkNow(code, session));
-    this.#queue = next.catch(() => {});
-    return next.finally(() => {
-      if (--this.#waiting === 0) this.#idleLater();
-    });
+  /** How many worker threads are running (warming, idle or checking) now. */
+  get threads(): number {
+    return this.#slots.size;
   }
 
-  /** Ends the worker; later checks end `unchecked`. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#idleTimer);
-    const current = this.#current;
-    this.#current = undefined;
-    await current?.worker?.terminate();
+  /** How many worker threads were started in all (a thread that interrupted a check is not replaced). */
+  get threadsStarted(): number {
+    return this.#started;
   }
 
   /**
-   * A worker left idle for TYPECHECK_IDLE_MS is ended: it holds TypeScript and the lib (about 100 MB),
-   * and a code mode that is no longer used (an MCP catalog replaced by a newer one) must not keep it.
-   * The next check starts a new one.
+   * Checks the model's code (as prepared: fence taken out). `session` names what earlier runs left.
+   * `client` names whose check it is: a client's checks go one at a time, and different clients' checks
+   * take turns on the pool's threads. `onTurn` is told when the check leaves the queue for a thread.
    */
-  #idleLater(): void {
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = setTimeout(() => {
-      if (this.#waiting > 0 || this.#current === undefined) return;
-      const idle = this.#current;
-      this.#current = undefined;
-      void idle.worker?.terminate();
-    }, TYPECHECK_IDLE_MS);
-    this.#idleTimer.unref();
-  }
-
-  #start(): Started {
-    const { typescriptPath, declarations, toolNames, limits } = this.#settings;
-    const workerData: CheckerWorkerData = {
-      typescriptPath,
-      declarations,
-      toolIdentifiers: Object.keys(toolNames),
-    };
-    let worker: Worker;
-    try {
-      worker = startCheckerWorker({
-        workerData,
-        resourceLimits: {
-          maxOldGenerationSizeMb: limits.memoryMb,
-          maxYoungGenerationSizeMb: CHECKER_YOUNG_GENERATION_MB,
-        },
-      });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      return { worker: undefined, ready: Promise.resolve(message), onReply: undefined, onEnd: undefined };
-    }
-    // Warming must not keep the process alive; a check in flight does (see #checkNow).
-    worker.unref();
-    const started: Started = {
-      worker,
-      ready: Promise.resolve(undefined),
-      onReply: undefined,
-      onEnd: undefined,
-    };
-    started.ready = new Promise<string | undefined>((resolve) => {
-      const timer = setTimeout(
-        () => resolve(`the checker did not start within ${TYPECHECK_START_TIMEOUT_MS} ms`),
-        TYPECHECK_START_TIMEOUT_MS,
-      );
-      timer.unref();
-      worker.on("message", (reply: WorkerReply) => {
-        if (reply.type === "ready" || reply.type === "startFailed") {
-          clearTimeout(timer);
-          resolve(reply.type === "ready" ? undefined : `the checker could not start: ${reply.message}`);
-        } else started.onReply?.(reply);
-      });
-      const end = (reason: "memory" | "failed", message: string) => {
-        clearTimeout(timer);
-        resolve(`the checker stopped: ${message}`);
-        started.onEnd?.(reason, message);
-        if (this.#current === started) this.#current = undefined;
-      };
-      worker.on("error", (error: Error & { code?: string }) =>
-        end(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? "memory" : "failed", error.message),
-      );
-      worker.on("exit", (code) => end("failed", `it exited with code ${code}`));
-    });
-    return started;
-  }
-
-  async #checkNow(code: string, session: DeclaredNames): Promise<TypeCheckOutcome> {
-    if (this.#closed) return { status: "unchecked", reason: "failed", message: "the code mode was closed" };
-    this.#current ??= this.#start();
-    const started = this.#current;
-    const { aliases, repaired } = repairedToolNames(code, this.#settings.toolNames);
-    started.worker?.ref();
-    try {
-      const startProblem = await started.ready;
-      if (startProblem !== undefined) {
-        this.#discard(started);
-        return { status: "unchecked", reason: "failed", message: startProblem };
-      }
-      const request: CheckRequest = { id: this.#nextId++, code, aliases, session };
-      const outcome = await this.#ask(started, request);
-      if (outcome.status === "checked") return { ...outcome, repaired };
-      this.#discard(started);
-      return outcome;
-    } finally {
-      started.worker?.unref();
-    }
-  }
-
-  /** Sends one request and waits for its reply, the budget, or the worker's end. */
-  #ask(started: Started, request: CheckRequest): Promise<Answer> {
-    const { timeMs, memoryMb } = this.#settings.limits;
+  check(
+    code: string,
+    session: DeclaredNames,
+    client?: string,
+    onTurn?: () => void,
+  ): Promise<TypeCheckOutcome> {
+    if (this.#closed) return Promise.resolve(closedOutcome());
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        resolve({
-          status: "unchecked",
-          reason: "time",
-          message: `the type check took longer than its budget of ${timeMs} ms and was stopped`,
-        });
-      }, timeMs);
-      const done = () => {
-        clearTimeout(timer);
-        started.onReply = undefined;
-        started.onEnd = undefined;
-      };
-      started.onReply = (reply) => {
-        if (reply.type === "checked" && reply.id === request.id) {
-          done();
-          resolve({
-            status: "checked",
-            diagnostics: reply.diagnostics,
-            errorCount: reply.errorCount,
-            declared: reply.declared,
-          });
-        } else if (reply.type === "failed" && reply.id === request.id) {
-          done();
-          resolve({ status: "unchecked", reason: "failed", message: `the checker failed: ${reply.message}` });
-        }
-      };
-      started.onEnd = (reason, message) => {
-        done();
-        resolve({
-          status: "unchecked",
-          reason,
-          message:
-            reason === "memory"
-              ? `the type check needed more than its memory cap of ${memoryMb} MB and was stopped`
-              : `the checker stopped: ${message}`,
-        });
-      };
-      started.worker?.postMessage(request);
+      this.#queue.push(client ?? DEFAULT_CHECK_CLIENT, { code, session, resolve, onTurn });
+      this.#serve();
     });
   }
 
-  /** Ends a worker that was cut off or failed, and starts warming a new one in its place. */
-  #discard(started: Started): void {
-    if (this.#current === started) this.#current = undefined;
-    started.onReply = undefined;
-    started.onEnd = undefined;
-    void started.worker?.terminate();
-    if (!this.#closed) this.#current = this.#start();
+  /** Ends the threads; checks waiting and later ones end `unchecked`. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const waiting of this.#queue.drain()) waiting.resolve(closedOutcome());
+    const slots = [...this.#slots];
+    this.#slots.clear();
+    await Promise.all(
+      slots.map((slot) => {
+        clearTimeout(slot.idleTimer);
+        return slot.thread.end();
+      }),
+    );
   }
+
+  /**
+   * Gives waiting checks to warm free threads, at most `workers` checking at once, and starts threads
+   * for the clients still waiting, one per client up to the pool's size.
+   */
+  #serve(): void {
+    if (this.#closed) return;
+    const count = (state: Slot["state"]) => [...this.#slots].filter((slot) => slot.state === state).length;
+    const { workers } = this.#settings;
+    for (const slot of this.#slots) {
+      if (slot.state !== "idle" || count("checking") >= workers) continue;
+      const taken = this.#queue.take();
+      if (taken === undefined) break;
+      void this.#checkOn(slot, taken.client, taken.item);
+    }
+    const waiting = this.#queue.ready;
+    const wanted = Math.min(waiting, workers - count("checking"));
+    for (let coming = count("warming") + count("idle"); coming < wanted; coming++) this.#startSlot();
+    // A check waiting for a thread to warm keeps the process alive, as one being checked does.
+    for (const slot of this.#slots) if (slot.state === "warming") slot.thread.hold(waiting > 0);
+  }
+
+  async #checkOn(slot: Slot, client: string, waiting: Waiting): Promise<void> {
+    slot.state = "checking";
+    clearTimeout(slot.idleTimer);
+    const { code, session, onTurn } = waiting;
+    onTurn?.();
+    const { aliases, repaired } = repairedToolNames(code, this.#settings.toolNames);
+    const { answer, reusable } = await slot.thread.ask({ id: this.#nextId++, code, aliases, session });
+    // A thread that interrupted a check at its budget goes on; one that failed, ran out of memory or
+    // had to be cut off is ended.
+    if (reusable) this.#idle(slot);
+    else this.#discard(slot);
+    this.#queue.done(client);
+    waiting.resolve(answer.status === "checked" ? { ...answer, repaired } : answer);
+    this.#serve();
+  }
+
+  #startSlot(): void {
+    this.#started++;
+    const slot: Slot = {
+      thread: startCheckerThread(this.#workerData, this.#settings.limits),
+      state: "warming",
+      idleTimer: undefined,
+    };
+    this.#slots.add(slot);
+    void slot.thread.ready.then((problem) => {
+      if (!this.#slots.has(slot)) return;
+      slot.thread.hold(false);
+      if (problem === undefined) {
+        this.#idle(slot);
+        this.#serve();
+        return;
+      }
+      // It could not start: the next check in turn is answered with why (as every check would be).
+      this.#slots.delete(slot);
+      void slot.thread.end();
+      const taken = this.#queue.take();
+      if (taken === undefined) return;
+      this.#queue.done(taken.client);
+      taken.item.resolve({ status: "unchecked", reason: "failed", message: problem });
+      this.#serve();
+    });
+  }
+
+  /**
+   * A thread is free. Left idle for TYPECHECK_IDLE_MS it is ended: it holds TypeScript and the lib
+   * (about 100 MB), and a code mode that is no longer used (an MCP catalog replaced by a newer one) must
+   * not keep it. The next check starts a new one.
+   */
+  #idle(slot: Slot): void {
+    slot.state = "idle";
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      if (slot.state !== "idle" || !this.#slots.delete(slot)) return;
+      void slot.thread.end();
+    }, TYPECHECK_IDLE_MS);
+    slot.idleTimer.unref();
+  }
+
+  /**
+   * Ends a thread that was cut off or failed. When it was the last one, a new one starts warming in its
+   * place at once, as at creation; waiting checks start theirs in #serve.
+   */
+  #discard(slot: Slot): void {
+    clearTimeout(slot.idleTimer);
+    this.#slots.delete(slot);
+    void slot.thread.end();
+    if (!this.#closed && this.#slots.size === 0) this.#startSlot();
+  }
+}
+
+function closedOutcome(): TypeCheckOutcome {
+  return { status: "unchecked", reason: "failed", message: "the code mode was closed" };
 }

@@ -69,6 +69,8 @@ export interface CheckerWorkerData {
   declarations: string;
   /** The identifiers the declarations give the tools (`tools.<identifier>`). */
   toolIdentifiers: string[];
+  /** A check's time budget, in ms: past it the thread interrupts the check. */
+  timeMs: number;
 }
 
 /** A check the agent's thread asks the worker for. */
@@ -93,4 +95,6 @@ export type WorkerReply =
       errorCount: number;
       declared: DeclaredNames;
     }
-  | { type: "failed"; id: number; message: string };
+  | { type: "failed"; id: number; message: string }
+  /** The check ran past its budget and was interrupted; `sound`: the compiler answered the canary right. */
+  | { type: "interrupted"; id: number; sound: boolean };
