@@ -367,8 +367,9 @@ export class CodeHost {
       ...(this.#options.typecheckWorkers === undefined
         ? {}
         : { typecheckWorkers: this.#options.typecheckWorkers }),
-      // Type checks take turns by connection, so one client's hostile checks do not hold up another's.
-      clientOf: (ctx) => connectionIdOf(clientLinkOf(ctx.deps)?.client),
+      // Type checks take turns by tenant (a connection unless the server names tenants), so one client's
+      // hostile checks do not hold up another's.
+      clientOf: (ctx) => tenantIdOf(clientLinkOf(ctx.deps)?.tenant),
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
@@ -396,16 +397,17 @@ export class CodeHost {
   }
 }
 
-/** A name for each MCP connection (the links of one connection share their `client` object). */
-const connectionIds = new WeakMap<object, string>();
-let connections = 0;
+/** A name for each tenant: its own when the server names tenants, else one per connection object. */
+const tenantIds = new WeakMap<object, string>();
+let unnamedTenants = 0;
 
-function connectionIdOf(connection: object | undefined): string | undefined {
-  if (connection === undefined) return undefined;
-  let id = connectionIds.get(connection);
+function tenantIdOf(tenant: TenantKey | undefined): string | undefined {
+  if (tenant === undefined) return undefined;
+  if (typeof tenant === "string") return `tenant:${tenant}`;
+  let id = tenantIds.get(tenant);
   if (id === undefined) {
-    id = `mcp-connection-${++connections}`;
-    connectionIds.set(connection, id);
+    id = `connection:${++unnamedTenants}`;
+    tenantIds.set(tenant, id);
   }
   return id;
 }
