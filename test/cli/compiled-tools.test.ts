@@ -234,6 +234,17 @@ describe("a cache folder cordon does not own alone", () => {
     expect(readdirSync(theirs).sort()).toEqual([manifestName, output].sort());
   });
 
+  it("a shared sticky XDG_CACHE_HOME (as /tmp is) holds a cache of the user's own: made private, then used", async () => {
+    const sticky = join(scratch, "sticky");
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const folder = moduleFolder("in-sticky", { "tools.ts": toolsReturning("6") });
+    expect(await runWithCache(join(folder, "tools.ts"), sticky)).toEqual({ value: 6, warnings: [] });
+    const tools = join(sticky, "cordon", "tools");
+    expect(statSync(join(sticky, "cordon")).mode & 0o777).toBe(0o700);
+    expect(readdirSync(tools).filter((name) => name.endsWith(".mjs"))).toHaveLength(1);
+  });
+
   it("an XDG_CACHE_HOME any user can write to and that is not sticky (where the cordon folder could be swapped after the check) is refused too", async () => {
     const open = join(scratch, "open-to-all");
     mkdirSync(open);
