@@ -116,6 +116,14 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
   const open = new Set<IsolateSandbox>();
   /** Spares by limits, least recently used first. */
   const spares = new Map<string, SpareSandboxes>();
+  /** What close() waits for besides the open sandboxes: opens under way, spares dropped and closing. */
+  const pending = new Set<Promise<unknown>>();
+  const awaited = <T>(promise: Promise<T>): Promise<T> => {
+    pending.add(promise);
+    const forget = () => pending.delete(promise);
+    promise.then(forget, forget);
+    return promise;
+  };
   let closed = false;
   const closedError = () => new Error("This isolate environment was closed; create a new one.");
 
@@ -152,27 +160,38 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
     for (const [oldKey, old] of spares) {
       if (spares.size <= MAX_SPARE_LIMITS) break;
       spares.delete(oldKey);
-      void old.close();
+      void awaited(old.close());
     }
     return pool;
   };
 
+  const openSandbox = async (
+    limits: SandboxLimits,
+    openOptions?: IsolateOpenOptions,
+  ): Promise<IsolateSandbox> => {
+    if (closed) throw closedError();
+    const lane = openOptions?.lane === true;
+    const pool = sparesFor(ivmModule, limits, lane);
+    // take() claims its spare at once, so the refill counts it as gone.
+    const taking = pool?.take();
+    pool?.refill();
+    const sandbox = (await taking) ?? (await create(ivmModule, limits, lane));
+    if (closed) {
+      await sandbox.dispose();
+      throw closedError();
+    }
+    if (sandbox.alive) open.add(sandbox);
+    return sandbox;
+  };
+
   return {
-    async open(limits: SandboxLimits, openOptions?: IsolateOpenOptions): Promise<IsolateSandbox> {
-      if (closed) throw closedError();
-      const lane = openOptions?.lane === true;
-      const pool = sparesFor(ivmModule, limits, lane);
-      // take() claims its spare at once, so the refill counts it as gone.
-      const taking = pool?.take();
-      pool?.refill();
-      const sandbox = (await taking) ?? (await create(ivmModule, limits, lane));
-      if (closed) {
-        await sandbox.dispose();
-        throw closedError();
-      }
-      if (sandbox.alive) open.add(sandbox);
-      return sandbox;
+    open(limits: SandboxLimits, openOptions?: IsolateOpenOptions): Promise<IsolateSandbox> {
+      return awaited(openSandbox(limits, openOptions));
     },
+    /**
+     * Disposes every sandbox and spare, and resolves once isolated-vm is running nothing of them (see
+     * teardown.ts): a process may exit as soon as it has.
+     */
     async close(): Promise<void> {
       closed = true;
       const sandboxes = [...open];
@@ -182,8 +201,9 @@ export function isolateEngine(options: IsolateEngineOptions = {}): IsolateEngine
       await Promise.all([
         ...sandboxes.map((sandbox) => sandbox.dispose()),
         ...pools.map((pool) => pool.close()),
+        Promise.allSettled(pending),
       ]);
-      isolates.close();
+      await isolates.close();
     },
   };
 }

@@ -8,6 +8,7 @@
 
 import type ivm from "isolated-vm";
 import type { IsolatedVm } from "./load.js";
+import { afterTeardowns, disposeIdle, disposeRunning, noTeardowns, type Teardowns } from "./teardown.js";
 
 /** Sandboxes one isolate serves, one after another, before it is disposed. */
 export const MAX_ISOLATE_USES = 500;
@@ -27,15 +28,18 @@ export interface IsolateSlot {
   onCatastrophe: (() => void) | undefined;
   /** The prelude compiled in this isolate: each new context runs it without compiling it again. */
   prelude?: ivm.Script;
+  /** Where a kill of this isolate is recorded, for its pool's close (see teardown.ts). */
+  readonly teardowns: Teardowns;
 }
 
 /** A new isolate with this memory limit, in a slot of its own. */
-export function newSlot(ivmModule: IsolatedVm, memoryMb: number): IsolateSlot {
+export function newSlot(ivmModule: IsolatedVm, memoryMb: number, teardowns = noTeardowns()): IsolateSlot {
   const slot: IsolateSlot = {
     isolate: undefined as unknown as ivm.Isolate,
     memoryMb,
     uses: 1,
     onCatastrophe: undefined,
+    teardowns,
   };
   (slot as { isolate: ivm.Isolate }).isolate = new ivmModule.Isolate({
     memoryLimit: memoryMb,
@@ -48,6 +52,7 @@ export function newSlot(ivmModule: IsolatedVm, memoryMb: number): IsolateSlot {
 export class IsolatePool {
   readonly #ivm: IsolatedVm;
   readonly #idle: IsolateSlot[] = [];
+  readonly #teardowns = noTeardowns();
   #closed = false;
 
   constructor(ivmModule: IsolatedVm) {
@@ -64,7 +69,7 @@ export class IsolatePool {
       slot.uses++;
       return slot;
     }
-    return newSlot(this.#ivm, memoryMb);
+    return newSlot(this.#ivm, memoryMb, this.#teardowns);
   }
 
   /**
@@ -74,25 +79,28 @@ export class IsolatePool {
   give(slot: IsolateSlot): void {
     slot.onCatastrophe = undefined;
     if (this.#closed || slot.isolate.isDisposed || slot.uses >= MAX_ISOLATE_USES) {
-      dispose(slot);
+      disposeIdle(slot.isolate);
       return;
     }
     this.#idle.push(slot);
-    if (this.#idle.length > MAX_IDLE_ISOLATES) dispose(this.#idle.shift()!);
+    if (this.#idle.length > MAX_IDLE_ISOLATES) disposeIdle(this.#idle.shift()!.isolate);
   }
 
-  /** Disposes every idle isolate; isolates given back later are disposed too. */
-  close(): void {
+  /**
+   * Disposes every idle isolate (isolates given back later are disposed too), and resolves once
+   * isolated-vm is done with the isolates killed before: their code stopped and their teardown over.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const slot of this.#idle.splice(0)) dispose(slot);
+    for (const slot of this.#idle.splice(0)) disposeIdle(slot.isolate);
+    await afterTeardowns(this.#ivm, this.#teardowns);
   }
 }
 
-/** Disposes a slot's isolate (one already disposed, by its memory limit, is left as it is). */
-export function dispose(slot: IsolateSlot): void {
-  try {
-    if (!slot.isolate.isDisposed) slot.isolate.dispose();
-  } catch {
-    // Disposed concurrently (memory limit): nothing left to free.
-  }
+/**
+ * Kills a slot's isolate, which may be running code (one isolated-vm already disposed, by its memory
+ * limit, is left as it is); its pool's close waits until isolated-vm is done with it.
+ */
+export function kill(slot: IsolateSlot): void {
+  disposeRunning(slot.isolate, slot.teardowns);
 }

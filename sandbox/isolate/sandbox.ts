@@ -16,10 +16,11 @@ import type { GuestAnswerSlot, GuestEntry } from "../guest/interface.js";
 import { preludeSource } from "../guest/prelude.js";
 import { AnswerSlot, alwaysSpin, type SpinMode, spinsWhileSpare } from "./answer-slot.js";
 import { Execution } from "./execution.js";
-import { dispose, type IsolatePool, type IsolateSlot, newSlot } from "./isolates.js";
+import { type IsolatePool, type IsolateSlot, kill, newSlot } from "./isolates.js";
 import type { IsolatedVm } from "./load.js";
 import type { RunMemoryWatch } from "./memory-watch.js";
 import type { StretchWatch } from "./stretch-watch.js";
+import { disposeRunningLater } from "./teardown.js";
 
 /** The smallest heap isolated-vm accepts, in MB. */
 const MIN_MEMORY_MB = 8;
@@ -253,7 +254,7 @@ export class IsolateSandbox implements Sandbox {
       if (this.#delivering === 0 && this.#disposeWhenDelivered) {
         this.#disposeWhenDelivered = false;
         // A later turn of the event loop: by then isolated-vm has taken what this call returns.
-        setImmediate(() => dispose(this.#slot));
+        disposeRunningLater(this.#slot.isolate, this.#slot.teardowns);
       }
     }
   }
@@ -273,7 +274,7 @@ export class IsolateSandbox implements Sandbox {
     // On a lane the call being answered runs on this very thread, and isolated-vm ends the code at once
     // when its isolate is disposed under it; elsewhere the guest's thread waits for what the call returns.
     if (this.#delivering > 0 && this.#hooks.lane !== true) this.#disposeWhenDelivered = true;
-    else dispose(this.#slot);
+    else kill(this.#slot);
     this.#hooks.onDead?.(this);
   }
 

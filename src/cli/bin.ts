@@ -10,9 +10,8 @@
 
 import { spawn } from "node:child_process";
 import module from "node:module";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cordonCacheDir } from "./cache-dir.js";
+import { cacheFolder, warnCacheNotUsed } from "./cache-dir.js";
 import { hostsIsolatesHere } from "./isolates-here.js";
 
 const FLAG = "--no-node-snapshot";
@@ -27,10 +26,12 @@ const argv = process.argv.slice(2);
 type WithCompileCache = { enableCompileCache?: (directory?: string) => unknown };
 
 if (hasFlag() || !hostsIsolatesHere(argv)) {
-  const cache = cordonCacheDir(process.env);
-  // Compiling cordon's modules is much of a command's start; older Nodes have no such cache.
-  if (cache !== undefined)
-    (module as WithCompileCache).enableCompileCache?.(join(cache, "node-compile-cache"));
+  // Compiling cordon's modules is much of a command's start; older Nodes have no such cache. V8 trusts
+  // what it finds there as compiled code, so only a folder that is this user's alone will do.
+  const withCache = module as WithCompileCache;
+  const cache = withCache.enableCompileCache && cacheFolder(process.env, ["node-compile-cache"]);
+  if (cache !== undefined && "problem" in cache) warnCacheNotUsed(cache.problem);
+  else if (cache !== undefined) withCache.enableCompileCache?.(cache.path);
   const { main } = await import("./main.js");
   const code = await main(argv);
   process.exitCode = code;

@@ -7,18 +7,19 @@
  * stays an import, of the very file Node would load from the module's place (`cordon` and its subpaths
  * of the copy that runs the command). A module this cannot reproduce faithfully (CommonJS, `require`,
  * `import.meta`, `__dirname`, a build warning or error) is left to the TypeScript loader, which runs it
- * where it is; that answer is cached too.
+ * where it is; that answer is cached too. Without a cache folder that is the user's alone (see
+ * cache-dir.ts), the module is compiled each time and imported from memory.
  */
 
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { cordonVersion } from "../version.js";
-import { cordonCacheDir } from "./cache-dir.js";
+import { type CacheFolder, cacheFolder } from "./cache-dir.js";
 
 /**
  * Cached copies not used for this long are removed when a module is compiled: copies of modules that
@@ -27,7 +28,11 @@ import { cordonCacheDir } from "./cache-dir.js";
 const UNUSED_AFTER_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Bumped when what the cache holds changes shape, so that older entries are not read. */
-const CACHE_FORMAT = 2;
+const CACHE_FORMAT = 3;
+
+/** Hex digits of a cache key, and of the SHA-256 of a compiled copy, in its name `<key>.<digest>.mjs`. */
+const KEY_HEX = 32;
+const DIGEST_HEX = 32;
 
 /** What is known about one tools module: its compiled copy, or that the loader must run it as it is. */
 interface Manifest {
@@ -36,41 +41,55 @@ interface Manifest {
   inputs: [path: string, sha256: string][];
   /** The package files the compiled copy imports: it is stale once one of them is gone. */
   externals: string[];
-  /** The compiled copy's file name in the cache directory; absent when the loader must run the module. */
+  /**
+   * The compiled copy's file name in the cache directory, `<key>.<digest>.mjs` with the SHA-256 of its
+   * content; absent when the loader must run the module.
+   */
   output?: string;
 }
 
-/** The cache directory of compiled tools modules: $XDG_CACHE_HOME/cordon/tools, else ~/.cache/cordon/tools. */
-export function toolsCacheDir(env: NodeJS.ProcessEnv): string | undefined {
-  const base = cordonCacheDir(env);
-  return base === undefined ? undefined : join(base, "tools");
+/**
+ * The cache directory of compiled tools modules, $XDG_CACHE_HOME/cordon/tools, else ~/.cache/cordon/tools,
+ * once checked to be this user's alone (see {@link cacheFolder}); undefined when there is no home.
+ */
+export function toolsCacheDir(env: NodeJS.ProcessEnv): CacheFolder | undefined {
+  return cacheFolder(env, ["tools"]);
 }
 
 /**
  * The URL of a compiled copy of the tools module `file` (an absolute path), compiled now unless the cache
- * has one for the sources as they are; undefined when the module must be run where it is by the loader
- * (or there is no cache directory). `cordon` maps the package's specifiers to this copy's entry URLs.
+ * has one for the sources as they are; undefined when the module must be run where it is by the loader.
+ * Without a cache directory (none, or one refused), or when the cache cannot be written, the copy is
+ * compiled each time and imported from memory. `cordon` maps the package's specifiers to this copy's
+ * entry URLs.
  */
 export async function compiledToolsModule(
   file: string,
   cordon: Readonly<Record<string, string>>,
   cacheDir: string | undefined,
 ): Promise<string | undefined> {
-  if (cacheDir === undefined || /\.c[jt]s$/.test(file)) return undefined;
+  if (/\.c[jt]s$/.test(file)) return undefined;
+  if (cacheDir === undefined) return fromMemory(await compile(file, cordon).catch(() => undefined));
   const key = sha256(JSON.stringify([CACHE_FORMAT, cordonVersion(), process.version, file, cordon])).slice(
     0,
-    32,
+    KEY_HEX,
   );
   const manifestFile = join(cacheDir, `${key}.json`);
-  const cached = await readManifest(manifestFile);
-  if (cached && (await isCurrent(cached))) {
+  const cached = await readManifest(manifestFile, key);
+  if (cached && (await isCurrent(cached, cacheDir, key))) {
     // The manifest's time is when the copy was last used: pruning keeps the copies of recent ones.
     const now = new Date();
     await utimes(manifestFile, now, now).catch(() => {});
     return cached.output === undefined ? undefined : pathToFileURL(join(cacheDir, cached.output)).href;
   }
+  let compiled: Compiled | undefined;
   try {
-    const manifest = await compile(file, cordon, cacheDir, key);
+    compiled = await compile(file, cordon);
+    const { text, ...manifest } = compiled;
+    if (text !== undefined) {
+      manifest.output = `${key}.${sha256(text).slice(0, DIGEST_HEX)}.mjs`;
+      await writeAtomically(join(cacheDir, manifest.output), text);
+    }
     if (cached?.output !== undefined && cached.output !== manifest.output) {
       await rm(join(cacheDir, cached.output), { force: true });
     }
@@ -78,9 +97,17 @@ export async function compiledToolsModule(
     await pruneUnused(cacheDir);
     return manifest.output === undefined ? undefined : pathToFileURL(join(cacheDir, manifest.output)).href;
   } catch {
-    // No cache (a read-only home, a full disk): the loader runs the module as before.
-    return undefined;
+    // The cache cannot be written (a read-only home, a full disk): the copy comes from memory this time.
+    return fromMemory(compiled);
   }
+}
+
+/** A `data:` URL of a compiled copy (its imports are absolute URLs and built-in modules), if it has one. */
+function fromMemory(compiled: Compiled | undefined): string | undefined {
+  const text = compiled?.text;
+  return text === undefined
+    ? undefined
+    : `data:text/javascript;base64,${Buffer.from(text, "utf8").toString("base64")}`;
 }
 
 /** Removes the manifests not used for {@link UNUSED_AFTER_MS}, and the old copies no manifest left names. */
@@ -99,7 +126,7 @@ async function pruneUnused(cacheDir: string): Promise<void> {
       await rm(path, { force: true });
       continue;
     }
-    const output = (await readManifest(path))?.output;
+    const output = (await readManifest(path, name.slice(0, -".json".length)))?.output;
     if (output !== undefined) kept.add(output);
   }
   for (const name of copies) {
@@ -117,17 +144,56 @@ async function modified(path: string): Promise<number> {
   }
 }
 
-async function readManifest(path: string): Promise<Manifest | undefined> {
+/**
+ * The manifest at `path` for the module of cache key `key`; undefined when there is none, or it is not
+ * one this version wrote (its compiled copy must be a file of this folder named after the key and the
+ * copy's digest: a manifest naming `../../victim.txt` would have that file removed once sources change).
+ */
+async function readManifest(path: string, key: string): Promise<Manifest | undefined> {
+  let manifest: unknown;
   try {
-    const manifest = JSON.parse(await readFile(path, "utf8")) as Manifest;
-    return manifest.format === CACHE_FORMAT ? manifest : undefined;
+    manifest = JSON.parse(await readFile(path, "utf8"));
   } catch {
     return undefined;
   }
+  return isManifest(manifest, key) ? manifest : undefined;
 }
 
-/** True when every source still has the content it was compiled from and every imported package file is there. */
-async function isCurrent(manifest: Manifest): Promise<boolean> {
+function isManifest(value: unknown, key: string): value is Manifest {
+  if (typeof value !== "object" || value === null) return false;
+  const { format, inputs, externals, output } = value as Record<string, unknown>;
+  const isPath = (path: unknown): path is string => typeof path === "string" && isAbsolute(path);
+  return (
+    format === CACHE_FORMAT &&
+    Array.isArray(inputs) &&
+    inputs.every(
+      (input) =>
+        Array.isArray(input) &&
+        input.length === 2 &&
+        isPath(input[0]) &&
+        typeof input[1] === "string" &&
+        /^[0-9a-f]{64}$/.test(input[1]),
+    ) &&
+    Array.isArray(externals) &&
+    externals.every(isPath) &&
+    (output === undefined || (typeof output === "string" && digestOf(output, key) !== undefined))
+  );
+}
+
+/** The digest in the name of a compiled copy of the module of cache key `key`, if that is its name. */
+function digestOf(name: string, key: string): string | undefined {
+  const [named, digest, extension, ...rest] = name.split(".");
+  const hex = (text: string | undefined, length: number) =>
+    text !== undefined && text.length === length && /^[0-9a-f]+$/.test(text);
+  const ok = named === key && hex(key, KEY_HEX) && hex(digest, DIGEST_HEX) && extension === "mjs";
+  return ok && rest.length === 0 ? digest : undefined;
+}
+
+/**
+ * True when every source still has the content it was compiled from, every imported package file is
+ * there, and the compiled copy still has the content its name says.
+ */
+async function isCurrent(manifest: Manifest, cacheDir: string, key: string): Promise<boolean> {
   for (const [path, hash] of manifest.inputs) {
     try {
       if (sha256(await readFile(path)) !== hash) return false;
@@ -135,18 +201,23 @@ async function isCurrent(manifest: Manifest): Promise<boolean> {
       return false;
     }
   }
-  return manifest.externals.every((path) => existsSync(path));
+  if (!manifest.externals.every((path) => existsSync(path))) return false;
+  if (manifest.output === undefined) return true;
+  try {
+    const digest = digestOf(manifest.output, key);
+    return sha256(await readFile(join(cacheDir, manifest.output))).slice(0, DIGEST_HEX) === digest;
+  } catch {
+    return false;
+  }
 }
 
 /** Output that runs differently from a copy than from the module's own place. */
 const PLACE_BOUND = /\bimport\.meta\b|\b__require\b|\b__dirname\b|\b__filename\b/;
 
-async function compile(
-  file: string,
-  cordon: Readonly<Record<string, string>>,
-  cacheDir: string,
-  key: string,
-): Promise<Manifest> {
+/** A manifest without its copy's name yet, and the copy's text when the module can run from a copy. */
+type Compiled = Manifest & { text?: string };
+
+async function compile(file: string, cordon: Readonly<Record<string, string>>): Promise<Compiled> {
   const { build } = await import("esbuild");
   const externals = new Set<string>();
   const result = await build({
@@ -170,7 +241,7 @@ async function compile(
     join(dirname(file), input),
   );
   const inputs = [...sources, ...nearestTsconfigs(sources)];
-  const manifest: Manifest = {
+  const compiled: Compiled = {
     format: CACHE_FORMAT,
     inputs: await Promise.all(
       inputs.map(async (path): Promise<[string, string]> => [path, sha256(await readFile(path))]),
@@ -184,11 +255,7 @@ async function compile(
     Object.values(result.metafile.inputs).every((input) => input.format !== "cjs") &&
     text !== undefined &&
     !PLACE_BOUND.test(text);
-  if (!faithful) return manifest;
-  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
-  const output = `${key}.${sha256(text).slice(0, 16)}.mjs`;
-  await writeAtomically(join(cacheDir, output), text);
-  return { ...manifest, output };
+  return faithful ? { ...compiled, text } : compiled;
 }
 
 /**

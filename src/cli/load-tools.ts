@@ -1,8 +1,9 @@
 /**
  * Loads a tools module: a .ts or .js file whose default export is a Toolset or an array of tools.
  * TypeScript needs no build step: the module is compiled once into the user's cache and imported from
- * there (`compiled-tools.ts`); one that must run where it is goes through tsx (esbuild underneath),
- * scoped to the module and what it imports.
+ * there (`compiled-tools.ts`), or compiled each time when that cache is not the user's alone
+ * (`cache-dir.ts`, which says so once on stderr); one that must run where it is goes through tsx
+ * (esbuild underneath), scoped to the module and what it imports.
  */
 
 import { existsSync, statSync } from "node:fs";
@@ -13,6 +14,7 @@ import { messageOf } from "../errors.js";
 import { ownFile, packagePlace } from "../package-files.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
+import { warnCacheNotUsed } from "./cache-dir.js";
 import { CliUsageError } from "./cli-error.js";
 import { compiledToolsModule, toolsCacheDir } from "./compiled-tools.js";
 import type { Progress } from "./progress.js";
@@ -46,9 +48,15 @@ export async function loadToolsModule(path: string): Promise<AnyTool[]> {
       `--tools ${path}: a tools module must be one of ${TOOLS_MODULE_EXTENSIONS.join(", ")} files.`,
     );
   }
+  const cache = toolsCacheDir(process.env);
+  if (cache !== undefined && "problem" in cache) warnCacheNotUsed(cache.problem);
   let loaded: unknown;
   try {
-    const compiled = await compiledToolsModule(file, cordonTargets(), toolsCacheDir(process.env));
+    const compiled = await compiledToolsModule(
+      file,
+      cordonTargets(),
+      cache !== undefined && "path" in cache ? cache.path : undefined,
+    );
     loaded =
       compiled === undefined
         ? await (await loader())(pathToFileURL(file).href, import.meta.url)

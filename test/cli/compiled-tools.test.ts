@@ -1,7 +1,10 @@
 // The real cordon command with a cache directory of its own: a tools module is compiled once into the
 // cache and imported from there while its sources stay the same; one that must run where it is goes
 // through the TypeScript loader; packages come from where Node finds them from the module's place.
+import { createHash } from "node:crypto";
 import {
+  chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -47,13 +50,26 @@ const toolsReturning = (expression: string, header = "") =>
   `import { tool } from "cordon";\n${header}\nexport default [tool({ name: "value", description: "The value.", input: { type: "object", properties: {} }, run: () => ${expression} })];\n`;
 
 async function valueFrom(toolsFile: string): Promise<unknown> {
+  return (await runWithCache(toolsFile, cache)).value;
+}
+
+/** The tool's value with `XDG_CACHE_HOME` at `cacheHome`, and the warnings the command printed. */
+async function runWithCache(
+  toolsFile: string,
+  cacheHome: string,
+): Promise<{ value: unknown; warnings: string[] }> {
   const { code, stdout, stderr } = await cordon(["run", "-", "--tools", toolsFile, "--json"], {
     input: "return await tools.value({});",
-    env: { XDG_CACHE_HOME: cache },
+    env: { XDG_CACHE_HOME: cacheHome },
   });
   expect(code, stderr).toBe(0);
-  return JSON.parse(stdout).value;
+  return {
+    value: JSON.parse(stdout).value,
+    warnings: stderr.split("\n").filter((line) => line.includes("warning")),
+  };
 }
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 const cached = (extension: string) => readdirSync(toolsCache).filter((name) => name.endsWith(extension));
 
@@ -169,5 +185,108 @@ describe("tools modules compiled into the cache", () => {
     const survivors = before.filter((name) => left.has(name));
     expect(survivors.filter((name) => name.endsWith(".json"))).toHaveLength(1);
     expect(survivors.filter((name) => name.endsWith(".mjs"))).toHaveLength(1);
+  });
+});
+
+/** Another user's id: root can give files to it; any other user runs the attack with its own files. */
+const OTHER_UID = 4321;
+
+/** Makes `path` and everything under it another user's (when this process may) and writable by all. */
+function handToAnotherUser(path: string): void {
+  const isRoot = process.getuid?.() === 0;
+  for (const name of ["", ...readdirSync(path, { recursive: true, encoding: "utf8" })]) {
+    const entry = join(path, name);
+    chmodSync(entry, statSync(entry).isDirectory() ? 0o777 : 0o666);
+    if (isRoot) chownSync(entry, OTHER_UID, OTHER_UID);
+  }
+}
+
+describe("a cache folder cordon does not own alone", () => {
+  it("another user's cordon/tools, made first in a shared sticky XDG_CACHE_HOME with a manifest under the predictable name, is never used: their module is not imported, the module is compiled without the cache, and one warning names the folder", async () => {
+    const folder = moduleFolder("hijacked", { "tools.ts": toolsReturning('"genuine"') });
+    const toolsFile = join(folder, "tools.ts");
+    // What the attacker needs is predictable: the manifest a run of this module writes, and its copy.
+    const primer = join(scratch, "primer");
+    expect((await runWithCache(toolsFile, primer)).value).toBe("genuine");
+    const primed = join(primer, "cordon", "tools");
+    const [manifestName] = readdirSync(primed).filter((name) => name.endsWith(".json"));
+    const manifest = JSON.parse(readFileSync(join(primed, manifestName!), "utf8")) as { output: string };
+    const marker = join(scratch, "planted-module-ran");
+    const planted = `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(marker)}, "ran");\n${readFileSync(join(primed, manifest.output), "utf8").replace('"genuine"', '"planted"')}`;
+    const output = `${manifestName!.slice(0, -".json".length)}.${sha256(planted).slice(0, 32)}.mjs`;
+
+    const shared = join(scratch, "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const theirs = join(shared, "cordon", "tools");
+    mkdirSync(theirs, { recursive: true });
+    writeFileSync(join(theirs, output), planted);
+    writeFileSync(join(theirs, manifestName!), JSON.stringify({ ...manifest, output }));
+    handToAnotherUser(join(shared, "cordon"));
+
+    const { value, warnings } = await runWithCache(toolsFile, shared);
+    expect(value).toBe("genuine");
+    expect(existsSync(marker)).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`${join(shared, "cordon")} `);
+    expect(warnings[0]).toContain("set XDG_CACHE_HOME to a folder of your own");
+    // Nothing of this user's went into their folder.
+    expect(readdirSync(theirs).sort()).toEqual([manifestName, output].sort());
+  });
+
+  it("a shared sticky XDG_CACHE_HOME (as /tmp is) holds a cache of the user's own: made private, then used", async () => {
+    const sticky = join(scratch, "sticky");
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const folder = moduleFolder("in-sticky", { "tools.ts": toolsReturning("6") });
+    expect(await runWithCache(join(folder, "tools.ts"), sticky)).toEqual({ value: 6, warnings: [] });
+    const tools = join(sticky, "cordon", "tools");
+    expect(statSync(join(sticky, "cordon")).mode & 0o777).toBe(0o700);
+    expect(readdirSync(tools).filter((name) => name.endsWith(".mjs"))).toHaveLength(1);
+  });
+
+  it("an XDG_CACHE_HOME any user can write to and that is not sticky (where the cordon folder could be swapped after the check) is refused too", async () => {
+    const open = join(scratch, "open-to-all");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const folder = moduleFolder("under-open", { "tools.ts": toolsReturning("5") });
+    const { value, warnings } = await runWithCache(join(folder, "tools.ts"), open);
+    expect(value).toBe(5);
+    expect(warnings).toEqual([
+      `cordon: warning: not using the cache, because ${open} can be written by other users (mode 0777): run chmod go-w ${open}, or set XDG_CACHE_HOME to a folder of your own.`,
+    ]);
+    expect(existsSync(join(open, "cordon"))).toBe(false);
+  });
+
+  it("a manifest whose output is ../../victim.txt never gets that file removed when the sources change", async () => {
+    const home = join(scratch, "victim-home");
+    const folder = moduleFolder("victim", { "tools.ts": toolsReturning('"first"') });
+    const toolsFile = join(folder, "tools.ts");
+    expect((await runWithCache(toolsFile, home)).value).toBe("first");
+    const tools = join(home, "cordon", "tools");
+    const [manifestName] = readdirSync(tools).filter((name) => name.endsWith(".json"));
+    const manifestFile = join(tools, manifestName!);
+    const victim = join(home, "victim.txt");
+    writeFileSync(victim, "keep me");
+    writeFileSync(
+      manifestFile,
+      JSON.stringify({ ...JSON.parse(readFileSync(manifestFile, "utf8")), output: "../../victim.txt" }),
+    );
+    writeFileSync(toolsFile, toolsReturning('"second"'));
+    expect((await runWithCache(toolsFile, home)).value).toBe("second");
+    expect(readFileSync(victim, "utf8")).toBe("keep me");
+  });
+
+  it("a compiled copy rewritten in the cache (its content no longer the digest in its name) is compiled again, never imported", async () => {
+    const home = join(scratch, "rewritten-home");
+    const folder = moduleFolder("rewritten", { "tools.ts": toolsReturning('"genuine"') });
+    const toolsFile = join(folder, "tools.ts");
+    expect((await runWithCache(toolsFile, home)).value).toBe("genuine");
+    const tools = join(home, "cordon", "tools");
+    const [copy] = readdirSync(tools).filter((name) => name.endsWith(".mjs"));
+    const text = readFileSync(join(tools, copy!), "utf8");
+    writeFileSync(join(tools, copy!), text.replace('"genuine"', '"rewritten"'));
+    expect((await runWithCache(toolsFile, home)).value).toBe("genuine");
+    expect(readFileSync(join(tools, copy!), "utf8")).toBe(text);
   });
 });

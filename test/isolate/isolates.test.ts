@@ -5,7 +5,7 @@ import { IsolatePool, MAX_IDLE_ISOLATES } from "../../sandbox/isolate/isolates.j
 import type { IsolatedVm } from "../../sandbox/isolate/load.js";
 
 describe("IsolatePool", () => {
-  it("gives an idle isolate back to the next sandbox with the same memory limit", () => {
+  it("gives an idle isolate back to the next sandbox with the same memory limit", async () => {
     const pool = new IsolatePool(ivm as unknown as IsolatedVm);
     const first = pool.take(16);
     pool.give(first);
@@ -13,16 +13,16 @@ describe("IsolatePool", () => {
     expect(again.isolate).toBe(first.isolate);
     expect(again.uses).toBe(2);
     expect(pool.take(16).isolate).not.toBe(first.isolate);
-    pool.close();
+    await pool.close();
   });
 
-  it("keeps at most MAX_IDLE_ISOLATES idle over all memory limits, disposing the oldest", () => {
+  it("keeps at most MAX_IDLE_ISOLATES idle over all memory limits, disposing the oldest", async () => {
     const pool = new IsolatePool(ivm as unknown as IsolatedVm);
     const slots = Array.from({ length: MAX_IDLE_ISOLATES + 3 }, (_, i) => pool.take(16 + i));
     for (const slot of slots) pool.give(slot);
     const disposed = slots.filter((slot) => slot.isolate.isDisposed);
     expect(disposed).toEqual(slots.slice(0, 3));
-    pool.close();
+    await pool.close();
     expect(slots.every((slot) => slot.isolate.isDisposed)).toBe(true);
   });
 });
