@@ -84,7 +84,7 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/pause.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
-	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/environments.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/out-of-process.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tracing.ts

@@ -21,7 +21,7 @@ import {
 } from "cordon";
 import { request } from "undici";
 // The converter is internal (not exported by the package): the bench takes it from the sources.
-import { convertHtml } from "../src/builtins/html.js";
+import { convertHtml } from "../src/builtins/web-fetch/html.js";
 import { fmt, median, sample } from "./stats.js";
 
 function check(condition: unknown, what: string): asserts condition {

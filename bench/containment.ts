@@ -3,7 +3,7 @@
 // default environment costs against its floor, the bare parts it is made of, each measured in the same
 // run (an isolated-vm round trip, a round trip of one JSON line between two Node processes over pipes,
 // and a direct dispatcher call); the round trip of the "worker lane" prototype (bench/lane.ts), which
-// the default's lane (sandbox/sandbox-host/lane.ts) was built from; and the CPU time each call takes, in
+// the default's lane (sandbox/program/lane.ts) was built from; and the CPU time each call takes, in
 // this process and in the sandbox-host processes together. Every measured run is checked.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 

@@ -1,6 +1,6 @@
 // The round trip of the "worker lane" design, measured by a prototype (bench/lane-child.mjs): a call
 // from an isolate that a worker thread of a child process runs synchronously, answered by this process
-// over the child's own pipe. The default environment's lane (sandbox/sandbox-host/lane.ts) does the same
+// over the child's own pipe. The default environment's lane (sandbox/program/lane.ts) does the same
 // on the sandbox-host process's main thread, with the whole pipeline on both sides; this bare figure is
 // what it is set beside (see docs/measurements.md). The answers are checked: a round whose sum is wrong
 // stops the benchmark.

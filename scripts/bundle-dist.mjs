@@ -16,7 +16,7 @@ const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const LIBRARY = ["index.js", "openai.js", "anthropic.js", "ai-sdk.js", "src/cli/bin.js"];
 /** Files started by path in a process, thread or loader of their own: each is bundled whole. */
 const STANDALONE = [
-  "sandbox/sandbox-host/main.js",
+  "sandbox/program/main.js",
   "src/codemode/typecheck/worker.js",
   "src/cli/cordon-resolve-hook.js",
 ];

@@ -6,7 +6,7 @@
 
 import type { Environment } from "../sandbox/contract/index.js";
 import { type CodeMode, type CodeModeOptions, createCodeMode } from "./codemode/code-mode.js";
-import { sandboxHostEnvironment } from "./environments.js";
+import { sandboxHostEnvironment } from "./drivers.js";
 
 /**
  * The environment `codeMode()` runs code in when given none: isolated-vm isolates in supervised

@@ -1,5 +1,14 @@
 // The public surface of cordon. Everything a user imports comes from here, and only from here.
 
+export {
+  type ArgumentIssue,
+  BudgetExceeded,
+  InvalidToolArguments,
+  RunCancelled,
+  ToolError,
+  UsageError,
+  UserError,
+} from "../common/errors.js";
 export type {
   BridgeCallOutcome,
   Environment,
@@ -12,16 +21,17 @@ export type {
   SandboxError,
   SandboxLimits,
 } from "../sandbox/contract/index.js";
-export { type AddressClass, type AddressKind, classifyAddress } from "./builtins/address.js";
 export { type AskHumanArgs, type AskHumanOptions, askHuman } from "./builtins/ask-human.js";
-export {
-  DEFAULT_SEARCH_TIMEOUT_MS,
-  DUCKDUCKGO_URL,
-  DuckDuckGoBackend,
-  type DuckDuckGoOptions,
-  duckDuckGoSearch,
-} from "./builtins/duckduckgo.js";
 export { FENCE_BEGIN, FENCE_END, FENCE_NOTE, fence, neutralize } from "./builtins/fence.js";
+export {
+  type AskOptions,
+  HumanChannel,
+  type HumanQuestion,
+  type QuestionInput,
+  type QuestionOption,
+} from "./builtins/human-channel.js";
+export { currentDate, now } from "./builtins/time.js";
+export { type AddressClass, type AddressKind, classifyAddress } from "./builtins/web-fetch/address.js";
 export {
   DEFAULT_CACHE_SIZE,
   DEFAULT_CACHE_TTL_S,
@@ -30,17 +40,8 @@ export {
   DEFAULT_MAX_REDIRECTS,
   HttpReader,
   type HttpReaderOptions,
-} from "./builtins/http-reader.js";
-export {
-  type AskOptions,
-  HumanChannel,
-  type HumanQuestion,
-  type QuestionInput,
-  type QuestionOption,
-} from "./builtins/human-channel.js";
-export type { Page, PageImage, PageReader, ReadOptions } from "./builtins/page.js";
-export { TAVILY_URL, TavilyBackend, type TavilyOptions, tavilySearch } from "./builtins/tavily.js";
-export { currentDate, now } from "./builtins/time.js";
+} from "./builtins/web-fetch/http-reader.js";
+export type { Page, PageImage, PageReader, ReadOptions } from "./builtins/web-fetch/page.js";
 export {
   DEFAULT_WEB_FETCH_MAX_CHARS,
   ERROR_PAGE_CHARS,
@@ -48,7 +49,15 @@ export {
   type WebFetchOptions,
   type WebFetchResult,
   webFetch,
-} from "./builtins/web-fetch.js";
+} from "./builtins/web-fetch/web-fetch.js";
+export {
+  DEFAULT_SEARCH_TIMEOUT_MS,
+  DUCKDUCKGO_URL,
+  DuckDuckGoBackend,
+  type DuckDuckGoOptions,
+  duckDuckGoSearch,
+} from "./builtins/web-search/duckduckgo.js";
+export { TAVILY_URL, TavilyBackend, type TavilyOptions, tavilySearch } from "./builtins/web-search/tavily.js";
 export {
   DEFAULT_SEARCH_RESULTS,
   MAX_SEARCH_RESULTS,
@@ -60,24 +69,7 @@ export {
   type WebSearchOptions,
   type WebSearchResult,
   webSearch,
-} from "./builtins/web-search.js";
-export {
-  CHECKPOINT_VERSION,
-  type CheckpointKey,
-  type CheckpointProblem,
-  CheckpointRefused,
-  DEFAULT_CHECKPOINT_TTL_MS,
-  MAX_CHECKPOINT_BODY_BYTES,
-  MAX_CHECKPOINT_CHARS,
-  MIN_CHECKPOINT_KEY_BYTES,
-} from "./codemode/checkpoint.js";
-export {
-  type CheckpointStore,
-  CLAIM_KEPT_AFTER_EXPIRY_MS,
-  fileCheckpointStore,
-  MIN_STORED_VALUE_CHARS,
-  memoryCheckpointStore,
-} from "./codemode/checkpoint-store.js";
+} from "./builtins/web-search/web-search.js";
 export {
   type CodeMode,
   type CodeModeOptions,
@@ -103,6 +95,21 @@ export {
   type ToolIndexTextOptions,
   toolIndexText,
 } from "./codemode/discovery/index-text.js";
+export { DECLARATION_CHARS_PER_TOKEN, estimateTokens } from "./codemode/discovery/token-estimate.js";
+export { OBSERVED_RETURNS_PREFIX } from "./codemode/discovery/tool-declaration.js";
+export {
+  createToolIndex,
+  DEFAULT_MATCH_LIMIT,
+  type IndexedTool,
+  MAX_MATCH_LIMIT,
+  type ToolIndex,
+  type ToolIndexEntry,
+  type ToolIndexOptions,
+  type ToolMatch,
+  type ToolSearchOptions,
+} from "./codemode/discovery/tool-index.js";
+export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
+export { observesResults } from "./codemode/observed/results.js";
 export {
   MAX_OBSERVED_TOOL_NAME_CHARS,
   MAX_OBSERVED_TOOLS,
@@ -112,7 +119,7 @@ export {
   OBSERVED_TYPES_VERSION,
   ObservedTypes,
   type ObservedTypesJson,
-} from "./codemode/discovery/observed-store.js";
+} from "./codemode/observed/store.js";
 export {
   MAX_OBSERVED_ARRAY_SAMPLES,
   MAX_OBSERVED_DEPTH,
@@ -128,24 +135,26 @@ export {
   observe,
   observeValue,
   renderObservedType,
-} from "./codemode/discovery/observed-types.js";
-export { DECLARATION_CHARS_PER_TOKEN, estimateTokens } from "./codemode/discovery/token-estimate.js";
-export { OBSERVED_RETURNS_PREFIX } from "./codemode/discovery/tool-declaration.js";
+} from "./codemode/observed/types.js";
 export {
-  createToolIndex,
-  DEFAULT_MATCH_LIMIT,
-  type IndexedTool,
-  MAX_MATCH_LIMIT,
-  type ToolIndex,
-  type ToolIndexEntry,
-  type ToolIndexOptions,
-  type ToolMatch,
-  type ToolSearchOptions,
-} from "./codemode/discovery/tool-index.js";
-export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/journal.js";
-export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
-export { observesResults } from "./codemode/observed-results.js";
-export type { CheckpointClaims, CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause.js";
+  CHECKPOINT_VERSION,
+  type CheckpointKey,
+  type CheckpointProblem,
+  CheckpointRefused,
+  DEFAULT_CHECKPOINT_TTL_MS,
+  MAX_CHECKPOINT_BODY_BYTES,
+  MAX_CHECKPOINT_CHARS,
+  MIN_CHECKPOINT_KEY_BYTES,
+} from "./codemode/pause/checkpoint.js";
+export {
+  type CheckpointStore,
+  CLAIM_KEPT_AFTER_EXPIRY_MS,
+  fileCheckpointStore,
+  MIN_STORED_VALUE_CHARS,
+  memoryCheckpointStore,
+} from "./codemode/pause/checkpoint-store.js";
+export { MAX_SANDBOX_REPLAY_BYTES } from "./codemode/pause/journal.js";
+export type { CheckpointClaims, CheckpointInfo, Decision, ResumeDecisions } from "./codemode/pause/pause.js";
 export {
   type CallRecord,
   type CodeRunResult,
@@ -187,6 +196,7 @@ export {
 } from "./dispatch/preview.js";
 export { renderValue } from "./dispatch/render.js";
 export { backoffDelay, MAX_RETRY_DELAY_MS } from "./dispatch/retry.js";
+export type { TracerProviderLike, TracingOptions } from "./dispatch/tracing/options.js";
 export { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput } from "./dispatch/truncate.js";
 export type {
   ApprovalAnswer,
@@ -237,16 +247,7 @@ export {
   type SpinMode,
   sandboxHostEnvironment,
   serveSandboxes,
-} from "./environments.js";
-export {
-  type ArgumentIssue,
-  BudgetExceeded,
-  InvalidToolArguments,
-  RunCancelled,
-  ToolError,
-  UsageError,
-  UserError,
-} from "./errors.js";
+} from "./drivers.js";
 export {
   type AnsweredCalls,
   finalResults,
@@ -290,4 +291,3 @@ export type {
   ToolRenderer,
   ValidationResult,
 } from "./tools/types.js";
-export type { TracerProviderLike, TracingOptions } from "./tracing/options.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groupDigits } from "../src/numbers.js";
+import { groupDigits } from "../common/numbers.js";
 
 describe("groupDigits", () => {
   it("writes integers as toLocaleString('en-US') does", () => {

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ownFile, packagePlace } from "../src/package-files.js";
-import { cordonVersion } from "../src/version.js";
+import { ownFile, packagePlace } from "../common/package-files.js";
+import { cordonVersion } from "../common/version.js";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -16,8 +16,8 @@ describe("cordon's own files, found from its package folder", () => {
   });
 
   it("a program started by path is its TypeScript source here, and that file exists", () => {
-    const program = ownFile("sandbox/sandbox-host/main.js", "sandbox/sandbox-host/main.ts");
-    expect(program).toEqual({ path: join(root, "sandbox/sandbox-host/main.ts"), built: false });
+    const program = ownFile("sandbox/program/main.js", "sandbox/program/main.ts");
+    expect(program).toEqual({ path: join(root, "sandbox/program/main.ts"), built: false });
     expect(existsSync(program.path)).toBe(true);
   });
 });

@@ -7,8 +7,8 @@
 
 import { type Duplex, PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
+import { within } from "../../common/abort.js";
 import type { SandboxLimits } from "../../sandbox/contract/index.js";
-import { within } from "../../src/dispatch/abort.js";
 import { WireConnection } from "../wire/connection.js";
 import {
   containerMemoryEnding,

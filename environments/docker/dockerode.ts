@@ -5,7 +5,7 @@
 
 import { createRequire } from "node:module";
 import type Dockerode from "dockerode";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../common/errors.js";
 import type { DockerConnection } from "./connection.js";
 
 /** The dockerode class. */

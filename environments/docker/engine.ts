@@ -6,9 +6,9 @@
 
 import { hostname } from "node:os";
 import type Dockerode from "dockerode";
+import { within } from "../../common/abort.js";
+import { UserError } from "../../common/errors.js";
 import { runFailure } from "../../sandbox/contract/index.js";
-import { within } from "../../src/dispatch/abort.js";
-import { UserError } from "../../src/errors.js";
 import { engineGoneEnding } from "../wire/endings.js";
 import type { DockerConnection } from "./connection.js";
 import { type ContainerSettings, SandboxContainer } from "./container.js";

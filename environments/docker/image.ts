@@ -20,10 +20,10 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { UserError } from "../../common/errors.js";
+import { ownFile } from "../../common/package-files.js";
+import { cordonVersion } from "../../common/version.js";
 import { PROTOCOL_VERSION } from "../../sandbox/contract/index.js";
-import { UserError } from "../../src/errors.js";
-import { ownFile } from "../../src/package-files.js";
-import { cordonVersion } from "../../src/version.js";
 import type { DockerConnection } from "./connection.js";
 import { connectDocker, engineName } from "./dockerode.js";
 import { isolatedVmFiles } from "./isolated-vm-files.js";
@@ -190,7 +190,7 @@ function isolatedVmDir(): string {
 
 /** The sandbox-host program's entry: the built file of the package, or its TypeScript source. */
 function hostMainEntry(): string {
-  const program = ownFile("sandbox/sandbox-host/main.js", "sandbox/sandbox-host/main.ts");
+  const program = ownFile("sandbox/program/main.js", "sandbox/program/main.ts");
   if (existsSync(program.path)) return program.path;
   throw new UserError("The sandbox-host program is missing from this installation of cordon; reinstall it.");
 }

@@ -9,8 +9,8 @@
 
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { UserError } from "../../common/errors.js";
 import type { Environment, Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
-import { UserError } from "../../src/errors.js";
 import type { DockerConnection } from "./connection.js";
 import type { ContainerSettings } from "./container.js";
 import { loadDockerode } from "./dockerode.js";

@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../common/errors.js";
 
 /** Files of one package to copy, as paths relative to its folder. */
 export interface PackageFiles {

@@ -6,9 +6,9 @@
  * runs the same engine in supervised child processes.
  */
 
+import { UserError } from "../../common/errors.js";
 import type { Environment, Sandbox } from "../../sandbox/contract/index.js";
 import { type IsolateEngineOptions, isolateEngine } from "../../sandbox/isolate/index.js";
-import { UserError } from "../../src/errors.js";
 
 export { type IsolatedVmModule, MAX_SPARE_LIMITS, type SpinMode } from "../../sandbox/isolate/index.js";
 

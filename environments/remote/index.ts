@@ -7,6 +7,7 @@
 
 import { createRequire } from "node:module";
 import type WebSocket from "ws";
+import { UserError } from "../../common/errors.js";
 import {
   type Environment,
   MAX_MESSAGE_BYTES,
@@ -15,7 +16,6 @@ import {
   type Sandbox,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
-import { UserError } from "../../src/errors.js";
 import { WireConnection } from "../wire/connection.js";
 import { type Ending, fatalEnding, unresponsiveEnding, violationEnding } from "../wire/endings.js";
 

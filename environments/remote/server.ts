@@ -12,6 +12,7 @@ import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { WebSocket, WebSocketServer } from "ws";
+import { UserError } from "../../common/errors.js";
 import {
   clampLimits,
   type Environment,
@@ -25,9 +26,8 @@ import {
   type Sandbox,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
-import { processHealth } from "../../sandbox/sandbox-host/health.js";
-import { SandboxHost, type SandboxSource } from "../../sandbox/sandbox-host/host.js";
-import { UserError } from "../../src/errors.js";
+import { processHealth } from "../../sandbox/program/health.js";
+import { SandboxHost, type SandboxSource } from "../../sandbox/program/host.js";
 import {
   DEFAULT_MAX_SANDBOXES,
   DEFAULT_SERVE_CEILINGS,

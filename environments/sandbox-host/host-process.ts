@@ -34,7 +34,7 @@ export interface HostProcessSettings {
   hangTimeoutMs: number;
   /** How long it may take to start and say hello, in ms. */
   startTimeoutMs: number;
-  /** The process is started with a lane (see `sandbox/sandbox-host/lane.ts`). */
+  /** The process is started with a lane (see `sandbox/program/lane.ts`). */
   lane?: boolean;
   /** The limits runs were last opened with: a new process prepares a spare isolate for them. */
   warmLimits?: SandboxLimits;

@@ -11,6 +11,7 @@
  */
 
 import { createRequire } from "node:module";
+import { UserError } from "../../common/errors.js";
 import type {
   Environment,
   ExecutionOutcome,
@@ -20,7 +21,6 @@ import type {
   SandboxBridge,
   SandboxLimits,
 } from "../../sandbox/contract/index.js";
-import { UserError } from "../../src/errors.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
 import type { HostProcessSettings } from "./host-process.js";
 import { type Placement, ProcessPool } from "./pool.js";
@@ -59,7 +59,7 @@ export interface SandboxHostEnvironmentOptions {
   /**
    * A sandbox placed on an empty process has that process to itself and runs its code on the process's
    * main thread, which answers each tool call over a pipe of its own (the lane, see
-   * `sandbox/sandbox-host/lane.ts`): half the wake-ups per call. At most `maxProcesses - 1` processes
+   * `sandbox/program/lane.ts`): half the wake-ups per call. At most `maxProcesses - 1` processes
    * have lanes at once, so that sandboxes that share always find room. Default true; false places every
    * sandbox as processes are shared.
    */

@@ -45,7 +45,7 @@ export interface Placement {
   /** It runs alone in its process (a run tried again after a neighbour crashed the one it was in). */
   alone?: boolean;
   /**
-   * It would take the process's lane (see `sandbox/sandbox-host/lane.ts`): placed on an empty process, it
+   * It would take the process's lane (see `sandbox/program/lane.ts`): placed on an empty process, it
    * gets the process to itself and the lane with it, as long as one process stays free of lanes for the
    * sandboxes that share; placed elsewhere, it shares as any other.
    */

@@ -1,5 +1,5 @@
 /**
- * Where the sandbox-host program is, and how to start it: the compiled `sandbox/sandbox-host/main.js` of the
+ * Where the sandbox-host program is, and how to start it: the compiled `sandbox/program/main.js` of the
  * installed package, or, when cordon runs from its TypeScript sources (its own tests), the `.ts` file
  * through tsx.
  */
@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { ownFile } from "../../src/package-files.js";
+import { ownFile } from "../../common/package-files.js";
 
 /** A command line: the executable and its arguments. */
 export interface ProgramCommand {
@@ -20,7 +20,7 @@ export const SANDBOX_HOST_NODE_FLAGS: readonly string[] = ["--no-node-snapshot"]
 
 /** The command that starts the sandbox-host program with this process's Node. */
 export function sandboxHostCommand(): ProgramCommand {
-  const program = ownFile("sandbox/sandbox-host/main.js", "sandbox/sandbox-host/main.ts");
+  const program = ownFile("sandbox/program/main.js", "sandbox/program/main.ts");
   if (!existsSync(program.path)) {
     throw new Error(`The sandbox-host program is missing: ${program.path} does not exist. Reinstall cordon.`);
   }

@@ -1,5 +1,5 @@
 /**
- * cordon's end of a connection to a sandbox host (`sandbox/sandbox-host/main.ts`): it opens sandboxes over the
+ * cordon's end of a connection to a sandbox host (`sandbox/program/main.ts`): it opens sandboxes over the
  * wire protocol, routes reports to the runs they belong to, checks the peer's health with pings, and
  * ends every run with a clear outcome when the peer goes away. It knows nothing of the transport (a
  * child process's stdio, a container's stream, a socket): its owner feeds it bytes and tells it when
@@ -24,7 +24,7 @@ import { type RunLink, WireSandbox } from "./wire-sandbox.js";
 export interface Transport {
   write(line: string): void;
   /**
-   * Writes one encoded line to the peer's lane (see `sandbox/sandbox-host/lane.ts`); only a peer
+   * Writes one encoded line to the peer's lane (see `sandbox/program/lane.ts`); only a peer
    * started with one has it.
    */
   writeLane?(line: string): void;

@@ -16,7 +16,7 @@ export interface Ending {
   passed?: PassedLimit;
 }
 
-/** A limit a lane's watchdog ends its process for (`sandbox/sandbox-host/watchdog.ts`). */
+/** A limit a lane's watchdog ends its process for (`sandbox/program/watchdog.ts`). */
 export type PassedLimit = "cpu" | "timeout" | "heap";
 
 /** How a run that passed `limit` ends, told with the figures of `limits`. */

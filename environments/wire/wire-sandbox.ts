@@ -5,6 +5,7 @@
  * host that stops cooperating can never hold a run open.
  */
 
+import { groupDigits } from "../../common/numbers.js";
 import {
   type BridgeCallOutcome,
   type CallingRun,
@@ -25,7 +26,6 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
-import { groupDigits } from "../../src/numbers.js";
 import { type Ending, type PeerFailure, passedEnding } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */

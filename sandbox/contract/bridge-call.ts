@@ -4,7 +4,7 @@
  * end of the wire for calls that arrive from a sandbox host.
  */
 
-import { isPromiseLike } from "../../src/dispatch/promise-like.js";
+import { isPromiseLike } from "../../common/promise-like.js";
 import type { BridgeCallOutcome, SandboxBridge } from "./environment.js";
 
 /** A clock a run's calls stop while they wait for a person (see `PausableDeadline`). */

@@ -6,7 +6,7 @@
  * (`protocol.ts`) unchanged.
  */
 
-import { groupDigits } from "../../src/numbers.js";
+import { groupDigits } from "../../common/numbers.js";
 import { MAX_DISCOVERY_CALLS } from "./discovery.js";
 
 /** The limits a sandbox enforces while it runs one piece of code. */

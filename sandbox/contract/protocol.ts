@@ -31,7 +31,7 @@ export const PROTOCOL_VERSION = 4;
 
 /**
  * The file descriptor of a sandbox-host process's lane: a pipe only cordon writes to and the process
- * reads with blocking reads, one line per `call` reported with `lane` (see `sandbox/sandbox-host/lane.ts`).
+ * reads with blocking reads, one line per `call` reported with `lane` (see `sandbox/program/lane.ts`).
  */
 export const LANE_FD = 3;
 

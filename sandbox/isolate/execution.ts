@@ -61,7 +61,7 @@ export interface ExecutionDeps {
   /** Watches the run's memory from outside the heap, asked before an outcome of the code stands. */
   memory?: RunMemoryWatching | undefined;
   /**
-   * The isolate runs on this thread (a lane, see `sandbox/sandbox-host/lane.ts`): every entry into it is
+   * The isolate runs on this thread (a lane, see `sandbox/program/lane.ts`): every entry into it is
    * a synchronous call that returns once the code waits for something, bounded by what is left of the
    * run's wall-clock and CPU time, since no timer of this thread fires while the code holds it.
    */

@@ -1,7 +1,7 @@
 /**
  * The isolate engine: the model's code in V8 isolates through isolated-vm, each with the guest prelude,
  * handed out as sandboxes. Two drivers run it: the in-process environment (`environments/in-process`),
- * in the agent's own process, and the sandbox-host program (`sandbox/sandbox-host`), in a supervised
+ * in the agent's own process, and the sandbox-host program (`sandbox/program`), in a supervised
  * process of its own. It has its own heap per isolate, no Node APIs, and memory and CPU limits, but V8
  * can abort the whole process on some allocations or ignore termination in native code: which process
  * hosts it is the driver's choice.
@@ -96,7 +96,7 @@ export interface IsolateOpenOptions extends OpenOptions {
   /**
    * The sandbox runs its code on the calling thread, in synchronous stretches, and offers every call
    * the code waits for alone to the bridge's `callToolNow` (a sandbox-host lane, see
-   * `sandbox/sandbox-host/lane.ts`). Default false.
+   * `sandbox/program/lane.ts`). Default false.
    */
   lane?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * How the isolate engine is told about memory its heap limit cannot see: a watch outside the heap (the
- * sandbox-host program's process peak, `sandbox/sandbox-host/peak-memory.ts`) that each run reports to.
+ * sandbox-host program's process peak, `sandbox/program/peak-memory.ts`) that each run reports to.
  */
 
 /** What a {@link RunMemoryWatch} found: memory rose by `roseMb` over a run allowed `allowedMb`. */

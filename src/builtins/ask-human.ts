@@ -3,8 +3,8 @@
  * {@link HumanChannel}.
  */
 import { z } from "zod";
+import { UserError } from "../../common/errors.js";
 import { formatDuration } from "../dispatch/failures.js";
-import { UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import type { Tool } from "../tools/types.js";
 import type { HumanChannel } from "./human-channel.js";

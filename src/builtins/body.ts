@@ -3,8 +3,8 @@
  * counts decoded bytes, so a small compressed body cannot expand past it.
  */
 import type { Readable } from "node:stream";
-import { ToolError } from "../errors.js";
-import { zlib } from "../node-builtins.js";
+import { ToolError } from "../../common/errors.js";
+import { zlib } from "../../common/node-builtins.js";
 
 /** The bytes read, and whether the cap stopped the download before the end. */
 export interface BodyBytes {

@@ -4,7 +4,7 @@
  * makes injected instructions easier for the model to recognise as material, not a security boundary.
  */
 
-import { BudgetExceeded, RunCancelled, ToolError } from "../errors.js";
+import { BudgetExceeded, RunCancelled, ToolError } from "../../common/errors.js";
 import { asciiLookalike } from "./confusables.js";
 
 /** The line that opens fenced external content. */

@@ -4,8 +4,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { untilAborted } from "../dispatch/abort.js";
-import { ToolError, UserError } from "../errors.js";
+import { untilAborted } from "../../common/abort.js";
+import { ToolError, UserError } from "../../common/errors.js";
 
 /** A suggested answer. */
 export interface QuestionOption {

@@ -3,7 +3,7 @@
  * an instruction fragment with today's date for the system prompt.
  */
 import { z } from "zod";
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import { tool } from "../tools/tool.js";
 
 /** What the model is told a valid zone looks like. */

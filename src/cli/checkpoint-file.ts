@@ -13,8 +13,8 @@
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { MAX_CHECKPOINT_CHARS } from "../codemode/checkpoint.js";
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
+import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The permissions of a checkpoint file. */

@@ -17,8 +17,8 @@ import { constants } from "node:fs";
 import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
-import { MIN_CHECKPOINT_KEY_BYTES } from "../codemode/checkpoint.js";
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
+import { MIN_CHECKPOINT_KEY_BYTES } from "../codemode/pause/checkpoint.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The environment variable that holds the key. */

@@ -10,18 +10,18 @@ import {
   MAX_TYPE_DIAGNOSTICS,
   MAX_TYPECHECK_WORKERS,
 } from "../codemode/typecheck/limits.js";
-import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../environment-drivers.js";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../load-driver.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { ALLOW_SVG_OPTION, SVG_MIME_TYPE } from "../mcp/content-policy.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
-} from "../mcp/upstream-spec.js";
+} from "../mcp/upstream/spec.js";
 import { CHECKPOINT_KEY_VARIABLE } from "./checkpoint-key.js";
 import { EXIT } from "./cli-error.js";
 import type { CommandSpec, OptionSpec } from "./command-spec.js";
-import { ENVIRONMENTS, environmentNames } from "./environments.js";
+import { ENVIRONMENTS, environmentNames } from "./env-choices.js";
 import { RUN_APPROVE_CHOICES } from "./run-approve.js";
 
 const TOOLS: OptionSpec = {

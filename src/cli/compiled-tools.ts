@@ -18,7 +18,7 @@ import { isBuiltin } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
-import { cordonVersion } from "../version.js";
+import { cordonVersion } from "../../common/version.js";
 import { type CacheFolder, cacheFolder } from "./cache-dir.js";
 
 /**

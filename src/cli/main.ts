@@ -4,8 +4,8 @@
  */
 
 import { parseArgs } from "node:util";
-import { messageOf, UserError } from "../errors.js";
-import { cordonVersion } from "../version.js";
+import { messageOf, UserError } from "../../common/errors.js";
+import { cordonVersion } from "../../common/version.js";
 import { CliUsageError, EXIT } from "./cli-error.js";
 import type { CommandSpec, ParsedCommand } from "./command-spec.js";
 import { COMMANDS, findCommand } from "./commands.js";

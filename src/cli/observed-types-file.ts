@@ -10,9 +10,9 @@
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { ObservedTypes } from "../codemode/discovery/observed-store.js";
-import { messageOf } from "../errors.js";
-import { groupDigits } from "../numbers.js";
+import { messageOf } from "../../common/errors.js";
+import { groupDigits } from "../../common/numbers.js";
+import { ObservedTypes } from "../codemode/observed/store.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The largest file read as observed types, in bytes: far above what a full store writes. */

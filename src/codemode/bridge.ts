@@ -20,8 +20,8 @@ import type {
 import type { RunContext } from "../tools/types.js";
 import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discovery.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
-import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
+import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./pause/journal.js";
 import type { CallRecord } from "./result.js";
 
 /**

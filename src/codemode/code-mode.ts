@@ -1,25 +1,30 @@
 import { z } from "zod";
+import { ToolError, UserError } from "../../common/errors.js";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import { failureFrom, failureOutput } from "../dispatch/failures.js";
 import { type PausedWork, ToolPaused } from "../dispatch/paused-work.js";
 import type { ToolResult } from "../dispatch/types.js";
-import { ToolError, UserError } from "../errors.js";
 import { tool } from "../tools/tool.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Tool } from "../tools/types.js";
-import { type CheckpointKey, checkpointKeyBytes, DEFAULT_CHECKPOINT_TTL_MS, digestOf } from "./checkpoint.js";
-import type { CheckpointStore } from "./checkpoint-store.js";
 import { CHECKED_TOOLS_INTERFACE, toolDeclarations } from "./declarations.js";
 import { declaredToolsOf } from "./declared-tools.js";
 import { toolIndexText } from "./discovery/index-text.js";
-import type { ObservedTypes } from "./discovery/observed-store.js";
-import { type ObservedType, renderObservedType } from "./discovery/observed-types.js";
 import { estimateTokens } from "./discovery/token-estimate.js";
 import { createToolIndex } from "./discovery/tool-index.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, resolveLimits, sandboxLimitsOf } from "./limits.js";
-import { observeResultsOf } from "./observed-results.js";
+import { observeResultsOf } from "./observed/results.js";
+import type { ObservedTypes } from "./observed/store.js";
+import { type ObservedType, renderObservedType } from "./observed/types.js";
+import {
+  type CheckpointKey,
+  checkpointKeyBytes,
+  DEFAULT_CHECKPOINT_TTL_MS,
+  digestOf,
+} from "./pause/checkpoint.js";
+import type { CheckpointStore } from "./pause/checkpoint-store.js";
 import {
   type CheckpointClaims,
   type CheckpointInfo,
@@ -32,7 +37,7 @@ import {
   PROCESS_CLAIMS,
   peopleFor,
   type ResumeDecisions,
-} from "./pause.js";
+} from "./pause/pause.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, SessionPool } from "./sessions.js";

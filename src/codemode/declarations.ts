@@ -7,7 +7,7 @@
  * schemas, while declarations must be synchronous, compact, and degrade one bad schema to `unknown`.
  */
 
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { jsDoc, propertyKey, schemaToType } from "./schema-to-type.js";
 

@@ -1,6 +1,6 @@
+import { groupDigits } from "../../common/numbers.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "../../sandbox/contract/index.js";
 import { formatDuration } from "../dispatch/failures.js";
-import { groupDigits } from "../numbers.js";
 import type { ToolIndexText } from "./discovery/index-text.js";
 import type { CodeModeLimits } from "./limits.js";
 import { MAX_CODE_CHARS } from "./transpile.js";

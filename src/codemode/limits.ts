@@ -1,5 +1,5 @@
+import { UserError } from "../../common/errors.js";
 import type { SandboxLimits } from "../../sandbox/contract/index.js";
-import { UserError } from "../errors.js";
 
 /** The limits of one code run. Every number the model reads about limits comes from here. */
 export interface CodeModeLimits {

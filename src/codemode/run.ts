@@ -7,6 +7,8 @@
 
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
+import { messageOf } from "../../common/errors.js";
+import { groupDigits } from "../../common/numbers.js";
 import {
   type Environment,
   type ExecutionOutcome,
@@ -20,15 +22,19 @@ import {
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { PersonPolicy } from "../dispatch/types.js";
-import { messageOf } from "../errors.js";
-import { groupDigits } from "../numbers.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
-import type { CheckpointBinding } from "./checkpoint.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
-import { JournalRecorder, Replay, sandboxReplay } from "./journal.js";
 import type { CodeModeLimits } from "./limits.js";
-import { digestOfCode, type PausedRun, type PauseSettings, pendingCalls, sealPausedRun } from "./pause.js";
+import type { CheckpointBinding } from "./pause/checkpoint.js";
+import { JournalRecorder, Replay, sandboxReplay } from "./pause/journal.js";
+import {
+  digestOfCode,
+  type PausedRun,
+  type PauseSettings,
+  pendingCalls,
+  sealPausedRun,
+} from "./pause/pause.js";
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";

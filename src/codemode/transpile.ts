@@ -12,8 +12,8 @@
 import type { Node, Program, Statement, Token } from "acorn";
 import { Parser, parse, tokTypes } from "acorn";
 import type { Message } from "esbuild";
-import { within } from "../dispatch/abort.js";
-import { groupDigits } from "../numbers.js";
+import { within } from "../../common/abort.js";
+import { groupDigits } from "../../common/numbers.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
 export interface PreparedCode {

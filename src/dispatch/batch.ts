@@ -1,4 +1,4 @@
-import { BudgetExceeded, messageOf, RunCancelled } from "../errors.js";
+import { BudgetExceeded, messageOf, RunCancelled } from "../../common/errors.js";
 import { answered, execute, fail } from "./execute.js";
 import { type Preflight, type PreparedCall, preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";

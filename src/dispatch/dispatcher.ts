@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, Session } from "../tools/types.js";
-import { type CodeRunSpan, Tracing } from "../tracing/tracing.js";
 import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
 import { CallScope, type Settings } from "./scope.js";
+import { type CodeRunSpan, Tracing } from "./tracing/tracing.js";
 import { DEFAULT_MAX_OUTPUT_CHARS } from "./truncate.js";
 import { linkContext, Turn, turnOf } from "./turn.js";
 import type {

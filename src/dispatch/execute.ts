@@ -1,9 +1,9 @@
-import { InvalidToolArguments, messageOf, RunCancelled } from "../errors.js";
+import { untilAborted } from "../../common/abort.js";
+import { InvalidToolArguments, messageOf, RunCancelled } from "../../common/errors.js";
+import { isPromiseLike } from "../../common/promise-like.js";
 import type { AnyTool, RunContext, ToolInvoke } from "../tools/types.js";
-import { untilAborted } from "./abort.js";
 import { AttemptTimedOut, failureFrom, failureOutput, formatDuration, isRetryable } from "./failures.js";
 import type { PreparedCall } from "./preflight.js";
-import { isPromiseLike } from "./promise-like.js";
 import { renderValue } from "./render.js";
 import { backoffDelay, sleep } from "./retry.js";
 import type { CallScope } from "./scope.js";

@@ -1,4 +1,10 @@
-import { BudgetExceeded, InvalidToolArguments, messageOf, RunCancelled, ToolError } from "../errors.js";
+import {
+  BudgetExceeded,
+  InvalidToolArguments,
+  messageOf,
+  RunCancelled,
+  ToolError,
+} from "../../common/errors.js";
 import { ToolPaused } from "./paused-work.js";
 import type { CallFailure } from "./types.js";
 

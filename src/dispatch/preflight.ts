@@ -1,11 +1,11 @@
-import { BudgetExceeded, InvalidToolArguments, messageOf } from "../errors.js";
+import { untilAborted } from "../../common/abort.js";
+import { BudgetExceeded, InvalidToolArguments, messageOf } from "../../common/errors.js";
+import { isPromiseLike } from "../../common/promise-like.js";
 import { parseArguments } from "../tools/arguments.js";
 import type { AnyTool, RunContext } from "../tools/types.js";
-import { untilAborted } from "./abort.js";
 import type { Decision, Ticket } from "./approvals.js";
 import { formatDuration } from "./failures.js";
 import { resolveToolName } from "./names.js";
-import { isPromiseLike } from "./promise-like.js";
 import type { CallScope } from "./scope.js";
 import type { ApprovalAnswer, ApprovalHandler, CallFailure, ToolCall } from "./types.js";
 

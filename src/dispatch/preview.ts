@@ -1,4 +1,4 @@
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
 /**
  * What a person is shown before approving a call: every argument, and nothing that can hide one. A
  * model's code once padded a harmless field with spaces so that a prompt cut at 400 characters showed

@@ -1,4 +1,4 @@
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
 /** The output cap when neither the tool nor the dispatcher sets one: a tripwire, about 50k tokens. */
 export const DEFAULT_MAX_OUTPUT_CHARS = 200_000;
 

@@ -1,10 +1,10 @@
 import { setMaxListeners } from "node:events";
-import { BudgetExceeded, RunCancelled } from "../errors.js";
+import { BudgetExceeded, RunCancelled } from "../../common/errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { RunContext, Session } from "../tools/types.js";
-import type { TurnTrace } from "../tracing/tracing.js";
 import { ApprovalBoard } from "./approvals.js";
 import { EventStream } from "./event-stream.js";
+import type { TurnTrace } from "./tracing/tracing.js";
 import type { ApprovalHandler, DispatchEvent } from "./types.js";
 
 /** Why a turn stopped before all its calls ran. */

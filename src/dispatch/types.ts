@@ -1,8 +1,8 @@
-import type { BudgetExceeded, RunCancelled } from "../errors.js";
+import type { BudgetExceeded, RunCancelled } from "../../common/errors.js";
 import type { Budget } from "../tools/budget.js";
 import type { AnyTool, RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
-import type { TracingOptions } from "../tracing/options.js";
 import type { PausedWork } from "./paused-work.js";
+import type { TracingOptions } from "./tracing/options.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {

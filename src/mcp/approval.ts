@@ -10,10 +10,10 @@
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ElicitResultSchema, type RequestId, type RequestInfo } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "../../common/errors.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
 import { formatDuration } from "../dispatch/failures.js";
 import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
-import { messageOf } from "../errors.js";
 import type { McpApprovePolicy } from "./approve-policy.js";
 import type { ApprovalDecision, ApprovalRequest, Approver } from "./code-host.js";
 import type { OpenedApproval, WebApprovals } from "./web-approval.js";

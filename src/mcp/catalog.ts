@@ -6,8 +6,8 @@
 
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool } from "../tools/types.js";
-import type { UpstreamServer } from "./upstream.js";
-import { upstreamTools } from "./upstream-tools.js";
+import type { UpstreamServer } from "./upstream/server.js";
+import { upstreamTools } from "./upstream/tools.js";
 
 /** One snapshot of the catalog. */
 export interface CatalogSnapshot {

@@ -5,17 +5,17 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { messageOf, UserError } from "../../common/errors.js";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
-import { ObservedTypes } from "../codemode/discovery/observed-store.js";
-import { type ObservedType, renderObservedType } from "../codemode/discovery/observed-types.js";
 import { createToolIndex, type ToolIndex } from "../codemode/discovery/tool-index.js";
 import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limits.js";
-import { observesResults } from "../codemode/observed-results.js";
+import { observesResults } from "../codemode/observed/results.js";
+import { ObservedTypes } from "../codemode/observed/store.js";
+import { type ObservedType, renderObservedType } from "../codemode/observed/types.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
-import { messageOf, UserError } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
 import type { CatalogSnapshot, ToolCatalog } from "./catalog.js";

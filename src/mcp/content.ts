@@ -5,7 +5,7 @@
  */
 
 import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
 import type { JsonSchema } from "../tools/types.js";
 import { type ContentPolicy, judgeContent } from "./content-policy.js";
 

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../../common/errors.js";
 import { SessionEventStore, SSE_RETRY_MS } from "./event-store.js";
 import { readBody } from "./read-body.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";

@@ -7,8 +7,8 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import { groupDigits } from "../../common/numbers.js";
 import type { LogEntry, Sandbox, SandboxBridge } from "../../sandbox/contract/index.js";
-import { groupDigits } from "../numbers.js";
 import type { ClientLink } from "./client-link.js";
 
 /** The MCP log level of each console method. */

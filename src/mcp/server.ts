@@ -21,7 +21,7 @@ import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
 import { type TenantOf, tenantPerConnection } from "./tenant.js";
-import { upstreamUrisOf } from "./upstream-uris.js";
+import { upstreamUrisOf } from "./upstream/uris.js";
 import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */

@@ -6,7 +6,7 @@
  */
 
 import { Transform, type TransformCallback } from "node:stream";
-import { groupDigits } from "../numbers.js";
+import { groupDigits } from "../../common/numbers.js";
 
 /** The longest message `cordon mcp` reads on standard input, in bytes (the SDK transport's own default). */
 export const MAX_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -4,7 +4,7 @@
  * store goes when the connection does; named tenants are kept up to {@link MAX_NAMED_TENANTS}.
  */
 
-import { ObservedTypes } from "../codemode/discovery/observed-store.js";
+import { ObservedTypes } from "../codemode/observed/store.js";
 import type { TenantKey } from "./tenant.js";
 
 /** How many named tenants' stores are kept; past it, the one used least recently is dropped. */

@@ -6,13 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import { jsonSchema, type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
-import { CheckpointRefused } from "../codemode/checkpoint.js";
-import { type CheckpointStore, memoryCheckpointStore } from "../codemode/checkpoint-store.js";
+import { UserError } from "../../common/errors.js";
 import type { CodeMode } from "../codemode/code-mode.js";
-import type { CheckpointSummary } from "../codemode/pause.js";
+import { CheckpointRefused } from "../codemode/pause/checkpoint.js";
+import { type CheckpointStore, memoryCheckpointStore } from "../codemode/pause/checkpoint-store.js";
+import type { CheckpointSummary } from "../codemode/pause/pause.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, DispatchOptions, ToolResult } from "../dispatch/types.js";
-import { UserError } from "../errors.js";
 import { parseArguments } from "../tools/arguments.js";
 import { Budget } from "../tools/budget.js";
 import type { AnyTool, RunContext, Session } from "../tools/types.js";

@@ -9,9 +9,9 @@ import type {
   Tool,
   ToolResultBlockParam,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import { UserError } from "../../common/errors.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { ToolCall, ToolResult } from "../dispatch/types.js";
-import { UserError } from "../errors.js";
 import {
   type AnsweredCalls,
   argumentsOf,

@@ -13,9 +13,9 @@ import type {
   ResponseInputItem,
   ResponseOutputItem,
 } from "openai/resources/responses/responses";
+import { UserError } from "../../common/errors.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { ToolCall, ToolResult } from "../dispatch/types.js";
-import { UserError } from "../errors.js";
 import {
   type AnsweredCalls,
   finalResults,

@@ -3,11 +3,12 @@
  * get exactly one result per call, in the order the model made them, also when the turn was cancelled
  * or its budget ran out (providers reject a history with an unanswered tool call).
  */
+
+import type { BudgetExceeded, RunCancelled } from "../../common/errors.js";
+import { UserError } from "../../common/errors.js";
 import type { PausedToolCall } from "../codemode/code-mode.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { DispatchEvent, DispatchOptions, ToolCall, ToolResult } from "../dispatch/types.js";
-import type { BudgetExceeded, RunCancelled } from "../errors.js";
-import { UserError } from "../errors.js";
 import { Toolset } from "../tools/toolset.js";
 import type { AnyTool } from "../tools/types.js";
 

@@ -3,7 +3,7 @@
  * plain object. Only safe repairs are made; hostile input (huge, deeply nested, `__proto__` keys) is
  * refused with a clear issue. Never throws.
  */
-import type { ArgumentIssue } from "../errors.js";
+import type { ArgumentIssue } from "../../common/errors.js";
 import { formatPath, preview } from "./issues.js";
 
 /** How deeply arguments may nest (objects and arrays) before they are refused. */

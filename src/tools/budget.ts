@@ -1,4 +1,4 @@
-import { BudgetExceeded } from "../errors.js";
+import { BudgetExceeded } from "../../common/errors.js";
 
 /** Limits per resource, like `{ toolCalls: 50 }`. A missing resource is unlimited. */
 export type BudgetLimits = Readonly<Record<string, number>>;

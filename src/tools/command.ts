@@ -4,7 +4,7 @@
  * fill the required parameters in order; `key=value` words set parameters by name.
  */
 import { randomUUID } from "node:crypto";
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../common/errors.js";
 import { isObject } from "./json-schema.js";
 import type { AnyTool, JsonSchema } from "./types.js";
 

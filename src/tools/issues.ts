@@ -5,7 +5,7 @@
 
 import type { ErrorObject } from "ajv";
 import type { z } from "zod";
-import type { ArgumentIssue } from "../errors.js";
+import type { ArgumentIssue } from "../../common/errors.js";
 import type { StandardIssue } from "./standard-schema.js";
 
 /** How many characters of a received value an issue quotes. */

@@ -2,7 +2,7 @@
  * Pure transforms over JSON Schema objects: walking sub-schemas, inlining `$ref`s, making a schema
  * OpenAI-strict, and small questions like "does this schema accept null?". Nothing here validates data.
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import type { JsonSchema } from "./types.js";
 
 /** Keywords whose value is one sub-schema. */

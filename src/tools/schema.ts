@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import type { Ajv, Options as AjvOptions, ErrorObject, ValidateFunction } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
-import { type ArgumentIssue, messageOf, UserError } from "../errors.js";
+import { type ArgumentIssue, messageOf, UserError } from "../../common/errors.js";
 import { prepareArguments } from "./coerce.js";
 import { fromAjvErrors, fromStandardIssues, fromZodIssues } from "./issues.js";
 import {

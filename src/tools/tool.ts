@@ -3,7 +3,7 @@
  * Also `defineTool()`/`isTool()` for Tools built by hand.
  */
 
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import { isObject } from "./json-schema.js";
 import { compileInput, deriveOutputSchema, type SchemaInput } from "./schema.js";
 import type { InferStandardOutput, StandardSchemaV1 } from "./standard-schema.js";

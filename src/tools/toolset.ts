@@ -1,7 +1,7 @@
 /**
  * `Toolset`: the tools a model may call, by unique name, and their export to provider formats.
  */
-import { UserError } from "../errors.js";
+import { UserError } from "../../common/errors.js";
 import { type CommandCall, type ParseCommandOptions, parseCommandLine } from "./command.js";
 import { defineTool } from "./tool.js";
 import type { AnyTool, JsonSchema } from "./types.js";

@@ -8,7 +8,7 @@
  * at all (`{ type: "object" }`) is free-form and is not checked.
  */
 
-import type { ArgumentIssue } from "../errors.js";
+import type { ArgumentIssue } from "../../common/errors.js";
 import { closestName } from "./closest.js";
 import { objectBranchFor, refResolver } from "./coerce.js";
 import { formatPath } from "./issues.js";

@@ -73,7 +73,7 @@ async function staticClosure(entry: string): Promise<{ files: string[]; packages
 describe('import "cordon"', () => {
   it("loads no package that only some tools or environments use until one of them is used", async () => {
     const { files, packages } = await staticClosure("src/index.ts");
-    expect(files).toContain("src/builtins/web-fetch.ts");
+    expect(files).toContain("src/builtins/web-fetch/web-fetch.ts");
     expect(packages).toContain("zod");
     expect(packages.filter(loadedWhenUsed)).toEqual([]);
   });
@@ -84,7 +84,7 @@ describe("cordon run", () => {
     // The command's module and the run command's: what is loaded before run() asks for its environment.
     const loaded = await Promise.all(["src/cli/main.ts", "src/cli/commands/run.ts"].map(staticClosure));
     const files = loaded.flatMap((closure) => closure.files);
-    expect(files).toContain("src/cli/environments.ts");
+    expect(files).toContain("src/cli/env-choices.ts");
     const early = files.filter(
       (file) =>
         file.startsWith("sandbox/") ||

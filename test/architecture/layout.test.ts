@@ -4,29 +4,36 @@
 import { resolve } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { edgesWhere, findCycles, graphOf, isUnder, readImportGraph } from "./import-graph.js";
+import {
+  edgesWhere,
+  findCycles,
+  graphOf,
+  type ImportGraph,
+  isUnder,
+  readImportGraph,
+} from "./import-graph.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const graph = readImportGraph(root, ["src", "sandbox", "environments"]);
+const graph = readImportGraph(root, ["common", "src", "sandbox", "environments"]);
 
 /**
- * The modules of src/ that anything may import, sandbox/ included: they import nothing of the house but
- * one another, so importing one brings nothing else along.
+ * The leaf helpers in common/, which anything may import, sandbox/ included: they import nothing of the
+ * house but one another, so importing one brings nothing else along.
  */
 const LEAVES = [
-  "src/errors.ts",
-  "src/version.ts",
-  "src/package-files.ts",
-  "src/numbers.ts",
-  "src/node-builtins.ts",
-  "src/dispatch/abort.ts",
-  "src/dispatch/promise-like.ts",
+  "common/errors.ts",
+  "common/version.ts",
+  "common/package-files.ts",
+  "common/numbers.ts",
+  "common/node-builtins.ts",
+  "common/abort.ts",
+  "common/promise-like.ts",
 ];
 
 /** The one module of src/ that names the drivers in environments/. */
-const SURFACE_DRIVERS = "src/environments.ts";
+const SURFACE_DRIVERS = "src/drivers.ts";
 /** The drivers one at a time, loaded when asked for (the `cordon` command's door to them). */
-const LAZY_DRIVERS = "src/environment-drivers.ts";
+const LAZY_DRIVERS = "src/load-driver.ts";
 
 /**
  * The packages code in sandbox/ may use: Node's own modules, isolated-vm (installed beside the program
@@ -34,6 +41,29 @@ const LAZY_DRIVERS = "src/environment-drivers.ts";
  */
 const SANDBOX_PACKAGES = ["isolated-vm", "acorn"];
 const sandboxPackage = (name: string) => name.startsWith("node:") || SANDBOX_PACKAGES.includes(name);
+
+/**
+ * The graph of folders: a top-level folder (common, sandbox, environments) or a folder of src/ (files
+ * directly in src/ stand for themselves), with an arrow where a file of one imports a file of another.
+ */
+function folderGraph(files: ImportGraph): ImportGraph {
+  const folderOf = (file: string) => {
+    const parts = file.split("/");
+    if (parts[0] !== "src") return parts[0]!;
+    return parts.length > 2 ? `src/${parts[1]}` : file;
+  };
+  const imports = new Map<string, string[]>();
+  for (const [file, targets] of files.imports) {
+    const from = folderOf(file);
+    const arrows = imports.get(from) ?? [];
+    for (const target of targets) {
+      const to = folderOf(target);
+      if (to !== from && !arrows.includes(to)) arrows.push(to);
+    }
+    imports.set(from, arrows);
+  }
+  return { imports, packages: new Map(), unresolved: [] };
+}
 
 describe("the import checker", () => {
   it("sees a loop of type-only imports between two files", () => {
@@ -89,6 +119,16 @@ describe("the layout", () => {
     expect(findCycles(graph)).toEqual([]);
   });
 
+  it("the arrows between folders run one way: the top-level folders, and the folders of src/", () => {
+    expect(findCycles(folderGraph(graph))).toEqual([]);
+  });
+
+  it("common/ holds exactly the leaf helpers, and they import nothing of the house but one another", () => {
+    expect([...graph.imports.keys()].filter((file) => isUnder(file, "common")).sort()).toEqual(
+      [...LEAVES].sort(),
+    );
+  });
+
   it("the leaf helpers import nothing of the house but one another", () => {
     for (const leaf of LEAVES) {
       expect(
@@ -98,7 +138,7 @@ describe("the layout", () => {
     }
   });
 
-  it("sandbox/ imports nothing from outside it but the leaf helpers, and no package but its own few", () => {
+  it("sandbox/ imports nothing from outside it but common/, and no package but its own few", () => {
     const inSandbox = (file: string) => isUnder(file, "sandbox");
     expect(edgesWhere(graph, inSandbox, (target) => !inSandbox(target) && !LEAVES.includes(target))).toEqual(
       [],
@@ -113,7 +153,7 @@ describe("the layout", () => {
 
   it("the sandbox image bundles exactly sandbox/, the leaf helpers and acorn", async () => {
     const bundle = await build({
-      entryPoints: [resolve(root, "sandbox/sandbox-host/main.ts")],
+      entryPoints: [resolve(root, "sandbox/program/main.ts")],
       bundle: true,
       platform: "node",
       format: "esm",
@@ -131,7 +171,7 @@ describe("the layout", () => {
     expect(outside).toEqual([]);
   });
 
-  it("src/ reaches the drivers in environments/ only through src/environments.ts and src/environment-drivers.ts", () => {
+  it("src/ reaches the drivers in environments/ only through src/drivers.ts and src/load-driver.ts", () => {
     expect(
       edgesWhere(
         graph,
@@ -141,7 +181,7 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
-  it("the cordon command reaches the drivers one at a time, through src/environment-drivers.ts", () => {
+  it("the cordon command reaches the drivers one at a time, through src/load-driver.ts", () => {
     expect(
       edgesWhere(
         graph,
@@ -156,7 +196,7 @@ describe("the layout", () => {
       (isUnder(target, "sandbox") && target !== "sandbox/contract/index.ts") ||
       isUnder(target, "environments") ||
       [SURFACE_DRIVERS, "src/defaults.ts", "src/index.ts"].includes(target) ||
-      isUnder(target, "src/tracing");
+      isUnder(target, "src/dispatch/tracing");
     expect(edgesWhere(graph, (file) => isUnder(file, "src/codemode"), forbidden)).toEqual([]);
   });
 
@@ -191,7 +231,7 @@ describe("the layout", () => {
       edgesWhere(
         graph,
         (file) => isUnder(file, "src"),
-        (target) => isUnder(target, "sandbox/guest") || isUnder(target, "sandbox/sandbox-host"),
+        (target) => isUnder(target, "sandbox/guest") || isUnder(target, "sandbox/program"),
       ),
     ).toEqual([]);
   });

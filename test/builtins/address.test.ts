@@ -4,8 +4,8 @@
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { describe, expect, it } from "vitest";
-import { classifyAddress, parseIPv4 } from "../../src/builtins/address.js";
-import { BlockedAddressError, HostGuard } from "../../src/builtins/ssrf-guard.js";
+import { classifyAddress, parseIPv4 } from "../../src/builtins/web-fetch/address.js";
+import { BlockedAddressError, HostGuard } from "../../src/builtins/web-fetch/ssrf-guard.js";
 
 const IPV4_RANGES: [range: string, first: string, last: string, kind: string][] = [
   ["0.0.0.0/8", "0.0.0.1", "0.255.255.255", "reserved"],

@@ -1,9 +1,9 @@
 // HTML to Markdown on its own: structure kept, main content chosen, hidden text dropped, URLs made
 // absolute, and hostile nesting bounded.
 import { describe, expect, it } from "vitest";
-import { convertHtml } from "../../src/builtins/html.js";
-import { MAX_INDENT_LEVELS, MAX_NESTING, MAX_TABLE_COLUMNS } from "../../src/builtins/markdown.js";
-import { capNesting, MAX_HTML_DEPTH } from "../../src/builtins/nesting.js";
+import { convertHtml } from "../../src/builtins/web-fetch/html.js";
+import { MAX_INDENT_LEVELS, MAX_NESTING, MAX_TABLE_COLUMNS } from "../../src/builtins/web-fetch/markdown.js";
+import { capNesting, MAX_HTML_DEPTH } from "../../src/builtins/web-fetch/nesting.js";
 
 const md = (html: string, url = "https://site.example/docs/page.html") => convertHtml(html, url).markdown;
 

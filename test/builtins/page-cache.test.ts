@@ -1,6 +1,6 @@
 // The reader's cache on its own: single flight under concurrency, TTL, size cap, what is never kept.
 import { describe, expect, it } from "vitest";
-import { TtlCache } from "../../src/builtins/page-cache.js";
+import { TtlCache } from "../../src/builtins/web-fetch/page-cache.js";
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 

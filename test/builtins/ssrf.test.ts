@@ -3,8 +3,8 @@
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HttpReader } from "../../src/builtins/http-reader.js";
-import { webFetch } from "../../src/builtins/web-fetch.js";
+import { HttpReader } from "../../src/builtins/web-fetch/http-reader.js";
+import { webFetch } from "../../src/builtins/web-fetch/web-fetch.js";
 import { Dispatcher, type ToolResult, Toolset } from "../../src/index.js";
 import { html, redirect, startServer, type TestServer } from "./servers.js";
 

@@ -4,14 +4,14 @@ import { readFileSync } from "node:fs";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FENCE_BEGIN, FENCE_END, FORGED_MARKER_TEXT } from "../../src/builtins/fence.js";
-import { DEFAULT_MAX_BYTES, HttpReader } from "../../src/builtins/http-reader.js";
-import type { Page, PageReader } from "../../src/builtins/page.js";
+import { DEFAULT_MAX_BYTES, HttpReader } from "../../src/builtins/web-fetch/http-reader.js";
+import type { Page, PageReader } from "../../src/builtins/web-fetch/page.js";
 import {
   DEFAULT_WEB_FETCH_MAX_CHARS,
   ERROR_PAGE_CHARS,
   type WebFetchResult,
   webFetch,
-} from "../../src/builtins/web-fetch.js";
+} from "../../src/builtins/web-fetch/web-fetch.js";
 import { Dispatcher, type ToolResult, Toolset } from "../../src/index.js";
 import { html, redirect, respond, startServer, type TestServer } from "./servers.js";
 

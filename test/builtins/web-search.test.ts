@@ -1,10 +1,14 @@
 // web_search through the dispatcher, with its two backends talking to local servers on 127.0.0.1 that
 // answer in each service's documented format (the services themselves are simulated: no internet here).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DuckDuckGoBackend, duckDuckGoSearch, parseDuckDuckGo } from "../../src/builtins/duckduckgo.js";
 import { FENCE_BEGIN, FENCE_END, FORGED_MARKER_TEXT } from "../../src/builtins/fence.js";
-import { tavilySearch } from "../../src/builtins/tavily.js";
-import { type WebSearch, type WebSearchResult, webSearch } from "../../src/builtins/web-search.js";
+import {
+  DuckDuckGoBackend,
+  duckDuckGoSearch,
+  parseDuckDuckGo,
+} from "../../src/builtins/web-search/duckduckgo.js";
+import { tavilySearch } from "../../src/builtins/web-search/tavily.js";
+import { type WebSearch, type WebSearchResult, webSearch } from "../../src/builtins/web-search/web-search.js";
 import { Dispatcher, type ToolResult, Toolset, UserError } from "../../src/index.js";
 import { type SeenRequest, startServer, type TestServer } from "./servers.js";
 

@@ -126,7 +126,7 @@ import { tool } from "cordon";
 const children = readdirSync("/proc/self/task").flatMap((task) =>
   readFileSync(\`/proc/self/task/\${task}/children\`, "utf8").split(" ").filter(Boolean),
 );
-const hosts = children.filter((pid) => readFileSync(\`/proc/\${pid}/cmdline\`, "utf8").includes("sandbox-host"));
+const hosts = children.filter((pid) => readFileSync(\`/proc/\${pid}/cmdline\`, "utf8").includes("sandbox/program/main"));
 export default [tool({ name: "hosts", description: "Sandbox processes seen.", input: { type: "object", properties: {} }, run: () => hosts.length })];
 `,
     );

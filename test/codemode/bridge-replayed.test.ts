@@ -7,13 +7,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RunBridge } from "../../src/codemode/bridge.js";
+import { DEFAULT_CODE_MODE_LIMITS } from "../../src/codemode/limits.js";
 import {
   type JournalState,
   MAX_SANDBOX_REPLAY_BYTES,
   Replay,
   sandboxReplay,
-} from "../../src/codemode/journal.js";
-import { DEFAULT_CODE_MODE_LIMITS } from "../../src/codemode/limits.js";
+} from "../../src/codemode/pause/journal.js";
 import { Dispatcher, Toolset, tool } from "../../src/index.js";
 
 /** How many times `append` really ran. */

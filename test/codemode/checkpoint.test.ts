@@ -3,6 +3,8 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { UserError } from "../../common/errors.js";
+import { groupDigits } from "../../common/numbers.js";
 import {
   CHECKPOINT_VERSION,
   CheckpointRefused,
@@ -12,9 +14,7 @@ import {
   MAX_CHECKPOINT_CHARS,
   openCheckpoint,
   sealCheckpoint,
-} from "../../src/codemode/checkpoint.js";
-import { UserError } from "../../src/errors.js";
-import { groupDigits } from "../../src/numbers.js";
+} from "../../src/codemode/pause/checkpoint.js";
 
 const KEY = checkpointKeyBytes("a host's secret of thirty-two bytes");
 const BINDING = {

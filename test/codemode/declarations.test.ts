@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { UserError } from "../../common/errors.js";
 import {
   type DeclaredTool,
   sanitizeToolName,
@@ -6,7 +7,6 @@ import {
   toolDeclarations,
   toolIdentifiers,
 } from "../../src/codemode/declarations.js";
-import { UserError } from "../../src/errors.js";
 import type { JsonSchema } from "../../src/tools/types.js";
 import { checkUsage, diagnose } from "./typescript-check.js";
 

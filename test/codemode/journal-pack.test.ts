@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { type JournalState, packJournal, unpackJournal } from "../../src/codemode/journal.js";
+import { type JournalState, packJournal, unpackJournal } from "../../src/codemode/pause/journal.js";
 
 const PREFIX = "code-1234abcd";
 

@@ -12,8 +12,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
-import type { PackedJournal } from "../../src/codemode/journal.js";
+import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
+import type { PackedJournal } from "../../src/codemode/pause/journal.js";
 import {
   type CheckpointInfo,
   CheckpointRefused,

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
-import type { PackedJournal } from "../../src/codemode/journal.js";
+import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
+import type { PackedJournal } from "../../src/codemode/pause/journal.js";
 import {
   askHuman,
   type CodeMode,
@@ -389,7 +389,7 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
       await tools.append({ line: "recorded" });
       await tools.send({ to: "pam" });`);
     const { openCheckpoint, sealCheckpoint, checkpointKeyBytes } = await import(
-      "../../src/codemode/checkpoint.js"
+      "../../src/codemode/pause/checkpoint.js"
     );
     const key = checkpointKeyBytes(KEY);
     const body = openCheckpoint<{ journal: PackedJournal }>(paused.checkpoint!, key, {});

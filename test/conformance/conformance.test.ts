@@ -12,8 +12,8 @@ import { dockerEnvironment } from "../../environments/docker/index.js";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
-import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/checkpoint.js";
-import type { PackedJournal } from "../../src/codemode/journal.js";
+import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
+import type { PackedJournal } from "../../src/codemode/pause/journal.js";
 import {
   type CodeMode,
   type CodeModeOptions,

@@ -7,8 +7,8 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { UserError } from "../../common/errors.js";
 import { isolatedVmFiles } from "../../environments/docker/isolated-vm-files.js";
-import { UserError } from "../../src/errors.js";
 
 const require = createRequire(import.meta.url);
 const trees = mkdtempSync(join(tmpdir(), "cordon-ivm-layout-"));

@@ -8,7 +8,7 @@ import {
   forwardProgress,
   MAX_FORWARDED_PROGRESS_CHARS,
   MAX_FORWARDED_PROGRESS_PER_SECOND,
-} from "../../src/mcp/upstream-progress.js";
+} from "../../src/mcp/upstream/progress.js";
 
 /** A link that only keeps the progress messages it is given. */
 function progressRecorder(): { link: ClientLink; messages: string[] } {

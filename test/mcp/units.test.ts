@@ -8,8 +8,8 @@ import { ToolError, Toolset, tool, UserError } from "../../src/index.js";
 import { isLoopbackName } from "../../src/mcp/http.js";
 import { namesOnlyDeclarations, searchTools } from "../../src/mcp/search-tools.js";
 import { MAX_NAMED_TENANTS, TenantObservedTypes } from "../../src/mcp/tenant-observed-types.js";
-import { parseUpstreamSpec, splitCommand } from "../../src/mcp/upstream-spec.js";
-import { namespacedName, unwrapResult } from "../../src/mcp/upstream-tools.js";
+import { parseUpstreamSpec, splitCommand } from "../../src/mcp/upstream/spec.js";
+import { namespacedName, unwrapResult } from "../../src/mcp/upstream/tools.js";
 
 describe("--upstream NAME=COMMAND", () => {
   it("splits the command into words, with quotes grouping and backslashes escaping", () => {

@@ -8,11 +8,11 @@
 
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { classifySkippedLine } from "../../src/mcp/upstream-oversized.js";
+import { classifySkippedLine } from "../../src/mcp/upstream/oversized.js";
 import {
   MAX_UPSTREAM_MAX_MESSAGE_BYTES,
   MIN_UPSTREAM_MAX_MESSAGE_BYTES,
-} from "../../src/mcp/upstream-spec.js";
+} from "../../src/mcp/upstream/spec.js";
 import { cordon, ensureBuilt } from "../cli/helpers.js";
 import { type Connected, connectStdio, returnedBy } from "./helpers.js";
 

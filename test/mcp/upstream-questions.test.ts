@@ -15,7 +15,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   MAX_UPSTREAM_QUESTIONS_PER_CALL,
   MAX_UPSTREAM_QUESTIONS_PER_RUN,
-} from "../../src/mcp/upstream-questions.js";
+} from "../../src/mcp/upstream/questions.js";
 import { ensureBuilt } from "../cli/helpers.js";
 import { ASKING_COMMAND, type Connected, connectHttp, connectStdio, runCode, textOf } from "./helpers.js";
 

@@ -12,7 +12,7 @@ import {
   PROTOCOL_VERSION,
   parseCommand,
 } from "../../sandbox/contract/index.js";
-import { processHealth } from "../../sandbox/sandbox-host/health.js";
+import { processHealth } from "../../sandbox/program/health.js";
 import {
   type CodeMode,
   type CodeRunResult,

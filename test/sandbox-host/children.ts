@@ -12,7 +12,7 @@ export function sandboxChildren(): number[] {
       const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (
         parent === process.pid &&
-        readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sandbox-host/main")
+        readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("sandbox/program/main")
       ) {
         pids.push(Number(entry));
       }

@@ -1,4 +1,4 @@
-// The lane of a sandbox-host process (sandbox/sandbox-host/lane.ts): first its protocol, spoken to the real
+// The lane of a sandbox-host process (sandbox/program/lane.ts): first its protocol, spoken to the real
 // sandbox-host program over real pipes; then what a user of the default environment sees of it. The
 // attacks: a cancelled run whose code computes on the process's main thread, a peer that answers the
 // lane with another call's outcome, and code that holds the main thread past the pings' patience.

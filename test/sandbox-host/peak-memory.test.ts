@@ -10,7 +10,7 @@ import {
   peakAllowanceMb,
   processGauge,
   processPeakWatch,
-} from "../../sandbox/sandbox-host/peak-memory.js";
+} from "../../sandbox/program/peak-memory.js";
 
 const SPIKE_MB = 300;
 

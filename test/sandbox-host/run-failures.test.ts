@@ -2,7 +2,7 @@
 // names, never a name that leaked from whatever failed underneath.
 import { describe, expect, it } from "vitest";
 import { isRunFailureName, type Report } from "../../sandbox/contract/index.js";
-import { SandboxHost } from "../../sandbox/sandbox-host/host.js";
+import { SandboxHost } from "../../sandbox/program/host.js";
 
 const limits = {
   timeoutMs: 1_000,

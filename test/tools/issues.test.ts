@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { InvalidToolArguments } from "../../src/errors.js";
+import { InvalidToolArguments } from "../../common/errors.js";
 import { formatPath, fromStandardIssues, preview } from "../../src/tools/issues.js";
 import { compileInput } from "../../src/tools/schema.js";
 

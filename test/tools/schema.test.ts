@@ -1,7 +1,7 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from "@standard-schema/spec";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../common/errors.js";
 import { compileInput, deriveOutputSchema } from "../../src/tools/schema.js";
 import type { JsonSchema, ValidationResult } from "../../src/tools/types.js";
 

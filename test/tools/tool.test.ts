@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../common/errors.js";
 import { Budget } from "../../src/tools/budget.js";
 import { defineTool, isTool, TOOL_NAME_PATTERN, tool } from "../../src/tools/tool.js";
 import type { RunContext, Tool } from "../../src/tools/types.js";

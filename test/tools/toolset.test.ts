@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { UserError } from "../../src/errors.js";
+import { UserError } from "../../common/errors.js";
 import { tool } from "../../src/tools/tool.js";
 import { Toolset } from "../../src/tools/toolset.js";
 

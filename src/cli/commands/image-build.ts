@@ -1,6 +1,6 @@
 /** `cordon image build`: the sandbox image for --env docker, built FROM scratch with no registry. */
 
-import { loadDriver } from "../../environment-drivers.js";
+import { loadDriver } from "../../load-driver.js";
 import { EXIT } from "../cli-error.js";
 import { type ParsedCommand, stringOption } from "../command-spec.js";
 import { progressOn } from "../progress.js";

@@ -4,15 +4,16 @@
  * the process is told to stop (SIGINT, SIGTERM).
  */
 
+import { messageOf } from "../../../common/errors.js";
+import { cordonVersion } from "../../../common/version.js";
 import { MAX_TYPECHECK_WORKERS } from "../../codemode/typecheck/limits.js";
-import { messageOf } from "../../errors.js";
 import { MCP_APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
 import { ALLOW_SVG_OPTION } from "../../mcp/content-policy.js";
 import { isLoopbackName, serveHttp } from "../../mcp/http.js";
 import { serveStdio } from "../../mcp/stdio.js";
-import { UpstreamServer } from "../../mcp/upstream.js";
+import { UpstreamServer } from "../../mcp/upstream/server.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
@@ -20,9 +21,8 @@ import {
   MAX_UPSTREAM_MAX_MESSAGE_BYTES,
   MIN_UPSTREAM_MAX_MESSAGE_BYTES,
   parseUpstreamSpec,
-} from "../../mcp/upstream-spec.js";
+} from "../../mcp/upstream/spec.js";
 import type { AnyTool } from "../../tools/types.js";
-import { cordonVersion } from "../../version.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import {
   choiceOption,
@@ -32,7 +32,7 @@ import {
   stringOption,
   stringsOption,
 } from "../command-spec.js";
-import { createEnvironment } from "../environments.js";
+import { createEnvironment } from "../env-choices.js";
 import { loadToolsModule } from "../load-tools.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";

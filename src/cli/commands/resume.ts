@@ -8,10 +8,10 @@
  * checkpoint-file.ts): a checkpoint resumes once.
  */
 
-import { CheckpointRefused } from "../../codemode/checkpoint.js";
+import { messageOf } from "../../../common/errors.js";
 import { createCodeMode } from "../../codemode/code-mode.js";
+import { CheckpointRefused } from "../../codemode/pause/checkpoint.js";
 import type { CodeRunResult, PendingCall } from "../../codemode/result.js";
-import { messageOf } from "../../errors.js";
 import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
 import {
@@ -31,7 +31,7 @@ import {
   stringOption,
 } from "../command-spec.js";
 import { decidePending } from "../decide-pending.js";
-import { createEnvironment } from "../environments.js";
+import { createEnvironment } from "../env-choices.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";

@@ -18,7 +18,7 @@ import {
   requiredOption,
   stringOption,
 } from "../command-spec.js";
-import { createEnvironment } from "../environments.js";
+import { createEnvironment } from "../env-choices.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";

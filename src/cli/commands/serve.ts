@@ -3,15 +3,10 @@
  * token comes from CORDON_TOKEN. Runs until SIGINT or SIGTERM.
  */
 
-import {
-  DEFAULT_MAX_SANDBOXES,
-  DEFAULT_SERVE_PORT,
-  loadDriver,
-  MIN_TOKEN_CHARS,
-} from "../../environment-drivers.js";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, loadDriver, MIN_TOKEN_CHARS } from "../../load-driver.js";
 import { CliUsageError, EXIT } from "../cli-error.js";
 import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
-import { createEnvironment } from "../environments.js";
+import { createEnvironment } from "../env-choices.js";
 
 /** The port `cordon serve` listens on by default. */
 export { DEFAULT_SERVE_PORT };

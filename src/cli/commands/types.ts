@@ -4,7 +4,7 @@
  */
 
 import { type CodeMode, createCodeMode } from "../../codemode/code-mode.js";
-import { renderObservedType } from "../../codemode/discovery/observed-types.js";
+import { renderObservedType } from "../../codemode/observed/types.js";
 import type { AnyTool } from "../../tools/types.js";
 import { EXIT } from "../cli-error.js";
 import {
@@ -14,7 +14,7 @@ import {
   requiredOption,
   stringOption,
 } from "../command-spec.js";
-import { createEnvironment } from "../environments.js";
+import { createEnvironment } from "../env-choices.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
 import { readObservedTypesFile } from "../observed-types-file.js";
 import { progressOn } from "../progress.js";

@@ -4,8 +4,8 @@
  * over 1,000 tools takes well under a millisecond (bench/discovery.ts).
  */
 
+import { UserError } from "../../../common/errors.js";
 import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from "../../../sandbox/contract/index.js";
-import { UserError } from "../../errors.js";
 import type { JsonSchema } from "../../tools/types.js";
 import type { DeclaredTool } from "../declarations.js";
 import { sanitizeToolName, toolIdentifiers } from "../declarations.js";

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { UserError } from "../../errors.js";
+import { UserError } from "../../../common/errors.js";
 
 /** Finds the main module of the `typescript` package: its file path. Throws when there is none. */
 export type TypeScriptResolver = () => string;

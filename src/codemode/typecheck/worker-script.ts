@@ -9,8 +9,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Worker, WorkerOptions } from "node:worker_threads";
-import { workerThreads } from "../../node-builtins.js";
-import { ownFile } from "../../package-files.js";
+import { workerThreads } from "../../../common/node-builtins.js";
+import { ownFile } from "../../../common/package-files.js";
 
 const require = createRequire(import.meta.url);
 

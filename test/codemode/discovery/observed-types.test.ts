@@ -12,7 +12,7 @@ import {
   observe,
   observeValue,
   renderObservedType,
-} from "../../../src/codemode/discovery/observed-types.js";
+} from "../../../src/codemode/observed/types.js";
 
 /** The rendered type after observing each value in turn. */
 function learnt(...values: unknown[]): string {

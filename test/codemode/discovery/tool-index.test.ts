@@ -2,9 +2,9 @@
 
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { UserError } from "../../../common/errors.js";
 import { toolDeclarations } from "../../../src/codemode/declarations.js";
 import { createToolIndex } from "../../../src/codemode/discovery/tool-index.js";
-import { UserError } from "../../../src/errors.js";
 import { tool } from "../../../src/tools/tool.js";
 
 const tools = [

@@ -1,0 +1,93 @@
+/**
+ * `--upstream NAME=COMMAND`: which MCP server to start, under which name. The command is split into words
+ * the way a shell would for simple cases (spaces separate words; single or double quotes group them; a
+ * backslash escapes the next character); nothing is expanded and no shell runs it.
+ */
+
+import { UserError } from "../../../common/errors.js";
+
+/** An upstream MCP server to start as a child process and talk to over stdio. */
+export interface UpstreamSpec {
+  /** The namespace of its tools: `<name>__<tool>`. */
+  name: string;
+  command: string;
+  args: string[];
+}
+
+/** How long an upstream may take to start and list its tools, by default (npx may download it first). */
+export const DEFAULT_UPSTREAM_START_TIMEOUT_MS = 60_000;
+
+/** How long an upstream may take to answer one call, by default. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+/**
+ * The longest message cordon reads from an upstream server by default, in bytes (the SDK's own stdio
+ * limit); a longer one fails only the call it answers (`--upstream-max-message` raises it).
+ */
+export const DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The least and the most `--upstream-max-message` may be, in bytes (a whole message is held as a string). */
+export const MIN_UPSTREAM_MAX_MESSAGE_BYTES = 1_024;
+export const MAX_UPSTREAM_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** What an upstream's name must look like: it becomes part of every tool name in code. */
+export const UPSTREAM_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)*$/;
+
+/** The longest upstream name (tool names as a whole are capped at 64 characters). */
+export const MAX_UPSTREAM_NAME_CHARS = 24;
+
+/** Parses one `NAME=COMMAND` value; throws a {@link UserError} that says what to write instead. */
+export function parseUpstreamSpec(value: string): UpstreamSpec {
+  const equals = value.indexOf("=");
+  if (equals <= 0) {
+    throw new UserError(
+      `--upstream ${JSON.stringify(value)}: expected NAME=COMMAND, e.g. --upstream github="npx -y @modelcontextprotocol/server-github".`,
+    );
+  }
+  const name = value.slice(0, equals).trim();
+  if (!UPSTREAM_NAME_PATTERN.test(name) || name.length > MAX_UPSTREAM_NAME_CHARS) {
+    throw new UserError(
+      `--upstream ${name}=...: the name must be 1 to ${MAX_UPSTREAM_NAME_CHARS} letters and digits, starting with a letter, with single underscores between words (e.g. github or my_files); its tools become ${name || "NAME"}__<tool>.`,
+    );
+  }
+  const words = splitCommand(value.slice(equals + 1));
+  if (words.length === 0) {
+    throw new UserError(
+      `--upstream ${name}=: the command is empty; give the command that starts the MCP server.`,
+    );
+  }
+  const [command, ...args] = words as [string, ...string[]];
+  return { name, command, args };
+}
+
+/** Splits a command line into words; throws a {@link UserError} for an unclosed quote. */
+export function splitCommand(line: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: '"' | "'" | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i]!;
+    if (quote) {
+      if (char === quote) quote = undefined;
+      else if (char === "\\" && quote === '"' && i + 1 < line.length) word += line[++i];
+      else word += char;
+    } else if (char === '"' || char === "'") {
+      quote = char;
+      inWord = true;
+    } else if (char === "\\" && i + 1 < line.length) {
+      word += line[++i];
+      inWord = true;
+    } else if (/\s/.test(char)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += char;
+      inWord = true;
+    }
+  }
+  if (quote) throw new UserError(`The command ${JSON.stringify(line)} has an unclosed ${quote} quote.`);
+  if (inWord) words.push(word);
+  return words;
+}
