@@ -8,8 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Toolset, tool } from "cordon";
+import type { ScriptStep } from "cordon/testing";
 import { z } from "zod";
-import type { ScriptStep } from "./scripted-model-server.js";
 import { getOrder, listOrders } from "./shop-tools.js";
 
 /** The user's request. */

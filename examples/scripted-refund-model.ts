@@ -1,6 +1,6 @@
 // What the scripted model does in the agent examples: one run_code call whose code totals a customer's
 // refunded orders through the shop's tools, then an answer written from the result it was sent back.
-import type { ScriptStep } from "./scripted-model-server.js";
+import type { ScriptStep } from "cordon/testing";
 
 /** The user's question in the agent examples. */
 export const QUESTION = "How much has customer c-7 been refunded so far, and over how many orders?";
