@@ -60,6 +60,7 @@ image: setup docker-engine
 chromium:
 	scripts/chromium.sh
 
+## lint: biome (format and lint rules), then knip (unused files, exports and dependencies; knip.jsonc)
 lint: setup
 	npm run lint
 

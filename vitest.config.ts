@@ -1,24 +1,16 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import entries from "./scripts/entries.json" with { type: "json" };
 
 export default defineConfig({
   resolve: {
-    // Subpaths first: an alias also matches as a prefix.
-    alias: [
-      {
-        find: "cordon/openai",
-        replacement: fileURLToPath(new URL("./src/providers/openai.ts", import.meta.url)),
-      },
-      {
-        find: "cordon/anthropic",
-        replacement: fileURLToPath(new URL("./src/providers/anthropic.ts", import.meta.url)),
-      },
-      {
-        find: "cordon/ai-sdk",
-        replacement: fileURLToPath(new URL("./src/providers/ai-sdk.ts", import.meta.url)),
-      },
-      { find: /^cordon$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
-    ],
+    // The package's entries as their sources. Subpaths first: an alias also matches as a prefix.
+    alias: Object.entries(entries)
+      .sort(([a], [b]) => b.length - a.length)
+      .map(([specifier, source]) => ({
+        find: specifier === "cordon" ? /^cordon$/ : specifier,
+        replacement: fileURLToPath(new URL(`./${source}`, import.meta.url)),
+      })),
   },
   test: {
     include: ["test/**/*.test.ts"],

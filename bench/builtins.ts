@@ -7,21 +7,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_WEB_FETCH_MAX_CHARS,
-  Dispatcher,
-  FENCE_BEGIN,
-  HttpReader,
-  neutralize,
-  type ToolResult,
-  Toolset,
-  type WebFetchResult,
-  webFetch,
-} from "cordon";
+import { Dispatcher, type ToolResult, Toolset } from "cordon";
+import { FENCE_BEGIN, HttpReader, neutralize, type WebFetchResult, webFetch } from "cordon/builtins";
 import { request } from "undici";
 // The converter is internal (not exported by the package): the bench takes it from the sources.
 import { convertHtml } from "../src/builtins/web-fetch/html.js";
+import { DEFAULT_MAX_BYTES } from "../src/builtins/web-fetch/http-reader.js";
+import { DEFAULT_WEB_FETCH_MAX_CHARS } from "../src/builtins/web-fetch/web-fetch.js";
 import { fmt, median, sample } from "./stats.js";
 
 function check(condition: unknown, what: string): asserts condition {

@@ -4,7 +4,8 @@
 // and what a live session weighs. Ratios are measured in the same run; every measured run is checked
 // and a failed one stops the benchmark. Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
-import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "cordon";
+import { codeMode, Dispatcher, Toolset, tool } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import ivm from "isolated-vm";
 import { z } from "zod";
 import { checked, directAddMicros, expectRun, keepOtherCoreAwake } from "./check.js";

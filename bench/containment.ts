@@ -10,7 +10,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
-import { codeMode, Dispatcher, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { codeMode, Dispatcher, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
 import { sandboxChildren } from "../test/sandbox-host/children.js";
 import { checked, directAddMicros } from "./check.js";

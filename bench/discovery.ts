@@ -4,7 +4,8 @@
 // return matches; one that returns none stops the benchmark.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
-import { type AnyTool, createToolIndex, toolIndexText } from "cordon";
+import type { AnyTool } from "cordon";
+import { createToolIndex, toolIndexText } from "cordon/discovery";
 import { namespaceTools } from "../test/codemode/discovery/catalog/define.js";
 import { CATALOG_NAMESPACES } from "../test/codemode/discovery/catalog/index.js";
 import { CATALOG_QUERIES } from "../test/codemode/discovery/catalog/queries.js";

@@ -7,7 +7,8 @@
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
 import { readFileSync } from "node:fs";
-import { codeMode, isolateEnvironment, sandboxHostEnvironment, tool } from "cordon";
+import { codeMode, sandboxHostEnvironment, tool } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
 import { sandboxChildren } from "../test/sandbox-host/children.js";
 import { expectRun } from "./check.js";

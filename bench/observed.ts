@@ -4,19 +4,11 @@
 // run. Every measured call is checked. Run: make bench (it measures the built package: "cordon"
 // resolves to dist/).
 
-import {
-  codeMode,
-  Dispatcher,
-  isolateEnvironment,
-  OBSERVE_EVERY_NTH_RESULT,
-  OBSERVE_FIRST_RESULTS,
-  ObservedTypes,
-  observeValue,
-  renderValue,
-  Toolset,
-  tool,
-} from "cordon";
+import { codeMode, Dispatcher, ObservedTypes, renderValue, Toolset, tool } from "cordon";
+import { observeValue } from "cordon/discovery";
+import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
+import { OBSERVE_EVERY_NTH_RESULT, OBSERVE_FIRST_RESULTS } from "../src/codemode/observed/store.js";
 import { checked } from "./check.js";
 import { fmt, median, sample } from "./stats.js";
 

@@ -5,16 +5,9 @@
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import {
-  codeMode,
-  dockerEnvironment,
-  remoteEnvironment,
-  SANDBOX_IMAGE,
-  sandboxHostEnvironment,
-  serveSandboxes,
-  Toolset,
-  tool,
-} from "cordon";
+import { codeMode, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { dockerEnvironment, SANDBOX_IMAGE } from "cordon/docker";
+import { remoteEnvironment, serveSandboxes } from "cordon/remote";
 import { z } from "zod";
 import { checked } from "./check.js";
 import { fmt, median, sample } from "./stats.js";

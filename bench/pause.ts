@@ -12,7 +12,8 @@
 // value, add not run again and double run once) and a failed one stops the benchmark.
 // Run: make bench (it measures the built package: "cordon" resolves to dist/).
 
-import { type CodeRunResult, codeMode, isolateEnvironment, Toolset, tool } from "cordon";
+import { type CodeRunResult, codeMode, Toolset, tool } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
 import { checked, expectRun, keepOtherCoreAwake } from "./check.js";
 import { bareRoundTrip } from "./round-trip.js";

@@ -11,11 +11,11 @@ import {
   type CodeRunResult,
   codeMode,
   Dispatcher,
-  estimateTokens,
   type ToolCall,
   Toolset,
   tool,
 } from "cordon";
+import { estimateTokens } from "cordon/discovery";
 import { catalogTools } from "../test/codemode/discovery/catalog/index.js";
 import { expectResults } from "./check.js";
 

@@ -8,7 +8,8 @@
 
 import { spawnSync } from "node:child_process";
 import { availableParallelism, cpus, loadavg } from "node:os";
-import { codeMode, isolateEnvironment } from "cordon";
+import { codeMode } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { median } from "./stats.js";
 import { FAULTY, FAULTY_LINE, toolset } from "./typecheck-program.js";
 

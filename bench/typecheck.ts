@@ -4,7 +4,8 @@
 // verified: the faulty program must be stopped with exactly 1 diagnostic on its line and no call; every
 // timed run must end ok with the expected value. Run: make bench (it measures the built package).
 
-import { type CodeMode, codeMode, isolateEnvironment } from "cordon";
+import { type CodeMode, codeMode } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { checked } from "./check.js";
 import { fmt, median, sample } from "./stats.js";
 import { CLEAN, EXPECTED, FAULTY, FAULTY_LINE, toolset } from "./typecheck-program.js";

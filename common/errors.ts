@@ -40,7 +40,7 @@ export class InvalidToolArguments extends Error {
 }
 
 /** How many failing paths an {@link InvalidToolArguments} message lists before it summarises the rest. */
-export const MAX_LISTED_ARGUMENT_ISSUES = 12;
+const MAX_LISTED_ARGUMENT_ISSUES = 12;
 
 function formatArgumentIssues(toolName: string, issues: readonly ArgumentIssue[]): string {
   const listed = issues.slice(0, MAX_LISTED_ARGUMENT_ISSUES).map((issue) => {

@@ -7,7 +7,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs } from "ai";
 import { codeMode, Toolset } from "cordon";
 import { aiSdkTools } from "cordon/ai-sdk";
-import { startScriptedModelServer } from "./scripted-model-server.js";
+import { startScriptedModelServer } from "cordon/testing";
 import { QUESTION, REFUND_SCRIPT } from "./scripted-refund-model.js";
 import { shopTools } from "./shop-tools.js";
 

@@ -6,7 +6,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { codeMode, Dispatcher, Toolset } from "cordon";
 import { anthropicTools, runToolUses } from "cordon/anthropic";
-import { startScriptedModelServer } from "./scripted-model-server.js";
+import { startScriptedModelServer } from "cordon/testing";
 import { QUESTION, REFUND_SCRIPT } from "./scripted-refund-model.js";
 import { shopTools } from "./shop-tools.js";
 

@@ -4,9 +4,9 @@
 // Run: node --no-node-snapshot --import tsx examples/agent-openai.ts
 import { codeMode, Dispatcher, Toolset } from "cordon";
 import { chatCompletionTools, runChatToolCalls } from "cordon/openai";
+import { startScriptedModelServer } from "cordon/testing";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import { startScriptedModelServer } from "./scripted-model-server.js";
 import { QUESTION, REFUND_SCRIPT } from "./scripted-refund-model.js";
 import { shopTools } from "./shop-tools.js";
 

@@ -11,6 +11,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, type ModelMessage, stepCountIs } from "ai";
 import { codeMode, fileCheckpointStore, Toolset } from "cordon";
 import { aiSdkTools, pausedRunCode } from "cordon/ai-sdk";
+import { startScriptedModelServer } from "cordon/testing";
 import {
   checkpointKey,
   DURABLE_SCRIPT,
@@ -19,7 +20,6 @@ import {
   QUESTION,
   stateDirectory,
 } from "./durable-shop.js";
-import { startScriptedModelServer } from "./scripted-model-server.js";
 
 const [mode, directory = stateDirectory(), baseURL] = process.argv.slice(2);
 const cm = codeMode({ tools: durableShopTools, approval: "pause", checkpointKey: checkpointKey() });

@@ -11,6 +11,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { codeMode, Dispatcher, type PausedToolCall, type ToolResult, Toolset } from "cordon";
 import { anthropicTools, finalResults, runToolUses, toolResultBlocks } from "cordon/anthropic";
+import { startScriptedModelServer } from "cordon/testing";
 import {
   checkpointKey,
   DURABLE_SCRIPT,
@@ -19,7 +20,6 @@ import {
   QUESTION,
   stateDirectory,
 } from "./durable-shop.js";
-import { startScriptedModelServer } from "./scripted-model-server.js";
 
 /** What the app stores between the two requests (in a database, in production). */
 interface Stored {

@@ -9,6 +9,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { codeMode, Dispatcher, type PausedToolCall, Toolset } from "cordon";
 import { chatCompletionTools, chatToolMessages, runChatToolCalls } from "cordon/openai";
+import { startScriptedModelServer } from "cordon/testing";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import {
@@ -19,7 +20,6 @@ import {
   QUESTION,
   stateDirectory,
 } from "./durable-shop.js";
-import { startScriptedModelServer } from "./scripted-model-server.js";
 
 /** What the app stores between the two requests (in a database, in production). */
 interface Stored {

@@ -8,8 +8,8 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Toolset, tool } from "cordon";
+import { runCodeTurn, type ScriptStep } from "cordon/testing";
 import { z } from "zod";
-import type { ScriptStep } from "./scripted-model-server.js";
 import { getOrder, listOrders } from "./shop-tools.js";
 
 /** The user's request. */
@@ -40,10 +40,7 @@ return { order: done.order_id, refunded: done.refunded };
 
 /** The scripted model: ask for run_code, then answer from what it returned. */
 export const DURABLE_SCRIPT: ScriptStep[] = [
-  {
-    text: "I'll check the order and refund it.",
-    toolCalls: [{ name: "run_code", arguments: { code: REFUND_CODE } }],
-  },
+  runCodeTurn(REFUND_CODE, "I'll check the order and refund it."),
   ({ toolResults }) => {
     const line = (toolResults[0]?.output ?? "").split("\n").find((l) => l.startsWith("result: "));
     if (!line) return { text: `The refund did not go through:\n${toolResults[0]?.output}` };

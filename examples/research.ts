@@ -4,17 +4,9 @@
 // Run: make demo-research
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  codeMode,
-  currentDate,
-  Dispatcher,
-  duckDuckGoSearch,
-  HttpReader,
-  isolateEnvironment,
-  now,
-  Toolset,
-  webFetch,
-} from "cordon";
+import { codeMode, Dispatcher, Toolset } from "cordon";
+import { currentDate, duckDuckGoSearch, HttpReader, now, webFetch } from "cordon/builtins";
+import { isolateEnvironment } from "cordon/in-process";
 
 const pages: Record<string, string> = {
   "/pools": `<title>Connection pools</title><nav>Home · Docs</nav><main><h1>Connection pools</h1>

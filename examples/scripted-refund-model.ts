@@ -1,6 +1,6 @@
 // What the scripted model does in the agent examples: one run_code call whose code totals a customer's
 // refunded orders through the shop's tools, then an answer written from the result it was sent back.
-import type { ScriptStep } from "./scripted-model-server.js";
+import { runCodeTurn, type ScriptStep } from "cordon/testing";
 
 /** The user's question in the agent examples. */
 export const QUESTION = "How much has customer c-7 been refunded so far, and over how many orders?";
@@ -15,10 +15,7 @@ return { orders: orders.length, refunded: refunded.length, total: refunded.reduc
 
 /** The scripted model's two turns: ask for run_code, then answer from what run_code returned. */
 export const REFUND_SCRIPT: ScriptStep[] = [
-  {
-    text: "I'll look that up with one run of code.",
-    toolCalls: [{ name: "run_code", arguments: { code: MODEL_CODE } }],
-  },
+  runCodeTurn(MODEL_CODE, "I'll look that up with one run of code."),
   ({ toolResults }) => {
     const output = toolResults[0]?.output ?? "";
     const line = output.split("\n").find((l) => l.startsWith("result: "));

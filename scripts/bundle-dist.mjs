@@ -5,15 +5,22 @@
 // entries are bundled together so that the `cordon` command and a tools module importing `cordon` share
 // one copy of every class; the programs started on their own (the sandbox host, the type checker's
 // worker, the module hook) are each bundled whole. Declarations (.d.ts) stay as tsc wrote them.
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+/** The package's entries (package.json "exports"), by specifier, as scripts/entries.json lists them. */
+const entries = JSON.parse(readFileSync(new URL("./entries.json", import.meta.url), "utf8"));
 /** Entry points of the package (package.json "exports" and "bin"): they share chunks. */
-const LIBRARY = ["index.js", "openai.js", "anthropic.js", "ai-sdk.js", "src/cli/bin.js"];
+const LIBRARY = [
+  ...Object.keys(entries).map((specifier) =>
+    specifier === "cordon" ? "index.js" : `${specifier.slice("cordon/".length)}.js`,
+  ),
+  "src/cli/bin.js",
+];
 /** Files started by path in a process, thread or loader of their own: each is bundled whole. */
 const STANDALONE = [
   "sandbox/program/main.js",

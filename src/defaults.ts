@@ -1,12 +1,19 @@
 /**
  * Where the public surface makes the one choice code mode leaves open: the environment code runs in
  * when the caller names none. Code mode is written against the sandbox contract only; this module
- * names the default driver, so that nothing below the surface depends on one environment.
+ * names the default driver (and offers its names to the root entry), so that nothing below the surface
+ * depends on one environment. The other drivers have entries of their own (src/entries/).
  */
 
+import { sandboxHostEnvironment } from "../environments/sandbox-host/index.js";
 import type { Environment } from "../sandbox/contract/index.js";
 import { type CodeMode, type CodeModeOptions, createCodeMode } from "./codemode/code-mode.js";
-import { sandboxHostEnvironment } from "./drivers.js";
+
+export {
+  SANDBOX_HOST_DEFAULTS,
+  type SandboxHostEnvironmentOptions,
+  sandboxHostEnvironment,
+} from "../environments/sandbox-host/index.js";
 
 /**
  * The environment `codeMode()` runs code in when given none: isolated-vm isolates in supervised

@@ -1,8 +1,8 @@
 /**
  * The environment drivers, each loaded when it is asked for. The `cordon` command starts the one its
- * `--env` names without loading the others: loading them all (as the public surface, src/drivers.ts,
- * does) would put the in-process isolate, Docker and the sandbox server before the first sandbox process
- * can start. With src/drivers.ts, one of the only two modules of src/ that import environments/.
+ * `--env` names without loading the others: loading them all would put the in-process isolate, Docker
+ * and the sandbox server before the first sandbox process can start. Besides the driver entries
+ * (src/defaults.ts, src/entries/), the only module of src/ that imports environments/.
  */
 
 /** Each driver's module, loaded on the first call (Node keeps it for later ones). */

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import ts from "typescript";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import entries from "../scripts/entries.json" with { type: "json" };
 
 const root = resolve(import.meta.dirname, "..");
 const made: string[] = [];
@@ -40,11 +41,17 @@ describe("the published package", () => {
     expect(names).toEqual([]);
   });
 
-  it("each subpath export resolves to its own file in dist and exposes its adapters", () => {
+  it("each subpath export resolves to its own file in dist and exposes its functions", () => {
     const script = `const subpaths = {
       "cordon/openai": ["chatCompletionTools", "responsesTools", "chatToolCalls", "chatToolMessages", "runChatToolCalls", "responseToolCalls", "functionCallOutputs", "runResponseToolCalls"],
       "cordon/anthropic": ["anthropicTools", "toolUseCalls", "toolResultBlocks", "runToolUses"],
       "cordon/ai-sdk": ["aiSdkTools", "ToolCallFailed"],
+      "cordon/builtins": ["webFetch", "HttpReader", "webSearch", "askHuman", "HumanChannel", "fence"],
+      "cordon/discovery": ["createToolIndex", "toolIndexText", "observe", "renderObservedType"],
+      "cordon/in-process": ["isolateEnvironment"],
+      "cordon/docker": ["dockerEnvironment", "buildSandboxImage"],
+      "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
+      "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
     };
     const out = {};
     for (const [path, names] of Object.entries(subpaths)) {
@@ -57,10 +64,15 @@ describe("the published package", () => {
       encoding: "utf8",
     });
     const resolved = JSON.parse(out) as Record<string, { url: string; missing: string[] }>;
-    expect(resolved["cordon/openai"]!.url.endsWith("/dist/openai.js")).toBe(true);
-    expect(resolved["cordon/anthropic"]!.url.endsWith("/dist/anthropic.js")).toBe(true);
-    expect(resolved["cordon/ai-sdk"]!.url.endsWith("/dist/ai-sdk.js")).toBe(true);
-    for (const entry of Object.values(resolved)) expect(entry.missing).toEqual([]);
+    for (const [path, entry] of Object.entries(resolved)) {
+      expect(entry.url.endsWith(`/dist/${path.slice("cordon/".length)}.js`), path).toBe(true);
+      expect(entry.missing, path).toEqual([]);
+    }
+    expect(Object.keys(resolved).sort()).toEqual(
+      Object.keys(entries)
+        .filter((specifier) => specifier !== "cordon")
+        .sort(),
+    );
   });
 
   it("ships type declarations that a consumer's TypeScript resolves", () => {

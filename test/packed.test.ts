@@ -10,10 +10,17 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import entries from "../scripts/entries.json" with { type: "json" };
 
 const root = resolve(import.meta.dirname, "..");
+/** The package's entries that need no optional package to load: all but the providers' adapters. */
+const ENTRIES_WITHOUT_SDK = Object.keys(entries).filter(
+  (specifier) => !["cordon/openai", "cordon/anthropic", "cordon/ai-sdk"].includes(specifier),
+);
 let consumer = "";
 let packed: string[] = [];
+/** The diagnostics of the consumer's files (CONSUMER_SOURCES), as text. */
+let problems: string[] = [];
 
 // Asynchronous on purpose: npm can take long (it waits 10 s and more before retrying a registry request),
 // and a test worker whose event loop is blocked for over a minute fails vitest's own messages to it
@@ -44,17 +51,56 @@ beforeAll(async () => {
     ],
     { cwd: consumer },
   );
+  problems = typeCheck(CONSUMER_SOURCES);
 }, 180_000);
 
 afterAll(() => {
   if (consumer) rmSync(consumer, { recursive: true, force: true });
 });
 
-/** Type-checks `source` as a file of the consumer project; returns the diagnostics as text. */
-function typeCheck(name: string, source: string): string[] {
-  const file = join(consumer, name);
-  writeFileSync(file, source);
-  const program = ts.createProgram([file], {
+/**
+ * The consumer's TypeScript files, type-checked together once (with skipLibCheck off, checking every
+ * declaration file of cordon they reach is most of the work): a use of the root entry, every entry but
+ * the providers' (which need their SDK installed) whole, and a wrong use that must be a type error.
+ */
+const CONSUMER_SOURCES: Record<string, string> = {
+  "agent.ts": `import { z } from "zod";
+import { codeMode, Dispatcher, Toolset, tool, type CodeRunResult } from "cordon";
+
+const getOrder = tool({
+  name: "get_order",
+  description: "Look up one order.",
+  input: z.object({ order_id: z.string(), limit: z.number().optional() }),
+  run: async ({ order_id, limit }) => ({ id: order_id.toUpperCase(), limit: limit ?? 10 }),
+});
+const tools = new Toolset([getOrder]);
+export const dispatcher = new Dispatcher(tools, { approvalTimeoutMs: 60_000 });
+export const make = () => codeMode({ tools });
+export const statusOf = (result: CodeRunResult): string => result.status;
+`,
+  // Every entry but the providers' (which need their SDK installed), whole.
+  "entries.ts": `${ENTRIES_WITHOUT_SDK.map((specifier, i) => `import * as entry${i} from "${specifier}";`).join("\n")}
+export const loaded = [${ENTRIES_WITHOUT_SDK.map((_, i) => `entry${i}`).join(", ")}];
+`,
+  "wrong.ts": `import { z } from "zod";
+import { tool } from "cordon";
+
+export const getOrder = tool({
+  name: "get_order",
+  description: "Look up one order.",
+  input: z.object({ order_id: z.string() }),
+  run: ({ order_id }) => order_id.toFixed(2),
+});
+`,
+};
+
+/** Type-checks `sources` as files of the consumer project, by name; returns the diagnostics as text. */
+function typeCheck(sources: Record<string, string>): string[] {
+  const files = Object.entries(sources).map(([name, source]) => {
+    writeFileSync(join(consumer, name), source);
+    return join(consumer, name);
+  });
+  const program = ts.createProgram(files, {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
@@ -81,44 +127,23 @@ describe("the packed package in a fresh consumer project", () => {
   it("type-checks with skipLibCheck off and only cordon's own dependencies installed", () => {
     expect(existsSync(join(consumer, "node_modules/isolated-vm"))).toBe(false);
     expect(existsSync(join(consumer, "node_modules/@standard-schema/spec"))).toBe(false);
-    const problems = typeCheck(
-      "agent.ts",
-      `import { z } from "zod";
-import { codeMode, Dispatcher, Toolset, tool, type CodeRunResult } from "cordon";
+    expect(problems.filter((problem) => !problem.startsWith("wrong.ts: "))).toEqual([]);
+  });
 
-const getOrder = tool({
-  name: "get_order",
-  description: "Look up one order.",
-  input: z.object({ order_id: z.string(), limit: z.number().optional() }),
-  run: async ({ order_id, limit }) => ({ id: order_id.toUpperCase(), limit: limit ?? 10 }),
-});
-const tools = new Toolset([getOrder]);
-export const dispatcher = new Dispatcher(tools, { approvalTimeoutMs: 60_000 });
-export const make = () => codeMode({ tools });
-export const statusOf = (result: CodeRunResult): string => result.status;
-`,
-    );
-    expect(problems).toEqual([]);
+  it("every entry but the providers' (which need their SDK) loads without any optional package installed", () => {
+    const out = runInConsumer(`const loaded = [];
+for (const specifier of ${JSON.stringify(ENTRIES_WITHOUT_SDK)}) {
+  const names = Object.keys(await import(specifier));
+  loaded.push(names.length > 0 ? specifier : \`\${specifier} (exports nothing)\`);
+}
+console.log(JSON.stringify(loaded));`);
+    expect(JSON.parse(out)).toEqual(ENTRIES_WITHOUT_SDK);
   });
 
   it("a wrong use of a tool's argument is a type error (the arguments are typed, not any)", () => {
-    const problems = typeCheck(
-      "wrong.ts",
-      `import { z } from "zod";
-import { tool } from "cordon";
-
-export const getOrder = tool({
-  name: "get_order",
-  description: "Look up one order.",
-  input: z.object({ order_id: z.string() }),
-  run: ({ order_id }) => order_id.toFixed(2),
-});
-`,
-    );
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(
-      /^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/,
-    );
+    const wrong = problems.filter((problem) => problem.startsWith("wrong.ts: "));
+    expect(wrong).toHaveLength(1);
+    expect(wrong[0]).toMatch(/^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/);
   });
 
   it("codeMode() without isolated-vm installed fails when it is created, naming the package", () => {
@@ -130,7 +155,7 @@ try { codeMode({ tools: [] }); console.log("created"); } catch (error) { console
   });
 
   it("the in-process environment without --no-node-snapshot fails when it is created, naming the flag", () => {
-    const out = runInConsumer(`import { isolateEnvironment } from "cordon";
+    const out = runInConsumer(`import { isolateEnvironment } from "cordon/in-process";
 try { isolateEnvironment(); console.log("created"); } catch (error) { console.log(error.name + ": " + error.message); }`);
     expect(out).toMatch(/^UserError: isolated-vm needs Node to run with --no-node-snapshot/);
   });

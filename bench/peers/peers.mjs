@@ -18,7 +18,8 @@ import { createCodeModeTool } from "@tanstack/ai-code-mode";
 import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
 import { CodeModeUtcpClient } from "@utcp/code-mode";
 import { addFunctionToUtcpDirectCall } from "@utcp/direct-call";
-import { codeMode, isolateEnvironment, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { codeMode, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
 
 const ROUNDS = Number(process.argv[2] ?? 5);

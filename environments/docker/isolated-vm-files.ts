@@ -12,7 +12,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { UserError } from "../../common/errors.js";
 
 /** Files of one package to copy, as paths relative to its folder. */
-export interface PackageFiles {
+interface PackageFiles {
   /** The package's folder on this machine. */
   dir: string;
   files: string[];

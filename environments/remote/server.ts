@@ -37,13 +37,12 @@ import {
 
 /** The path clients connect to. */
 export const SANDBOX_PATH = "/sandbox";
-export { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_CEILINGS, MIN_TOKEN_CHARS } from "./defaults.js";
 
 /** Commands one WebSocket message may carry: a client sends one per message; a flood is refused. */
-export const MAX_COMMANDS_PER_MESSAGE = 64;
+const MAX_COMMANDS_PER_MESSAGE = 64;
 
 /** How often the server checks that each client is still there (a WebSocket ping it must answer). */
-export const CLIENT_PING_MS = 15_000;
+const CLIENT_PING_MS = 15_000;
 
 /** Options of {@link serveSandboxes}. */
 export interface SandboxServerOptions {

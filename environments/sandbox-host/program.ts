@@ -16,7 +16,7 @@ export interface ProgramCommand {
 }
 
 /** The Node flags the sandbox-host program runs with (isolated-vm needs `--no-node-snapshot`). */
-export const SANDBOX_HOST_NODE_FLAGS: readonly string[] = ["--no-node-snapshot"];
+const SANDBOX_HOST_NODE_FLAGS: readonly string[] = ["--no-node-snapshot"];
 
 /** The command that starts the sandbox-host program with this process's Node. */
 export function sandboxHostCommand(): ProgramCommand {

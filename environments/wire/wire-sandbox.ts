@@ -29,10 +29,10 @@ import {
 import { type Ending, type PeerFailure, passedEnding } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
-export const BACKSTOP_GRACE_MS = 2_000;
+const BACKSTOP_GRACE_MS = 2_000;
 
 /** How long a cancelled run may take to report that it stopped before cordon stops the sandbox host. */
-export const CANCEL_GRACE_MS = 2_000;
+const CANCEL_GRACE_MS = 2_000;
 
 /**
  * How long a call waiting on the lane may take before cordon lets the sandbox host go on without its

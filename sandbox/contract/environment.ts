@@ -79,7 +79,7 @@ const MESSAGE_SLACK = 16;
  * costs at least one character of `maxLogChars`. A sandbox that sends more is misbehaving; both ends stop
  * it, because a flood keeps the receiver's event loop too busy for the timers that enforce the limits.
  */
-export function maxRunMessages(limits: SandboxLimits): number {
+function maxRunMessages(limits: SandboxLimits): number {
   return limits.maxLogChars + (limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS) + MESSAGE_SLACK;
 }
 
@@ -150,7 +150,7 @@ export interface RecordedZone {
 }
 
 /** The longest time zone or locale name a sandbox reports; a longer one is not a zone and is dropped. */
-export const MAX_ZONE_NAME_CHARS = 200;
+const MAX_ZONE_NAME_CHARS = 200;
 
 /** `value` as a {@link RecordedZone}, when it is one (two names of at most {@link MAX_ZONE_NAME_CHARS}). */
 export function recordedZone(value: unknown): RecordedZone | undefined {

@@ -86,7 +86,7 @@ export interface GuestSyncCall {
  *   code's calls since the last such message the guest answered from the journal itself; sent before
  *   its next `call` (or sync call) and before `done`, and once the code has made every call of the journal.
  */
-export type GuestMessageType = "call" | "now" | "log" | "done" | "values" | "replayed";
+type GuestMessageType = "call" | "now" | "log" | "done" | "values" | "replayed";
 
 /**
  * The guest's entry point, called by the host.
@@ -152,7 +152,7 @@ export interface GuestRunConfig {
 }
 
 /** The numbers the guest checks discovery calls against (the host's constants, sent with each run). */
-export interface GuestDiscoveryConfig {
+interface GuestDiscoveryConfig {
   maxLimit: number;
   defaultLimit: number;
   maxCalls: number;

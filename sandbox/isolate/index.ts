@@ -25,7 +25,7 @@ import type { StretchWatch } from "./stretch-watch.js";
 
 export type { SpinMode } from "./answer-slot.js";
 export { userCodePosition } from "./errors.js";
-export type { MemoryOverrun, RunMemoryWatch, RunMemoryWatching } from "./memory-watch.js";
+export type { RunMemoryWatch, RunMemoryWatching } from "./memory-watch.js";
 export type { StretchWatch } from "./stretch-watch.js";
 
 /**
@@ -92,7 +92,7 @@ export interface IsolateEngine extends Pick<Environment, "close"> {
 }
 
 /** Options of {@link IsolateEngine.open}. */
-export interface IsolateOpenOptions extends OpenOptions {
+interface IsolateOpenOptions extends OpenOptions {
   /**
    * The sandbox runs its code on the calling thread, in synchronous stretches, and offers every call
    * the code waits for alone to the bridge's `callToolNow` (a sandbox-host lane, see

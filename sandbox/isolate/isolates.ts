@@ -11,7 +11,7 @@ import type { IsolatedVm } from "./load.js";
 import { afterTeardowns, disposeIdle, disposeRunning, noTeardowns, type Teardowns } from "./teardown.js";
 
 /** Sandboxes one isolate serves, one after another, before it is disposed. */
-export const MAX_ISOLATE_USES = 500;
+const MAX_ISOLATE_USES = 500;
 
 /**
  * Idle isolates kept, over all memory limits together: a client that asks for a new limit each run (a

@@ -4,7 +4,7 @@
  */
 
 /** What a {@link RunMemoryWatch} found: memory rose by `roseMb` over a run allowed `allowedMb`. */
-export interface MemoryOverrun {
+interface MemoryOverrun {
   roseMb: number;
   allowedMb: number;
 }

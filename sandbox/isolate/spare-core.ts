@@ -9,7 +9,7 @@
 import { cpus } from "node:os";
 
 /** How often the machine's idle time is looked at, at most, in ms (a look reads every core's times). */
-export const SPARE_CORE_LOOK_MS = 100;
+const SPARE_CORE_LOOK_MS = 100;
 
 /** Idle cores, on average since the last look, from which a machine starts to count as having one to spare. */
 export const SPARE_FROM_IDLE_CORES = 0.5;

@@ -16,7 +16,7 @@ import type { IsolatedVm } from "./load.js";
  * The longest {@link afterTeardowns} waits for isolated-vm to stop code it was told to stop (V8 can
  * ignore termination inside native code, a huge sort say); past it the engine closes anyway.
  */
-export const MAX_STOP_WAIT_MS = 1_000;
+const MAX_STOP_WAIT_MS = 1_000;
 
 /**
  * How long this thread gives isolated-vm's thread, once the killed code stopped, to start tearing the

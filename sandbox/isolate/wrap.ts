@@ -44,7 +44,7 @@ export interface WrappedCode {
 const SHADOWED = "$0, $1, $2";
 
 /** Declared names handed to the prelude for suggestions, at most. */
-export const MAX_DECLARED_NAMES = 500;
+const MAX_DECLARED_NAMES = 500;
 
 /**
  * Wraps `code` (the body of an async function) as an async function expression. When the code parses,

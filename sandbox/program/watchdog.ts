@@ -21,10 +21,10 @@ import { workerThreads } from "../../common/node-builtins.js";
 import type { StretchWatch } from "../isolate/index.js";
 
 /** How often the watchdog looks, in ms. */
-export const WATCH_MS = 100;
+const WATCH_MS = 100;
 
 /** How long past its time a stretch may run before the watchdog takes V8 to be ignoring the stop, in ms. */
-export const STRETCH_GRACE_MS = 500;
+const STRETCH_GRACE_MS = 500;
 
 /** Looks in a row at a main thread asleep in a stretch, without running, before it counts as parked. */
 const PARKED_LOOKS = 10;

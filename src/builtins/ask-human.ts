@@ -10,9 +10,9 @@ import type { Tool } from "../tools/types.js";
 import type { HumanChannel } from "./human-channel.js";
 
 /** Suggested answers a question may carry. */
-export const MIN_OPTIONS = 2;
+const MIN_OPTIONS = 2;
 /** Suggested answers a question may carry at most. */
-export const MAX_OPTIONS = 4;
+const MAX_OPTIONS = 4;
 
 /** Options of {@link askHuman}. */
 export interface AskHumanOptions {

@@ -19,7 +19,7 @@ export function discard(body: Readable): void {
 }
 
 /** How many stacked content encodings a body may have. */
-export const MAX_CONTENT_ENCODINGS = 2;
+const MAX_CONTENT_ENCODINGS = 2;
 
 function decoderFor(encoding: string): NodeJS.ReadWriteStream | undefined {
   switch (encoding) {

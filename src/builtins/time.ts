@@ -7,10 +7,10 @@ import { UserError } from "../../common/errors.js";
 import { tool } from "../tools/tool.js";
 
 /** What the model is told a valid zone looks like. */
-export const TIME_ZONE_EXAMPLES = "Europe/Paris, America/New_York, Asia/Shanghai or UTC";
+const TIME_ZONE_EXAMPLES = "Europe/Paris, America/New_York, Asia/Shanghai or UTC";
 
 /** Whether `zone` is a time zone this runtime knows (an IANA name such as `Asia/Shanghai`, or `UTC`). */
-export function isTimeZone(zone: string): boolean {
+function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;

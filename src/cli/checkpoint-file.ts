@@ -18,7 +18,7 @@ import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The permissions of a checkpoint file. */
-export const CHECKPOINT_FILE_MODE = 0o600;
+const CHECKPOINT_FILE_MODE = 0o600;
 
 /**
  * Checks, before anything runs, that a checkpoint can be written at `path`: its folder exists, it is not

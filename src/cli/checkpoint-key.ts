@@ -25,14 +25,14 @@ import { CliUsageError } from "./cli-error.js";
 export const CHECKPOINT_KEY_VARIABLE = "CORDON_CHECKPOINT_KEY";
 
 /** How many random bytes a new key file holds (written as hex: twice as many characters). */
-export const KEY_FILE_BYTES = 32;
+const KEY_FILE_BYTES = 32;
 
 /** The permissions of the key file, and of the folder cordon creates for it. */
 const FILE_MODE = 0o600;
 const FOLDER_MODE = 0o700;
 
 /** The largest key file read: a key file holds one line. */
-export const MAX_KEY_FILE_BYTES = 4_096;
+const MAX_KEY_FILE_BYTES = 4_096;
 
 /** Not through a symbolic link; and a FIFO put there opens at once instead of waiting for a writer. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
@@ -53,7 +53,7 @@ export interface CheckpointKeySource {
 }
 
 /** The path of the key file for the process environment `env`. */
-export function checkpointKeyFile(env: NodeJS.ProcessEnv): string {
+function checkpointKeyFile(env: NodeJS.ProcessEnv): string {
   const config = env.XDG_CONFIG_HOME;
   // The XDG rule: a relative XDG_CONFIG_HOME is ignored.
   const base = config && isAbsolute(config) ? config : join(homedir(), ".config");

@@ -20,7 +20,7 @@ export interface ParsedCommand {
 }
 
 /** A command's implementation: returns the process exit code. */
-export type CommandRun = (input: ParsedCommand) => Promise<number>;
+type CommandRun = (input: ParsedCommand) => Promise<number>;
 
 /** One command of the table. */
 export interface CommandSpec {

@@ -20,7 +20,7 @@ import { compiledToolsModule, toolsCacheDir } from "./compiled-tools.js";
 import type { Progress } from "./progress.js";
 
 /** The file extensions a tools module may have. */
-export const TOOLS_MODULE_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"] as const;
+const TOOLS_MODULE_EXTENSIONS = [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs"] as const;
 
 const HOW_TO_EXPORT =
   "Its default export must be a Toolset or an array of tools, e.g. `export default new Toolset([getOrder, refund])` or `export default [getOrder, refund]`.";
@@ -68,7 +68,7 @@ export async function loadToolsModule(path: string): Promise<AnyTool[]> {
 }
 
 /** The tools of a module's default export; a {@link CliUsageError} says what is wrong with it. */
-export function toolsFrom(exported: unknown, path: string): AnyTool[] {
+function toolsFrom(exported: unknown, path: string): AnyTool[] {
   let items: unknown[];
   if (Array.isArray(exported)) items = exported;
   else if (isToolsetLike(exported)) items = exported.list();

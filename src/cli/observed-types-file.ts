@@ -16,10 +16,10 @@ import { ObservedTypes } from "../codemode/observed/store.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
-export const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
+const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
 
 /** The mode the file is written with: its owner reads and writes it, nobody else. */
-export const OBSERVED_TYPES_FILE_MODE = 0o600;
+const OBSERVED_TYPES_FILE_MODE = 0o600;
 
 /** The store a --observed-types file holds, and whether the file was there (with its permission bits). */
 export interface ObservedTypesFile {
@@ -101,7 +101,7 @@ export async function readObservedTypesFile(
 }
 
 /** Writes `store` to `path` (mode {@link OBSERVED_TYPES_FILE_MODE}), replacing what was there in one step. */
-export async function writeObservedTypesFile(path: string, store: ObservedTypes): Promise<void> {
+async function writeObservedTypesFile(path: string, store: ObservedTypes): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     await writeFile(temporary, `${JSON.stringify(store)}\n`, { flag: "wx", mode: OBSERVED_TYPES_FILE_MODE });

@@ -29,22 +29,22 @@ import type { CallRecord } from "./result.js";
  * signal keeps running after its call was aborted) before it returns; calls still running then are
  * recorded as `abandoned`.
  */
-export const SETTLE_WAIT_MS = 1_000;
+const SETTLE_WAIT_MS = 1_000;
 
 /**
  * Characters of tool arguments one run may have in calls that have not finished (waiting for a slot or
  * running). A call beyond it is refused: a run cannot pile up memory in the host by queueing calls.
  */
-export const MAX_PENDING_ARGS_CHARS = 16_000_000;
+const MAX_PENDING_ARGS_CHARS = 16_000_000;
 
 /**
  * How long a pausing run with no call in flight waits for more calls from the sandbox before it stops:
  * calls the code made at the same moment as the one that paused reach the host a little after it.
  */
-export const PAUSE_QUIET_MS = 25;
+const PAUSE_QUIET_MS = 25;
 
 /** The longest name the code may have called a tool by that a call record keeps. */
-export const MAX_REQUESTED_NAME_CHARS = 256;
+const MAX_REQUESTED_NAME_CHARS = 256;
 
 /** What a run's bridge needs from the run. */
 export interface RunBridgeInit {

@@ -57,7 +57,6 @@ import { TYPECHECK_MODES, type TypeCheckLimits, type TypeCheckMode } from "./typ
 
 export {
   type CodeRunOptions,
-  DEFAULT_SESSION_ID,
   SESSION_REPLACED,
   SESSION_TAMPERED,
 } from "./run.js";

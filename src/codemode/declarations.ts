@@ -11,7 +11,6 @@ import { UserError } from "../../common/errors.js";
 import type { JsonSchema } from "../tools/types.js";
 import { jsDoc, propertyKey, schemaToType } from "./schema-to-type.js";
 
-export type { SchemaToTypeOptions } from "./schema-to-type.js";
 export { schemaToType } from "./schema-to-type.js";
 
 /** One tool as code mode declares it. */

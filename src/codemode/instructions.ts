@@ -44,7 +44,7 @@ function indexContent(index: ToolIndexText): string {
  * The two sentences and the example that explain discovery by search, with the numbers of this code
  * mode: what the index lists, what `tools.$search` and `tools.$describe` return, and that they are free.
  */
-export function discoverySentences(facts: InstructionFacts): string {
+function discoverySentences(facts: InstructionFacts): string {
   const discovery = facts.discovery!;
   return [
     `There are ${discovery.tools} tools, too many to declare here: below is ${indexContent(discovery.index)}, and inside your code \`await tools.$search("words", { limit })\` returns the best matches (${DEFAULT_SEARCH_LIMIT} unless you ask for up to ${MAX_SEARCH_LIMIT}) as \`{ name, description, declaration }\`, declaration being the tool's TypeScript signature with its documentation, and \`await tools.$describe("name")\` returns one tool's declaration.`,
@@ -54,7 +54,7 @@ export function discoverySentences(facts: InstructionFacts): string {
 }
 
 /** The one sentence about the type check, when there is one. */
-export function typecheckSentence(mode: TypeCheckMode): string | undefined {
+function typecheckSentence(mode: TypeCheckMode): string | undefined {
   if (mode === "block") {
     return "Before it runs, the code is type-checked against the declarations of `tools`: with a type error nothing runs, and you get each error with its line and the fix TypeScript suggests.";
   }

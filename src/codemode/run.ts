@@ -61,7 +61,7 @@ export const SESSIONS_DO_NOT_PAUSE =
   'approval "pause" does not work with state "session": a paused run resumes by running its code again in a fresh sandbox, where the variables of the session\'s earlier runs are gone. Use state "fresh" (the default) for runs that pause.';
 
 /** The session a run belongs to in `state: "session"` when the caller names none. */
-export const DEFAULT_SESSION_ID = "default";
+const DEFAULT_SESSION_ID = "default";
 
 /** The failure of a session's run refused because an earlier run changed a built-in. */
 const TAMPERED: RunFailureName = "SandboxTampered";
@@ -128,7 +128,7 @@ export interface RunSetup {
 }
 
 /** How runs are type-checked. */
-export interface TypeCheckSetup {
+interface TypeCheckSetup {
   mode: "block" | "report";
   checker: TypeChecker;
   /** What earlier runs in each session sandbox declared: a later run's check knows those names. */

@@ -91,7 +91,7 @@ const HIDDEN_IN_LITERAL =
  * sees: what could break a line, reorder or hide text (U+2028, U+202E, ESC...) is an escape, and `*\/`
  * is written `*\\/`, so that the literal can end no comment it is placed in.
  */
-export function stringLiteral(text: string): string {
+function stringLiteral(text: string): string {
   return JSON.stringify(text)
     .replace(HIDDEN_IN_LITERAL, (char) => {
       const code = char.codePointAt(0)!;
@@ -124,7 +124,7 @@ export function jsDoc(lines: readonly string[], indent: string): string {
  * that only restate the safe-integer range are left out. A direct `$ref`'s target fills in what the
  * schema itself leaves out.
  */
-export function docLines(schema: unknown, root: unknown = schema): string[] {
+function docLines(schema: unknown, root: unknown = schema): string[] {
   if (!isObject(schema)) return [];
   let source: Record<string, unknown> = schema;
   if (typeof schema.$ref === "string") {

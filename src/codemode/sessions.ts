@@ -5,7 +5,7 @@ export const DEFAULT_SESSION_IDLE_MS = 10 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 16;
 
 /** How many expired or evicted session ids are remembered, so that their next run is told it starts over. */
-export const MAX_FORGOTTEN = 1_000;
+const MAX_FORGOTTEN = 1_000;
 
 /** What runs in a session: its sandbox, whether it is new after a loss, and a way to start it over. */
 export type SessionTask<T> = (

@@ -50,7 +50,7 @@ export interface PrepareFailure {
 }
 
 /** The error name of code longer than {@link MAX_CODE_CHARS}: a limit, not a syntax error. */
-export const CODE_TOO_LONG = "CodeTooLong";
+const CODE_TOO_LONG = "CodeTooLong";
 
 /** The message for `import`/`export` statements, which have no meaning inside `run_code`. */
 export const IMPORT_NOT_AVAILABLE =
@@ -61,7 +61,7 @@ const MAIN = "__cordon_main__";
 const HEADER = `async function ${MAIN}() {`;
 
 /** How long esbuild may take to strip the types of one run's code, in ms. */
-export const TRANSPILE_TIMEOUT_MS = 5_000;
+const TRANSPILE_TIMEOUT_MS = 5_000;
 
 /**
  * Prepares the model's source for a sandbox. Never throws: a syntax error (or an `import`) comes back as
@@ -107,7 +107,7 @@ export async function prepareCode(
 export const MAX_CODE_CHARS = 100_000;
 
 /** The deepest nesting of brackets, or run of prefix operators, the parsers are given. */
-export const MAX_CODE_NESTING = 200;
+const MAX_CODE_NESTING = 200;
 
 /**
  * Refuses code nested deeper than {@link MAX_CODE_NESTING}: esbuild and acorn recurse per level (a few

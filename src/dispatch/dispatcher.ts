@@ -32,7 +32,7 @@ import type {
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60_000;
 
 /** How many sessions (by id) a dispatcher keeps state for; the least recently used is dropped first. */
-export const MAX_REMEMBERED_SESSIONS = 1_000;
+const MAX_REMEMBERED_SESSIONS = 1_000;
 
 /**
  * The one pipeline every tool call goes through: name repair, argument parsing and validation, budget,

@@ -212,7 +212,7 @@ async function runGuardedAttempt(
  * The timeout message of a `run` that blocked the event loop past its deadline: no timer can interrupt
  * synchronous work, so the attempt fails once it returns, and the message says how to avoid it.
  */
-export function blockedMessage(toolName: string, blockedMs: number, timeoutMs: number): string {
+function blockedMessage(toolName: string, blockedMs: number, timeoutMs: number): string {
   return (
     `${toolName} timed out: its run function blocked the event loop for ${formatDuration(Math.round(blockedMs))}, ` +
     `longer than its timeout of ${formatDuration(timeoutMs)}, and a timeout cannot interrupt synchronous work ` +
@@ -222,7 +222,7 @@ export function blockedMessage(toolName: string, blockedMs: number, timeoutMs: n
 }
 
 /** The timeout message of an attempt whose value arrived past its deadline, while the event loop was blocked. */
-export function lateMessage(toolName: string, tookMs: number, timeoutMs: number): string {
+function lateMessage(toolName: string, tookMs: number, timeoutMs: number): string {
   return (
     `${toolName} timed out: it finished after ${formatDuration(Math.round(tookMs))}, past its timeout of ` +
     `${formatDuration(timeoutMs)}; the timeout could not end it sooner because synchronous work blocked ` +

@@ -10,7 +10,7 @@ import type { CallScope } from "./scope.js";
 import type { ApprovalAnswer, ApprovalHandler, CallFailure, ToolCall } from "./types.js";
 
 /** The most tool names an unknown-tool message lists. */
-export const MAX_LISTED_TOOL_NAMES = 40;
+const MAX_LISTED_TOOL_NAMES = 40;
 
 /** A call that passed preflight and may run. */
 export interface PreparedCall {

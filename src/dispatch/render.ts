@@ -4,7 +4,7 @@
  */
 
 /** How deep the default renderer follows nested values before it writes a placeholder. */
-export const MAX_RENDER_DEPTH = 64;
+const MAX_RENDER_DEPTH = 64;
 
 /** Renders a tool's value as the string the model reads. */
 export function renderValue(value: unknown): string {

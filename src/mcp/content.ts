@@ -25,7 +25,7 @@ export type ContentItem =
     };
 
 /** An embedded resource's contents: its text, or its bytes in base64 (`blob`). */
-export type ResourceContents =
+type ResourceContents =
   | { uri: string; mimeType?: string; text: string }
   | { uri: string; mimeType?: string; blob: string };
 
@@ -39,13 +39,13 @@ export const MAX_CONTENT_ITEMS = 20;
 export const MAX_CONTENT_CHARS = 8_000_000;
 
 /** How deep in a run's returned value items are looked for: 0 is the value, 1 its items or properties. */
-export const MAX_CONTENT_DEPTH = 2;
+const MAX_CONTENT_DEPTH = 2;
 
 /** The longest URI an item may carry. */
 export const MAX_URI_CHARS = 8_192;
 
 /** The longest MIME type an item may carry. */
-export const MAX_MIME_TYPE_CHARS = 255;
+const MAX_MIME_TYPE_CHARS = 255;
 
 /**
  * What code receives for an upstream result without `structuredContent`: the text when every block is
@@ -177,7 +177,7 @@ export function extractContent(value: unknown, policy: ContentPolicy = {}): Extr
 }
 
 /** What stands in the report for an item sent as a content block. */
-export function itemMarker(block: ContentBlock): string {
+function itemMarker(block: ContentBlock): string {
   switch (block.type) {
     case "image":
     case "audio":

@@ -12,7 +12,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 export const MAX_SESSION_EVENTS = 1_000;
 
 /** Bytes (of JSON) one session keeps for replay; older events are dropped first. */
-export const MAX_SESSION_EVENT_BYTES = 2 * 1024 * 1024;
+const MAX_SESSION_EVENT_BYTES = 2 * 1024 * 1024;
 
 /** The `retry` an SSE stream announces: how long a client waits before reconnecting, in ms. */
 export const SSE_RETRY_MS = 1_000;

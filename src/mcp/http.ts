@@ -20,16 +20,16 @@ import { createMcpServer, type McpServerOptions } from "./server.js";
 import { WebApprovals } from "./web-approval.js";
 
 /** The path the MCP endpoint is served on. */
-export const MCP_PATH = "/mcp";
+const MCP_PATH = "/mcp";
 
 /** The largest request body read, in bytes (the SDK's own default bound). */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** How long a session may go without a request (and with none open) before it is closed, in ms. */
-export const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
+const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
 /** Sessions kept at once; a new one closes the least recently used idle one, or is refused. */
-export const DEFAULT_MAX_SESSIONS = 64;
+const DEFAULT_MAX_SESSIONS = 64;
 
 /** Options of {@link serveHttp}. */
 export interface HttpOptions extends McpServerOptions {
@@ -228,7 +228,7 @@ export function isLoopbackName(hostname: string): boolean {
 }
 
 /** Whether an address means every interface (0.0.0.0, ::): no name a client would use. */
-export function isWildcardAddress(hostname: string): boolean {
+function isWildcardAddress(hostname: string): boolean {
   const bare = bareHost(hostname);
   return bare === "0.0.0.0" || bare === "::" || bare === "";
 }

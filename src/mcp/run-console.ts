@@ -12,7 +12,7 @@ import type { LogEntry, Sandbox, SandboxBridge } from "../../sandbox/contract/in
 import type { ClientLink } from "./client-link.js";
 
 /** The MCP log level of each console method. */
-export const CONSOLE_LOG_LEVELS: Readonly<Record<LogEntry["level"], LoggingLevel>> = {
+const CONSOLE_LOG_LEVELS: Readonly<Record<LogEntry["level"], LoggingLevel>> = {
   log: "info",
   info: "info",
   warn: "warning",

@@ -16,10 +16,10 @@ export const SEARCH_TOOL_NAME = "search_tools";
 export const SEARCH_THRESHOLD_CHARS = 24_000;
 
 /** Tools one search declares by default. */
-export const DEFAULT_SEARCH_LIMIT = 8;
+const DEFAULT_SEARCH_LIMIT = 8;
 
 /** Tools one search declares at most. */
-export const MAX_SEARCH_LIMIT = 25;
+const MAX_SEARCH_LIMIT = 25;
 
 /** The input schema of search_tools. */
 export const SEARCH_TOOL_INPUT: JsonSchema = {

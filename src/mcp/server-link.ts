@@ -25,10 +25,10 @@ import type { TenantKey } from "./tenant.js";
 export const DEFAULT_LOG_LEVEL: LoggingLevel = "info";
 
 /** How long a question passed on to the client may wait for its answer, in ms (as an approval does). */
-export const CLIENT_QUESTION_TIMEOUT_MS = DEFAULT_APPROVAL_TIMEOUT_MS;
+const CLIENT_QUESTION_TIMEOUT_MS = DEFAULT_APPROVAL_TIMEOUT_MS;
 
 /** The logger name of a run's console output. */
-export const RUN_LOGGER = "run_code";
+const RUN_LOGGER = "run_code";
 
 const SEVERITY = new Map(LoggingLevelSchema.options.map((level, index) => [level, index]));
 
@@ -38,7 +38,7 @@ export function logLevelAllows(threshold: LoggingLevel, level: LoggingLevel): bo
 }
 
 /** The request a link belongs to, when it belongs to one. */
-export interface LinkedRequest {
+interface LinkedRequest {
   requestId: RequestId;
   /** The token the client gave to receive progress on the request. */
   progressToken?: ProgressToken;

@@ -9,7 +9,7 @@
 export type TenantKey = object | string;
 
 /** What the tenant of a request is told from. */
-export interface TenantSource {
+interface TenantSource {
   /** The connection the request came on: one object per stdio client or HTTP session. */
   readonly connection: object;
 }

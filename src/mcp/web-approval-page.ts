@@ -36,7 +36,7 @@ export const APPROVAL_PAGE_CSP = [
 ].join("; ");
 
 /** `text` safe inside HTML text and double-quoted attributes. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 

@@ -20,10 +20,10 @@ import { APPROVAL_PAGE_CSP, type ApprovalPageCall, approvalPage, messagePage } f
 export const APPROVAL_PATH = "/approve/";
 
 /** Decided (or expired) pages remembered, so that a second use is told so (410) rather than 404. */
-export const MAX_FINISHED_PAGES = 1_000;
+const MAX_FINISHED_PAGES = 1_000;
 
 /** The largest decision form read, in bytes. */
-export const MAX_FORM_BYTES = 4 * 1024;
+const MAX_FORM_BYTES = 4 * 1024;
 
 const TOKEN_BYTES = 32;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;

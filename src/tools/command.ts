@@ -9,7 +9,7 @@ import { isObject } from "./json-schema.js";
 import type { AnyTool, JsonSchema } from "./types.js";
 
 /** The default prefix that marks a line as a command. */
-export const DEFAULT_COMMAND_PREFIX = ",";
+const DEFAULT_COMMAND_PREFIX = ",";
 
 /** Options of `Toolset.parseCommand`. */
 export interface ParseCommandOptions {
@@ -33,7 +33,7 @@ interface Word {
 }
 
 /** Splits a line into words: whitespace separates, "double" (with \\ escapes) and 'single' quotes group. */
-export function splitWords(line: string): Word[] {
+function splitWords(line: string): Word[] {
   const words: Word[] = [];
   let current: Word | undefined;
   for (let i = 0; i < line.length; i++) {

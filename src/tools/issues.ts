@@ -9,7 +9,7 @@ import type { ArgumentIssue } from "../../common/errors.js";
 import type { StandardIssue } from "./standard-schema.js";
 
 /** How many characters of a received value an issue quotes. */
-export const PREVIEW_CHARS = 40;
+const PREVIEW_CHARS = 40;
 
 type Segment = PropertyKey;
 

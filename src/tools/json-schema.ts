@@ -36,10 +36,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
  * data keywords like `enum`, `const` or `default`) was replaced by `fn(sub, key)`. Not recursive by itself:
  * `fn` recurses when it wants to.
  */
-export function mapSubschemas(
-  schema: JsonSchema,
-  fn: (sub: JsonSchema, key: string) => JsonSchema,
-): JsonSchema {
+function mapSubschemas(schema: JsonSchema, fn: (sub: JsonSchema, key: string) => JsonSchema): JsonSchema {
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if ((SCHEMA_KEYWORDS as readonly string[]).includes(key) && isObject(value)) {

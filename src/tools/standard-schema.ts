@@ -10,7 +10,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 
 /** The `~standard` property of a Standard Schema. */
-export interface StandardSchemaProps<Input = unknown, Output = Input> {
+interface StandardSchemaProps<Input = unknown, Output = Input> {
   readonly version: 1;
   readonly vendor: string;
   readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;

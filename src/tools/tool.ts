@@ -158,7 +158,7 @@ function isPositiveNumber(value: unknown): boolean {
 }
 
 /** Checks a tool's options; throws `UserError` naming the option and what it accepts. */
-export function checkOptions(name: string, options: unknown): void {
+function checkOptions(name: string, options: unknown): void {
   if (!isObject(options)) throw new UserError(`Tool "${name}": options must be an object.`);
   const bad = (option: string, expected: string) =>
     new UserError(`Tool "${name}": ${option} must be ${expected}, got ${String(options[option])}.`);

@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
+import entries from "../../scripts/entries.json" with { type: "json" };
 
 const root = resolve(import.meta.dirname, "../..");
 
@@ -73,9 +74,42 @@ async function staticClosure(entry: string): Promise<{ files: string[]; packages
 describe('import "cordon"', () => {
   it("loads no package that only some tools or environments use until one of them is used", async () => {
     const { files, packages } = await staticClosure("src/index.ts");
-    expect(files).toContain("src/builtins/web-fetch/web-fetch.ts");
+    expect(files).toContain("src/codemode/code-mode.ts");
     expect(packages).toContain("zod");
     expect(packages.filter(loadedWhenUsed)).toEqual([]);
+  });
+
+  it("loads the default environment's driver and no other, and none of the subpath entries' modules", async () => {
+    const { files } = await staticClosure("src/index.ts");
+    expect(files).toContain("environments/sandbox-host/index.ts");
+    const elsewhere = files.filter(
+      (file) =>
+        ["src/builtins", "src/entries", "src/testing", "src/mcp", "src/cli"].some((folder) =>
+          file.startsWith(`${folder}/`),
+        ) ||
+        ["in-process", "docker", "remote"].some((driver) => file.startsWith(`environments/${driver}/`)) ||
+        ["src/providers/openai.ts", "src/providers/anthropic.ts", "src/providers/ai-sdk.ts"].includes(file),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+});
+
+describe("the subpath entries", () => {
+  /** The packages an entry may load because loading them is what it is for. */
+  const ITS_OWN: Record<string, string[]> = { "cordon/testing": ["node:http"] };
+
+  it.each(Object.entries(entries).filter(([specifier]) => specifier !== "cordon"))(
+    "%s loads no package that only some tools or environments use until one of them is used",
+    async (specifier, source) => {
+      const { packages } = await staticClosure(source);
+      const own = ITS_OWN[specifier] ?? [];
+      expect(packages.filter((name) => loadedWhenUsed(name) && !own.includes(name))).toEqual([]);
+    },
+  );
+
+  it("cordon/testing is one of them: its server's HTTP is loaded when it is imported, not by the root", async () => {
+    expect((await staticClosure("src/entries/testing.ts")).packages).toContain("node:http");
+    expect((await staticClosure("src/index.ts")).packages).not.toContain("node:http");
   });
 });
 

@@ -30,8 +30,16 @@ const LEAVES = [
   "common/promise-like.ts",
 ];
 
-/** The one module of src/ that names the drivers in environments/. */
-const SURFACE_DRIVERS = "src/drivers.ts";
+/**
+ * The modules of src/ that name a driver in environments/: the default environment's (src/defaults.ts,
+ * for the root entry) and the entries of the others, one driver each.
+ */
+const DRIVER_ENTRIES = [
+  "src/defaults.ts",
+  "src/entries/in-process.ts",
+  "src/entries/docker.ts",
+  "src/entries/remote.ts",
+];
 /** The drivers one at a time, loaded when asked for (the `cordon` command's door to them). */
 const LAZY_DRIVERS = "src/load-driver.ts";
 
@@ -104,13 +112,7 @@ describe("the layout", () => {
   it("reads the whole house, and every relative import names a file of it", () => {
     expect(graph.imports.size).toBeGreaterThan(120);
     expect(graph.unresolved).toEqual([]);
-    for (const file of [
-      SURFACE_DRIVERS,
-      LAZY_DRIVERS,
-      "src/defaults.ts",
-      "sandbox/contract/index.ts",
-      ...LEAVES,
-    ]) {
+    for (const file of [...DRIVER_ENTRIES, LAZY_DRIVERS, "sandbox/contract/index.ts", ...LEAVES]) {
       expect(graph.imports.has(file), file).toBe(true);
     }
   });
@@ -171,12 +173,25 @@ describe("the layout", () => {
     expect(outside).toEqual([]);
   });
 
-  it("src/ reaches the drivers in environments/ only through src/drivers.ts and src/load-driver.ts", () => {
+  it("src/ reaches the drivers in environments/ only through the driver entries and src/load-driver.ts", () => {
     expect(
       edgesWhere(
         graph,
-        (file) => isUnder(file, "src") && file !== SURFACE_DRIVERS && file !== LAZY_DRIVERS,
+        (file) => isUnder(file, "src") && !DRIVER_ENTRIES.includes(file) && file !== LAZY_DRIVERS,
         (target) => isUnder(target, "environments"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("each driver's entry names that driver alone", () => {
+    const driverOf = (entry: string) =>
+      entry === "src/defaults.ts" ? "sandbox-host" : entry.split(/[/.]/)[2];
+    expect(
+      edgesWhere(
+        graph,
+        (file) => DRIVER_ENTRIES.includes(file),
+        (target, file) =>
+          isUnder(target, "environments") && !isUnder(target, `environments/${driverOf(file)}`),
       ),
     ).toEqual([]);
   });
@@ -186,7 +201,8 @@ describe("the layout", () => {
       edgesWhere(
         graph,
         (file) => isUnder(file, "src/cli"),
-        (target) => target === SURFACE_DRIVERS || target === "src/index.ts" || target === "src/defaults.ts",
+        (target) =>
+          isUnder(target, "src/entries") || target === "src/index.ts" || target === "src/defaults.ts",
       ),
     ).toEqual([]);
   });
@@ -195,7 +211,7 @@ describe("the layout", () => {
     const forbidden = (target: string) =>
       (isUnder(target, "sandbox") && target !== "sandbox/contract/index.ts") ||
       isUnder(target, "environments") ||
-      [SURFACE_DRIVERS, "src/defaults.ts", "src/index.ts"].includes(target) ||
+      [...DRIVER_ENTRIES, "src/index.ts"].includes(target) ||
       isUnder(target, "src/dispatch/tracing");
     expect(edgesWhere(graph, (file) => isUnder(file, "src/codemode"), forbidden)).toEqual([]);
   });

@@ -2,17 +2,8 @@
 // one consumer routing many sessions, options and multi-select, and the barrier.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  askHuman,
-  Dispatcher,
-  HumanChannel,
-  type HumanQuestion,
-  RunCancelled,
-  type ToolResult,
-  Toolset,
-  tool,
-  UserError,
-} from "../../src/index.js";
+import { askHuman, HumanChannel, type HumanQuestion } from "../../src/entries/builtins.js";
+import { Dispatcher, RunCancelled, type ToolResult, Toolset, tool, UserError } from "../../src/index.js";
 
 /** Resolves with the next question the channel yields. */
 async function nextQuestion(iterator: AsyncIterator<HumanQuestion>): Promise<HumanQuestion> {

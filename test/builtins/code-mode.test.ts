@@ -1,22 +1,18 @@
 // The built-ins called from run_code: the same tools, through the same dispatcher, returning structured
 // values to the code (web_fetch and web_search against local servers; DuckDuckGo is simulated).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { READ_ONLY_NOTE } from "../../src/codemode/declarations.js";
 import {
   askHuman,
-  type CodeMode,
-  type CodeRunResult,
-  codeMode,
-  Dispatcher,
   duckDuckGoSearch,
   FENCE_BEGIN,
   HttpReader,
   HumanChannel,
-  isolateEnvironment,
   now,
-  READ_ONLY_NOTE,
-  Toolset,
   webFetch,
-} from "../../src/index.js";
+} from "../../src/entries/builtins.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
+import { type CodeMode, type CodeRunResult, codeMode, Dispatcher, Toolset } from "../../src/index.js";
 import { html, startServer, type TestServer } from "./servers.js";
 
 let site: TestServer;

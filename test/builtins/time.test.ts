@@ -1,7 +1,8 @@
 // The now tool and currentDate(): ISO-8601 with the right offset in any IANA zone, clear errors for bad ones.
 import { describe, expect, it } from "vitest";
 import { isoInZone, localTimeZone } from "../../src/builtins/time.js";
-import { currentDate, Dispatcher, now, Toolset, UserError } from "../../src/index.js";
+import { currentDate, now } from "../../src/entries/builtins.js";
+import { Dispatcher, Toolset, UserError } from "../../src/index.js";
 
 describe("isoInZone", () => {
   it.each([

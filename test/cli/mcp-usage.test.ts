@@ -1,7 +1,7 @@
 /** `cordon mcp` usage errors, as a process: exit 2 with a message that says what to give instead. */
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { MAX_TYPECHECK_WORKERS } from "../../src/index.js";
+import { MAX_TYPECHECK_WORKERS } from "../../src/codemode/typecheck/limits.js";
 import { cordon, ensureBuilt, SHOP_TOOLS } from "./helpers.js";
 
 beforeAll(() => ensureBuilt());

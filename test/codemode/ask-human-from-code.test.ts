@@ -5,15 +5,8 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  askHuman,
-  type CodeMode,
-  codeMode,
-  Dispatcher,
-  HumanChannel,
-  Toolset,
-  tool,
-} from "../../src/index.js";
+import { askHuman, HumanChannel } from "../../src/entries/builtins.js";
+import { type CodeMode, codeMode, Dispatcher, Toolset, tool } from "../../src/index.js";
 import { TEST_ENVIRONMENTS } from "../isolate/helpers.js";
 
 const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -2,6 +2,7 @@ import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { SESSION_REPLACED } from "../../src/codemode/code-mode.js";
 import {
   type CodeMode,
   type CodeRunResult,
@@ -9,7 +10,6 @@ import {
   DEFAULT_CODE_MODE_LIMITS,
   type DispatchEvent,
   Dispatcher,
-  SESSION_REPLACED,
   type ToolPolicy,
   Toolset,
   tool,

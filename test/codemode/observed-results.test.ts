@@ -10,16 +10,18 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
+import { OBSERVED_RETURNS_PREFIX } from "../../src/codemode/discovery/tool-declaration.js";
+import {
+  MAX_OBSERVED_TOOLS,
+  OBSERVE_EVERY_NTH_RESULT,
+  OBSERVE_FIRST_RESULTS,
+} from "../../src/codemode/observed/store.js";
+import { renderObservedType } from "../../src/entries/discovery.js";
 import {
   type CodeMode,
   codeMode,
   Dispatcher,
-  MAX_OBSERVED_TOOLS,
-  OBSERVE_EVERY_NTH_RESULT,
-  OBSERVE_FIRST_RESULTS,
-  OBSERVED_RETURNS_PREFIX,
   ObservedTypes,
-  renderObservedType,
   ToolError,
   Toolset,
   tool,

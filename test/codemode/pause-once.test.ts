@@ -14,6 +14,7 @@ import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
 import type { PackedJournal } from "../../src/codemode/pause/journal.js";
+import { REPLAY_DIVERGED } from "../../src/codemode/run.js";
 import {
   type CheckpointInfo,
   CheckpointRefused,
@@ -23,7 +24,6 @@ import {
   codeMode,
   fileCheckpointStore,
   memoryCheckpointStore,
-  REPLAY_DIVERGED,
   tool,
   UserError,
 } from "../../src/index.js";

@@ -13,16 +13,15 @@ import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
 import type { PackedJournal } from "../../src/codemode/pause/journal.js";
+import { REPLAY_DIVERGED } from "../../src/codemode/run.js";
+import { askHuman, HumanChannel } from "../../src/entries/builtins.js";
 import {
-  askHuman,
   type CodeMode,
   type CodeModeOptions,
   codeMode,
   Dispatcher,
   fileCheckpointStore,
-  HumanChannel,
   memoryCheckpointStore,
-  REPLAY_DIVERGED,
   ToolError,
   Toolset,
   tool,

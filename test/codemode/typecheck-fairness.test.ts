@@ -9,18 +9,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { FairQueue } from "../../src/codemode/typecheck/fair-queue.js";
+import { MAX_TYPECHECK_WORKERS } from "../../src/codemode/typecheck/limits.js";
 import {
   resolveTypeScriptFromCordon,
   typescriptPath,
 } from "../../src/codemode/typecheck/resolve-typescript.js";
 import { TypeChecker } from "../../src/codemode/typecheck/type-checker.js";
-import {
-  type CodeMode,
-  type CodeRunResult,
-  codeMode,
-  MAX_TYPECHECK_WORKERS,
-  UserError,
-} from "../../src/index.js";
+import { type CodeMode, type CodeRunResult, codeMode, UserError } from "../../src/index.js";
 import { countingShop } from "./typecheck-fixtures.js";
 
 /** Twenty levels of a conditional type that doubles at each: TypeScript alone takes seconds on it. */

@@ -5,7 +5,8 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { type CodeMode, codeMode, MAX_TYPE_DIAGNOSTICS, renderCodeRunResult } from "../../src/index.js";
+import { MAX_TYPE_DIAGNOSTICS } from "../../src/codemode/typecheck/limits.js";
+import { type CodeMode, codeMode, renderCodeRunResult } from "../../src/index.js";
 import { countingShop } from "./typecheck-fixtures.js";
 
 const open: CodeMode[] = [];

@@ -6,17 +6,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import {
-  askHuman,
-  type CodeMode,
-  type CodeModeOptions,
-  codeMode,
-  DEFAULT_MATCH_LIMIT,
-  HumanChannel,
-  MAX_MATCH_LIMIT,
-  Toolset,
-  tool,
-} from "../../src/index.js";
+import { DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT } from "../../src/codemode/discovery/tool-index.js";
+import { askHuman, HumanChannel } from "../../src/entries/builtins.js";
+import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool } from "../../src/index.js";
 import { checkUsage } from "./typescript-check.js";
 
 const open: CodeMode[] = [];

@@ -14,14 +14,8 @@ import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../env
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
 import type { PackedJournal } from "../../src/codemode/pause/journal.js";
-import {
-  type CodeMode,
-  type CodeModeOptions,
-  codeMode,
-  type Environment,
-  REPLAY_DIVERGED,
-  tool,
-} from "../../src/index.js";
+import { REPLAY_DIVERGED } from "../../src/codemode/run.js";
+import { type CodeMode, type CodeModeOptions, codeMode, type Environment, tool } from "../../src/index.js";
 import { observing } from "../codemode/observing-environment.js";
 import { DOCKER_SUITES, engine } from "../docker/helpers.js";
 import { sandboxChildren } from "../sandbox-host/children.js";

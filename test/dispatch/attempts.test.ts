@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { backoffDelay, MAX_RETRY_DELAY_MS } from "../../src/dispatch/retry.js";
 import {
   Budget,
   BudgetExceeded,
-  backoffDelay,
   Dispatcher,
-  MAX_RETRY_DELAY_MS,
   RunCancelled,
   ToolError,
   Toolset,

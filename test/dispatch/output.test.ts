@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  DEFAULT_MAX_OUTPUT_CHARS,
-  Dispatcher,
-  renderValue,
-  type ToolPolicy,
-  Toolset,
-  tool,
-  truncateOutput,
-} from "../../src/index.js";
+import { DEFAULT_MAX_OUTPUT_CHARS, truncateOutput } from "../../src/dispatch/truncate.js";
+import { Dispatcher, renderValue, type ToolPolicy, Toolset, tool } from "../../src/index.js";
 import { drain } from "./helpers.js";
 
 const once = (name: string, args: unknown = {}) => [

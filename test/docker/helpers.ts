@@ -6,16 +6,16 @@
 
 import { existsSync } from "node:fs";
 import Docker from "dockerode";
-import { OWNER_ENV_LABEL, SANDBOX_LABEL } from "../../environments/docker/engine.js";
+import { OWNER_ENV_LABEL } from "../../environments/docker/engine.js";
 
 /** Whether the Docker suites must run. */
-export const DOCKER_REQUIRED = process.env.CORDON_REQUIRE_DOCKER === "1";
+const DOCKER_REQUIRED = process.env.CORDON_REQUIRE_DOCKER === "1";
 
 /**
  * Whether the Docker environment is left out on purpose: scripts/node-matrix.sh sets CORDON_SKIP_DOCKER=1
  * on the Nodes it adds (and says why each run), because a container runs the image's Node, not theirs.
  */
-export const DOCKER_SKIPPED = process.env.CORDON_SKIP_DOCKER === "1";
+const DOCKER_SKIPPED = process.env.CORDON_SKIP_DOCKER === "1";
 if (DOCKER_REQUIRED && DOCKER_SKIPPED) {
   throw new Error(
     "CORDON_REQUIRE_DOCKER=1 and CORDON_SKIP_DOCKER=1 contradict each other: unset one of them.",
@@ -32,11 +32,6 @@ export const DOCKER_SUITES = DOCKER_REQUIRED || (!DOCKER_SKIPPED && existsSync(D
 /** A dockerode client of the default engine, or of another socket. */
 export function engine(socketPath = DEFAULT_SOCKET): Docker {
   return new Docker({ socketPath });
-}
-
-/** The sandbox containers an engine has (any state). */
-export async function sandboxContainers(docker: Docker = engine()): Promise<Docker.ContainerInfo[]> {
-  return docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
 }
 
 /** The ids of the containers of one environment, found by its owner label on an engine. */

@@ -9,7 +9,8 @@ import { getEncoding } from "js-tiktoken";
 import { describe, expect, it } from "vitest";
 import { bigCatalogTokens, breakEven } from "../../bench/tokens-catalog.js";
 import { MAX_DISCOVERY_CALLS } from "../../sandbox/contract/index.js";
-import { DEFAULT_INLINE_BUDGET, DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT } from "../../src/index.js";
+import { DEFAULT_INLINE_BUDGET } from "../../src/codemode/code-mode.js";
+import { DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT } from "../../src/codemode/discovery/tool-index.js";
 
 const root = new URL("../../", import.meta.url);
 /** A document with its line breaks and indentation folded into single spaces. */

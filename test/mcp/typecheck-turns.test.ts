@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_TYPECHECK_TIME_MS } from "../../src/index.js";
+import { DEFAULT_TYPECHECK_TIME_MS } from "../../src/codemode/typecheck/limits.js";
 import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectHttp, runCode, textOf } from "./helpers.js";
 

@@ -2,13 +2,13 @@ import { generateText, type ModelMessage, stepCountIs, streamText, type ToolSet 
 import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
 import {
   type CheckpointStore,
   type CodeMode,
   type CodeModeOptions,
   codeMode,
   Dispatcher,
-  isolateEnvironment,
   memoryCheckpointStore,
   Toolset,
   tool,

@@ -1,8 +1,9 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ScriptedModelServer, startScriptedModelServer } from "../../examples/scripted-model-server.js";
-import { type CodeMode, codeMode, Dispatcher, isolateEnvironment, Toolset } from "../../src/index.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
+import { type ScriptedModelServer, startScriptedModelServer } from "../../src/entries/testing.js";
+import { type CodeMode, codeMode, Dispatcher, Toolset } from "../../src/index.js";
 import {
   anthropicTools,
   finalResults,

@@ -2,8 +2,9 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ScriptedModelServer, startScriptedModelServer } from "../../examples/scripted-model-server.js";
-import { Budget, type CodeMode, codeMode, Dispatcher, isolateEnvironment, Toolset } from "../../src/index.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
+import { type ScriptedModelServer, startScriptedModelServer } from "../../src/entries/testing.js";
+import { Budget, type CodeMode, codeMode, Dispatcher, Toolset } from "../../src/index.js";
 import {
   chatCompletionTools,
   chatToolCalls,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ToolError, tool } from "../../src/index.js";
 
-export const ORDERS: Record<string, { amount: number; status: "shipped" | "refunded" }> = {
+const ORDERS: Record<string, { amount: number; status: "shipped" | "refunded" }> = {
   A1: { amount: 10, status: "refunded" },
   A2: { amount: 25, status: "shipped" },
   A3: { amount: 7, status: "refunded" },

@@ -6,15 +6,8 @@
 
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type CodeMode,
-  type CodeModeOptions,
-  codeMode,
-  Dispatcher,
-  SESSION_TAMPERED,
-  Toolset,
-  tool,
-} from "../../src/index.js";
+import { SESSION_TAMPERED } from "../../src/codemode/code-mode.js";
+import { type CodeMode, type CodeModeOptions, codeMode, Dispatcher, Toolset, tool } from "../../src/index.js";
 import { guardHost } from "./host-guard.js";
 
 guardHost();

@@ -2,7 +2,8 @@
 // through the dispatcher with the same events; a bad command is a usage error for the person who typed it.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { commandUsage, type DispatchEvent, Dispatcher, Toolset, tool, UsageError } from "../../src/index.js";
+import { type DispatchEvent, Dispatcher, Toolset, tool, UsageError } from "../../src/index.js";
+import { commandUsage } from "../../src/tools/command.js";
 
 const getOrder = tool({
   name: "get_order",

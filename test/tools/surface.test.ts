@@ -2,19 +2,10 @@
 // copies, read-only-ness in code mode's declarations, and a host's own tool in a built-in's place.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  type AnyTool,
-  codeMode,
-  Dispatcher,
-  isolateEnvironment,
-  now,
-  READ_ONLY_NOTE,
-  Toolset,
-  tool,
-  toolDeclarations,
-  UserError,
-  webFetch,
-} from "../../src/index.js";
+import { READ_ONLY_NOTE, toolDeclarations } from "../../src/codemode/declarations.js";
+import { now, webFetch } from "../../src/entries/builtins.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
+import { type AnyTool, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
 
 const make = (name: string, options: { readOnly?: boolean; copiesToSubagents?: boolean } = {}) =>
   tool({ name, description: `The ${name} tool.`, input: z.object({}), run: () => name, ...options });

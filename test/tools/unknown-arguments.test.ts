@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { codeMode } from "../../src/defaults.js";
 import { Dispatcher } from "../../src/dispatch/dispatcher.js";
-import { isolateEnvironment } from "../../src/drivers.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
 import { compileInput } from "../../src/tools/schema.js";
 import { tool } from "../../src/tools/tool.js";
 import { Toolset } from "../../src/tools/toolset.js";

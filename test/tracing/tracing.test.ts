@@ -11,7 +11,8 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { codeMode, Dispatcher, isolateEnvironment, Toolset, tool } from "../../src/index.js";
+import { isolateEnvironment } from "../../src/entries/in-process.js";
+import { codeMode, Dispatcher, Toolset, tool } from "../../src/index.js";
 
 const SECRET = "sk-live-4242-do-not-log";
 

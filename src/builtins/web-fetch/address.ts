@@ -113,7 +113,7 @@ export function parseIPv4(text: string): number | undefined {
 }
 
 /** A 32-bit number as dotted decimal. */
-export function formatIPv4(value: number): string {
+function formatIPv4(value: number): string {
   return [24, 16, 8, 0].map((shift) => Math.floor(value / 2 ** shift) % 256).join(".");
 }
 
@@ -131,7 +131,7 @@ function classifyIPv4(value: number): AddressClass {
 }
 
 /** An IPv6 address as eight 16-bit groups; `undefined` when the text is not one. Zone ids are dropped. */
-export function parseIPv6(text: string): number[] | undefined {
+function parseIPv6(text: string): number[] | undefined {
   let body = text.startsWith("[") && text.endsWith("]") ? text.slice(1, -1) : text;
   const zone = body.indexOf("%");
   if (zone !== -1) body = body.slice(0, zone);

@@ -18,17 +18,17 @@ import { BlockedAddressError, HostGuard } from "./ssrf-guard.js";
 import { formatBytes } from "./util.js";
 
 /** Default time for one whole read (every redirect hop and the body), in milliseconds. */
-export const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
+const DEFAULT_FETCH_TIMEOUT_MS = 15_000;
 /** Default download cap, in bytes (of the decoded body). */
 export const DEFAULT_MAX_BYTES = 1_000_000;
 /** Default time a response stays cached, in seconds. */
-export const DEFAULT_CACHE_TTL_S = 300;
+const DEFAULT_CACHE_TTL_S = 300;
 /** Default number of cached responses. */
-export const DEFAULT_CACHE_SIZE = 100;
+const DEFAULT_CACHE_SIZE = 100;
 /** Default number of redirects followed. */
-export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_MAX_REDIRECTS = 5;
 /** How much of an error page (4xx/5xx) is downloaded; web_fetch shows its first 500 characters. */
-export const ERROR_BODY_MAX_BYTES = 64 * 1024;
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,*/*;q=0.5";

@@ -22,7 +22,7 @@ export const MAX_INDENT_LEVELS = 8;
 
 /** A table with more columns or cells than these is read as its contents: every row is padded to the widest. */
 export const MAX_TABLE_COLUMNS = 50;
-export const MAX_TABLE_CELLS = 20_000;
+const MAX_TABLE_CELLS = 20_000;
 
 const BLOCKS = new Set([
   "address",

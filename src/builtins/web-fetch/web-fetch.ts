@@ -17,7 +17,7 @@ export const DEFAULT_WEB_FETCH_MAX_CHARS = 20_000;
 /** Characters of an error page (HTTP 4xx/5xx) the model sees. */
 export const ERROR_PAGE_CHARS = 500;
 /** Images listed at most when the model asks for them. */
-export const MAX_LISTED_IMAGES = 50;
+const MAX_LISTED_IMAGES = 50;
 /** A cut is moved back to a line break when one lies in the last fifth of the budget. */
 const LINE_BREAK_WINDOW = 0.2;
 const MAX_TITLE_CHARS = 300;
@@ -202,11 +202,7 @@ function safeMediaType(mediaType: string | undefined): string {
 }
 
 /** Cuts `text` at `offset` to at most `maxChars`, preferring a line break near the end. */
-export function sliceText(
-  text: string,
-  offset: number,
-  maxChars: number,
-): { slice: string; next: number | null } {
+function sliceText(text: string, offset: number, maxChars: number): { slice: string; next: number | null } {
   let end = Math.min(text.length, offset + maxChars);
   if (end < text.length) {
     const lineBreak = text.lastIndexOf("\n", end - 1);
@@ -299,7 +295,7 @@ function pageResult(
 }
 
 /** The text the model reads: cordon's lines outside the fence, the page inside it. */
-export function renderWebFetch(result: WebFetchResult): string {
+function renderWebFetch(result: WebFetchResult): string {
   const lines = [`URL: ${result.url}`];
   if (result.redirected_from) lines.push(`Redirected from: ${result.redirected_from}`);
   lines.push(`HTTP ${result.status} · ${result.content_type}`);

@@ -22,7 +22,7 @@ import {
 } from "./web-search.js";
 
 /** Where the HTML endpoint lives. */
-export const DUCKDUCKGO_URL = "https://html.duckduckgo.com";
+const DUCKDUCKGO_URL = "https://html.duckduckgo.com";
 /** Time one search may take, in milliseconds, unless `timeout` says otherwise. */
 export const DEFAULT_SEARCH_TIMEOUT_MS = 15_000;
 

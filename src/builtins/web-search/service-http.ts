@@ -10,7 +10,7 @@ import { readCapped } from "../body.js";
 import { createAgent } from "../undici-agent.js";
 
 /** The largest service response read, in bytes. */
-export const MAX_SERVICE_RESPONSE_BYTES = 4_000_000;
+const MAX_SERVICE_RESPONSE_BYTES = 4_000_000;
 
 /** A service's answer. */
 export interface ServiceResponse {

@@ -17,7 +17,7 @@ import {
 } from "./web-search.js";
 
 /** Tavily's API origin. */
-export const TAVILY_URL = "https://api.tavily.com";
+const TAVILY_URL = "https://api.tavily.com";
 
 /** Options of {@link TavilyBackend} and {@link tavilySearch}. */
 export interface TavilyOptions {

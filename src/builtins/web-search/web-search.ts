@@ -39,9 +39,9 @@ export interface WebSearch {
 }
 
 /** The most results one call may ask for. */
-export const MAX_SEARCH_RESULTS = 20;
+const MAX_SEARCH_RESULTS = 20;
 /** Results per call when the model does not say. */
-export const DEFAULT_SEARCH_RESULTS = 5;
+const DEFAULT_SEARCH_RESULTS = 5;
 const MAX_TITLE_CHARS = 300;
 const MAX_SNIPPET_CHARS = 1_000;
 const MAX_URL_CHARS = 2_000;
@@ -152,7 +152,7 @@ export function webSearch(
 }
 
 /** The text the model reads: a count line outside the fence, the results inside it. */
-export function renderSearch(value: WebSearchResult): string {
+function renderSearch(value: WebSearchResult): string {
   if (value.results.length === 0) return `No results for ${JSON.stringify(value.query)}.`;
   const count = `${value.results.length} result${value.results.length === 1 ? "" : "s"}`;
   const body = value.results

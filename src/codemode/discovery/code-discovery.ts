@@ -22,14 +22,14 @@ export type DiscoveryRecord =
   | { kind: "describe"; name: string; results: string[] };
 
 /** What `tools.$search` returns for each match: the model's code reads these fields. */
-export interface SearchMatch {
+interface SearchMatch {
   name: string;
   description: string;
   declaration: string;
 }
 
 /** How many close names an unknown `$describe` name is answered with. */
-export const CLOSE_NAMES = 3;
+const CLOSE_NAMES = 3;
 
 /**
  * Answers one discovery call (`call` is {@link SEARCH_CALL} or {@link DESCRIBE_CALL}, `argsJson` what

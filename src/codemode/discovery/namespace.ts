@@ -4,7 +4,7 @@
  */
 
 /** What separates a namespace from the tool's own name; `__` is how `cordon mcp` names upstream tools. */
-export const NAMESPACE_SEPARATORS: readonly string[] = ["__", "."];
+const NAMESPACE_SEPARATORS: readonly string[] = ["__", "."];
 
 /** A tool name cut at its first namespace separator; `namespace` is undefined when it has none. */
 export function splitNamespace(name: string): { namespace: string | undefined; local: string } {

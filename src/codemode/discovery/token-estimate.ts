@@ -9,7 +9,7 @@
  * Characters per token of code mode's declarations under o200k_base (GPT-4o's encoding; cl100k_base
  * gives the same): 4.09 over the 340-tool test catalog, 3.75 over the three-tool shop example.
  */
-export const DECLARATION_CHARS_PER_TOKEN = 4;
+const DECLARATION_CHARS_PER_TOKEN = 4;
 
 /** How far the estimate may be from the real count, as a share of it (checked by a test). */
 export const ESTIMATE_TOLERANCE = 0.1;

@@ -91,7 +91,7 @@ export const DEFAULT_MATCH_LIMIT = DEFAULT_SEARCH_LIMIT;
 export const MAX_MATCH_LIMIT = MAX_SEARCH_LIMIT;
 
 /** How much a term counts in each field: the name says most what a tool does. */
-export const FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
+const FIELD_WEIGHTS: Readonly<Record<ToolField, number>> = {
   name: 3,
   namespace: 1.5,
   description: 1,

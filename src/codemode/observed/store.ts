@@ -20,13 +20,13 @@ export const OBSERVE_FIRST_RESULTS = 20;
 export const OBSERVE_EVERY_NTH_RESULT = 10;
 
 /** The longest tool name a store keeps. */
-export const MAX_OBSERVED_TOOL_NAME_CHARS = 256;
+const MAX_OBSERVED_TOOL_NAME_CHARS = 256;
 
 /** What names the JSON of an {@link ObservedTypes} store. */
-export const OBSERVED_TYPES_FORMAT = "cordon-observed-types";
+const OBSERVED_TYPES_FORMAT = "cordon-observed-types";
 
 /** The version of that JSON this cordon writes and reads. */
-export const OBSERVED_TYPES_VERSION = 1;
+const OBSERVED_TYPES_VERSION = 1;
 
 /** A store as JSON: per tool, how many successful results it has had and their observed type. */
 export interface ObservedTypesJson {

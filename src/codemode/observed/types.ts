@@ -23,13 +23,13 @@ export const MAX_OBSERVED_PROPERTIES = 120;
 export const MAX_OBSERVED_UNION = 3;
 
 /** How many elements of one array are looked at. */
-export const MAX_OBSERVED_ARRAY_SAMPLES = 20;
+const MAX_OBSERVED_ARRAY_SAMPLES = 20;
 
 /** How long a key may be; an object with a longer key becomes `Record<string, unknown>`. */
 export const MAX_OBSERVED_KEY_CHARS = 64;
 
 /** How many values (nested ones included) one observation looks at; past it, the rest is not sampled. */
-export const MAX_OBSERVED_VALUES = 2_000;
+const MAX_OBSERVED_VALUES = 2_000;
 
 /** How long a rendered type may be; a longer one is rendered shallower until it fits. */
 export const MAX_OBSERVED_TYPE_CHARS = 600;

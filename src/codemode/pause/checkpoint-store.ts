@@ -36,7 +36,7 @@ export interface CheckpointStore {
 export const MIN_STORED_VALUE_CHARS = 1_024;
 
 /** How long a store keeps a claim after its checkpoint expired: room for clocks that disagree. */
-export const CLAIM_KEPT_AFTER_EXPIRY_MS = 60 * 60_000;
+const CLAIM_KEPT_AFTER_EXPIRY_MS = 60 * 60_000;
 
 /** How often a memory store looks for claims it may forget. */
 const CLAIM_SWEEP_MS = 60_000;
@@ -85,7 +85,7 @@ const KEY = /^[A-Za-z0-9_-]{43}$/;
 const CLAIM_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The folder of a file store that holds its claims, one file per claimed id. */
-export const CLAIMS_FOLDER = "claims";
+const CLAIMS_FOLDER = "claims";
 
 /**
  * A store in a directory (created if missing), one file per value, readable only by its owner (0600).

@@ -54,7 +54,7 @@ export interface JournalState {
 }
 
 /** A journal with nothing in it yet. */
-export function emptyJournal(): JournalState {
+function emptyJournal(): JournalState {
   return { entries: [], order: [], values: { now: [], random: [] }, logCount: 0 };
 }
 
@@ -310,7 +310,7 @@ export interface PackedJournal {
  * requested?]`, 0 for none), the name the code used, and why it waits for a person. Trailing empty
  * fields are left out.
  */
-export type PackedCall = [
+type PackedCall = [
   tool: string,
   args: string,
   outcome?: string | 0,
@@ -321,7 +321,7 @@ export type PackedCall = [
 ];
 
 /** A call's record: status and duration, and its id, tool and requested name where they differ. */
-export type PackedRecord = [
+type PackedRecord = [
   status: CallRecord["status"],
   durationMs: number,
   callId?: string | 0,

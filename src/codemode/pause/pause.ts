@@ -102,7 +102,7 @@ export function pendingCalls(run: Pick<PausedRun, "prefix" | "journal">): Pendin
 }
 
 /** The id of call `index` (from 0) of a run whose call ids start with `prefix`. */
-export function callId(prefix: string, index: number): string {
+function callId(prefix: string, index: number): string {
   return `${prefix}.${index + 1}`;
 }
 
@@ -213,7 +213,7 @@ export async function openPausedRun(
 }
 
 /** The refusal of a second resume: what happened, and how to run a paused run again on purpose. */
-export function resumedAlready(id: string): string {
+function resumedAlready(id: string): string {
   return `Checkpoint ${id} was resumed already (or is being resumed now): a checkpoint resumes once, because a second resume would run its decided calls again. Nothing ran. To run the paused run again on purpose, as a fork, resume it with { fork: true }.`;
 }
 

@@ -23,12 +23,12 @@ import { startCheckerWorker } from "./worker-script.js";
 export const CHECKER_YOUNG_GENERATION_MB = 64;
 
 /** A check's outcome as the worker gives it: without the repaired names, which the agent's side finds. */
-export type ThreadAnswer =
+type ThreadAnswer =
   | Exclude<TypeCheckOutcome, { status: "checked" }>
   | Omit<Extract<TypeCheckOutcome, { status: "checked" }>, "repaired">;
 
 /** How one check on a thread ended, and whether the thread may check again. */
-export interface ThreadOutcome {
+interface ThreadOutcome {
   answer: ThreadAnswer;
   /** False after a failure, a memory or start problem, or a check the thread did not interrupt itself. */
   reusable: boolean;

@@ -17,7 +17,7 @@ export const resolveTypeScriptFromCordon: TypeScriptResolver = () =>
   createRequire(import.meta.url).resolve("typescript");
 
 /** The major versions of `typescript` whose JavaScript compiler API the checker uses. */
-export const SUPPORTED_TYPESCRIPT_MAJORS: readonly number[] = [5, 6];
+const SUPPORTED_TYPESCRIPT_MAJORS: readonly number[] = [5, 6];
 
 /**
  * The main module of a supported `typescript`, found with `resolve`. Throws a {@link UserError} saying

@@ -10,16 +10,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** TypeScript's lib the checker starts from (its `lib.<name>.d.ts` and every lib that one references). */
-export const SANDBOX_LIB = "es2023";
+const SANDBOX_LIB = "es2023";
 
 /**
  * Built-in globals the prelude deletes from the sandbox: their `declare var` is taken out of the lib, so
  * using one as a value is an error (the types of the same names stay, and harm nothing).
  */
-export const REMOVED_GLOBALS: readonly string[] = ["SharedArrayBuffer", "FinalizationRegistry"];
+const REMOVED_GLOBALS: readonly string[] = ["SharedArrayBuffer", "FinalizationRegistry"];
 
 /** A lib file's text without the `declare var` of the globals the sandbox removes. */
-export function withoutRemovedGlobals(text: string): string {
+function withoutRemovedGlobals(text: string): string {
   let out = text;
   for (const name of REMOVED_GLOBALS) {
     out = out.replace(new RegExp(`^declare var ${name}: [A-Za-z]+;$`, "m"), "");
@@ -28,7 +28,7 @@ export function withoutRemovedGlobals(text: string): string {
 }
 
 /** The names of the libs `lib.<name>.d.ts` references through `/// <reference lib="..." />`. */
-export function referencedLibs(text: string): string[] {
+function referencedLibs(text: string): string[] {
   return [...text.matchAll(/^\/\/\/\s*<reference\s+lib="([^"]+)"\s*\/>/gm)].map((match) => match[1]!);
 }
 

@@ -89,7 +89,7 @@ export function oversizedRequestAnswer(
 }
 
 /** One sentence on a message too long to read. */
-export function oversizedSummary(bytes: number, maxBytes: number): string {
+function oversizedSummary(bytes: number, maxBytes: number): string {
   return `A message of ${groupDigits(bytes)} bytes is over the ${groupDigits(maxBytes)} bytes cordon reads in one message from an upstream MCP server; it was not read.`;
 }
 

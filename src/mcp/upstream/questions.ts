@@ -23,7 +23,7 @@ import { visibleText } from "../../dispatch/preview.js";
 import type { ClientAsk, ClientDirectory, ClientLink } from "../client-link.js";
 
 /** The longest elicitation message passed on, in characters; a longer one is cut, saying so. */
-export const MAX_ELICITATION_MESSAGE_CHARS = 10_000;
+const MAX_ELICITATION_MESSAGE_CHARS = 10_000;
 
 /**
  * How many elicitation and sampling requests an upstream may pass on during one of its calls; later ones

@@ -330,9 +330,9 @@ export class UpstreamServer {
 }
 
 /** Pages of tools an upstream may list. */
-export const MAX_UPSTREAM_TOOL_PAGES = 100;
+const MAX_UPSTREAM_TOOL_PAGES = 100;
 /** Tools one upstream may offer. */
-export const MAX_UPSTREAM_TOOLS = 2_000;
+const MAX_UPSTREAM_TOOLS = 2_000;
 
 /**
  * Every tool an upstream lists, page by page, within one deadline for the whole listing: a server that

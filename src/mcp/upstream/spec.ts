@@ -31,10 +31,10 @@ export const MIN_UPSTREAM_MAX_MESSAGE_BYTES = 1_024;
 export const MAX_UPSTREAM_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 /** What an upstream's name must look like: it becomes part of every tool name in code. */
-export const UPSTREAM_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)*$/;
+const UPSTREAM_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)*$/;
 
 /** The longest upstream name (tool names as a whole are capped at 64 characters). */
-export const MAX_UPSTREAM_NAME_CHARS = 24;
+const MAX_UPSTREAM_NAME_CHARS = 24;
 
 /** Parses one `NAME=COMMAND` value; throws a {@link UserError} that says what to write instead. */
 export function parseUpstreamSpec(value: string): UpstreamSpec {

@@ -22,7 +22,7 @@ import {
 import { untilAborted, within } from "../../../common/abort.js";
 
 /** How long cancelling a task may take once its call was aborted, in ms. */
-export const TASK_CANCEL_TIMEOUT_MS = 5_000;
+const TASK_CANCEL_TIMEOUT_MS = 5_000;
 
 /** How long past the call's own timeout the server is asked to keep the task, in ms. */
 const TASK_TTL_MARGIN_MS = 60_000;

@@ -17,7 +17,7 @@ import { requiresTask } from "./task-call.js";
 import { noteUpstreamUris } from "./uris.js";
 
 /** What separates the server's name from the tool's: `<server>__<tool>`. */
-export const NAMESPACE_SEPARATOR = "__";
+const NAMESPACE_SEPARATOR = "__";
 
 /** Tool names are capped here (what every major provider accepts). */
 const MAX_TOOL_NAME_CHARS = 64;

@@ -9,7 +9,7 @@ import type { ContentBlock } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientLink } from "../client-link.js";
 
 /** The most URIs kept for one request; one past it is not kept, and an item carrying it is judged as the code's own. */
-export const MAX_UPSTREAM_URIS = 10_000;
+const MAX_UPSTREAM_URIS = 10_000;
 
 const sent = new WeakMap<ClientLink, Set<string>>();
 

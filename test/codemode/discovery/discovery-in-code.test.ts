@@ -9,16 +9,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../../environments/in-process/index.js";
 import { MAX_DISCOVERY_CALLS } from "../../../sandbox/contract/index.js";
+import { DEFAULT_INLINE_BUDGET } from "../../../src/codemode/code-mode.js";
+import { OBSERVED_RETURNS_PREFIX } from "../../../src/codemode/discovery/tool-declaration.js";
+import { DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT } from "../../../src/codemode/discovery/tool-index.js";
+import { estimateTokens } from "../../../src/entries/discovery.js";
 import {
   type CodeMode,
   type CodeModeOptions,
   codeMode,
-  DEFAULT_INLINE_BUDGET,
-  DEFAULT_MATCH_LIMIT,
   Dispatcher,
-  estimateTokens,
-  MAX_MATCH_LIMIT,
-  OBSERVED_RETURNS_PREFIX,
   Toolset,
   tool,
   UserError,

@@ -2,16 +2,17 @@
 
 import { describe, expect, it } from "vitest";
 import {
-  MAX_OBSERVED_KEYS,
-  MAX_OBSERVED_PROPERTIES,
   MAX_OBSERVED_TOOLS,
-  MAX_OBSERVED_TYPE_CHARS,
   OBSERVE_EVERY_NTH_RESULT,
   OBSERVE_FIRST_RESULTS,
-  ObservedTypes,
-  renderObservedType,
-  UserError,
-} from "../../../src/index.js";
+} from "../../../src/codemode/observed/store.js";
+import {
+  MAX_OBSERVED_KEYS,
+  MAX_OBSERVED_PROPERTIES,
+  MAX_OBSERVED_TYPE_CHARS,
+} from "../../../src/codemode/observed/types.js";
+import { renderObservedType } from "../../../src/entries/discovery.js";
+import { ObservedTypes, UserError } from "../../../src/index.js";
 
 const rendered = (store: ObservedTypes, tool: string) => {
   const type = store.typeOf(tool);

@@ -9,7 +9,8 @@ import { shopTools } from "../../../examples/shop-tools.js";
 import { toolDeclarations } from "../../../src/codemode/declarations.js";
 import { declaredToolsOf } from "../../../src/codemode/declared-tools.js";
 import { ESTIMATE_TOLERANCE } from "../../../src/codemode/discovery/token-estimate.js";
-import { estimateTokens, Toolset } from "../../../src/index.js";
+import { estimateTokens } from "../../../src/entries/discovery.js";
+import { Toolset } from "../../../src/index.js";
 import { catalogTools } from "./catalog/index.js";
 
 const encoding = getEncoding("o200k_base");

@@ -34,10 +34,10 @@ export const MISTAKE_KINDS = [
 ] as const;
 
 /** One kind of mistake. */
-export type MistakeKind = (typeof MISTAKE_KINDS)[number];
+type MistakeKind = (typeof MISTAKE_KINDS)[number];
 
 /** The marker that ends the line of a faulty program's mistake. */
-export const ERROR_MARKER = "// <- error";
+const ERROR_MARKER = "// <- error";
 
 /** What one program of the corpus is and should do. */
 export type CorpusProgram = {
@@ -77,7 +77,7 @@ export function loadCorpus(): CorpusProgram[] {
 }
 
 /** Reads one program file and its headers. */
-export function parseProgram(catalog: CatalogName, file: string): CorpusProgram {
+function parseProgram(catalog: CatalogName, file: string): CorpusProgram {
   const code = readFileSync(file, "utf8");
   const fail = (what: string): never => {
     throw new Error(`Corpus program ${file}: ${what}`);

@@ -6,13 +6,13 @@
  * `error.name === "TypeCheckError"`, and `result.diagnostics` lists what the checker found.
  */
 
+import { isolateEnvironment } from "../../../src/entries/in-process.js";
 import {
   type CodeMode,
   type CodeModeOptions,
   type CodeRunResult,
   codeMode,
   Dispatcher,
-  isolateEnvironment,
 } from "../../../src/index.js";
 import type { CatalogCounts, CatalogName, CorpusCatalog } from "./catalogs/catalog.js";
 import { shopCatalog } from "./catalogs/shop.js";
@@ -23,7 +23,7 @@ import type { CorpusProgram } from "./corpus.js";
 export type TypecheckMode = "block" | "report" | "off";
 
 /** One problem the checker found, as issue 27's contract defines it. */
-export interface CorpusDiagnostic {
+interface CorpusDiagnostic {
   /** 1-based, in the code as sent. */
   line: number;
   column: number;
@@ -34,7 +34,7 @@ export interface CorpusDiagnostic {
 }
 
 /** A run's result, with the diagnostics a checked run adds. */
-export type CheckedRunResult = CodeRunResult & { diagnostics?: CorpusDiagnostic[] };
+type CheckedRunResult = CodeRunResult & { diagnostics?: CorpusDiagnostic[] };
 
 /** One program's run: its result and what the catalog's tools did meanwhile. */
 export interface ProgramRun {

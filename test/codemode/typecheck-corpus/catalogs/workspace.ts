@@ -14,7 +14,7 @@ import { githubTools } from "./workspace/github.js";
 import { slackTools } from "./workspace/slack.js";
 
 /** The workspace's tools over a fresh copy of its data. */
-export function workspaceTools(): Toolset {
+function workspaceTools(): Toolset {
   const data = workspaceFixtures();
   return new Toolset([
     ...githubTools(data),

@@ -21,7 +21,7 @@ export interface Issue {
 }
 
 /** A GitHub pull request. */
-export interface PullRequest {
+interface PullRequest {
   repo: string;
   number: number;
   title: string;
@@ -36,7 +36,7 @@ export interface PullRequest {
 }
 
 /** How an attendee answered an invitation. */
-export type Response = "accepted" | "declined" | "tentative" | "needs_action";
+type Response = "accepted" | "declined" | "tentative" | "needs_action";
 
 /** A calendar event. */
 export interface CalendarEvent {
@@ -59,7 +59,7 @@ export interface Channel {
 }
 
 /** A Slack user. */
-export interface SlackUser {
+interface SlackUser {
   id: string;
   name: string;
   real_name: string;
@@ -69,7 +69,7 @@ export interface SlackUser {
 }
 
 /** A Slack message. */
-export interface Message {
+interface Message {
   channel: string;
   user: string;
   text: string;
@@ -78,7 +78,7 @@ export interface Message {
 }
 
 /** A file of the workspace's drive. */
-export interface StoredFile {
+interface StoredFile {
   content: string;
   modified_at: string;
 }

@@ -1,8 +1,8 @@
 /**
  * A local stand-in for a hosted model: an HTTP server on 127.0.0.1 that speaks the OpenAI Chat
  * Completions, OpenAI Responses and Anthropic Messages APIs well enough for the official clients, and
- * answers with scripted turns instead of a model. The examples and the provider tests point the
- * official `openai` and `@anthropic-ai/sdk` clients at it with `baseURL`.
+ * answers with scripted turns instead of a model. A test (or an example) points the official `openai`
+ * and `@anthropic-ai/sdk` clients at it with `baseURL`.
  *
  * Like the real APIs, it rejects (HTTP 400) a history in which a tool call has no result, a result
  * answers no call, or a call is answered twice, so an agent loop that works here keeps the rule the
@@ -11,39 +11,14 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-
-/** A tool call the scripted model makes. */
-export interface ScriptedToolCall {
-  name: string;
-  /** An object (sent as JSON) or the exact text the model sends as arguments. */
-  arguments: Record<string, unknown> | string;
-}
-
-/** One scripted model turn: text, tool calls, or both. */
-export interface ScriptedTurn {
-  text?: string;
-  toolCalls?: ScriptedToolCall[];
-}
-
-/** The results the client sent back for the previous turn's tool calls, as the scripted model sees them. */
-export interface ToolResultSeen {
-  callId: string;
-  output: string;
-  /** Anthropic's `is_error`; the OpenAI APIs have no such flag. */
-  isError: boolean;
-}
-
-/** What a script step is told about the request it answers. */
-export interface ScriptedRequest {
-  api: "chat.completions" | "responses" | "messages";
-  /** The request body as the client sent it. */
-  body: Record<string, unknown>;
-  /** The tool results at the end of the history (the answers to the previous turn's calls). */
-  toolResults: ToolResultSeen[];
-}
-
-/** A turn, or a function that writes the turn from the request (to answer with what a tool returned). */
-export type ScriptStep = ScriptedTurn | ((request: ScriptedRequest) => ScriptedTurn);
+import {
+  argumentsText,
+  type ScriptedRequest,
+  type ScriptedTurn,
+  type ScriptStep,
+  scriptPlayer,
+  type ToolResultSeen,
+} from "./script.js";
 
 /** A running scripted model server. */
 export interface ScriptedModelServer {
@@ -55,6 +30,7 @@ export interface ScriptedModelServer {
   readonly requests: { api: string; body: Record<string, unknown>; status: number }[];
   /** How many scripted turns are still to be played. */
   remaining(): number;
+  /** Stops the server and ends its open connections. */
   close(): Promise<void>;
 }
 
@@ -63,14 +39,18 @@ type Json = Record<string, unknown>;
 /** A client error, answered in the error format of the API that was called. */
 class RequestRejected extends Error {}
 
-/** Starts a server on 127.0.0.1 (a free port) that plays `script`, one step per model request. */
+/**
+ * Starts a server on 127.0.0.1 (a free port) that plays `script`, one step per model request, whichever
+ * of the three APIs it comes through. A request past the script's end, or one whose history a real
+ * provider would refuse, is answered with HTTP 400 in that API's error format, so the client throws.
+ */
 export async function startScriptedModelServer(script: readonly ScriptStep[]): Promise<ScriptedModelServer> {
-  const steps = [...script];
+  const player = scriptPlayer(script, "startScriptedModelServer");
   const requests: ScriptedModelServer["requests"] = [];
   const responses = new Map<string, Json[]>(); // Responses API: the full item history of each response id
   let counter = 0;
 
-  const answer = (api: ScriptedRequest["api"], body: Json): Json => {
+  const answer = (api: HttpApi, body: Json): Json => {
     if (body.stream === true) {
       throw new RequestRejected(
         "The scripted model server does not stream: call create() without stream: true.",
@@ -82,9 +62,8 @@ export async function startScriptedModelServer(script: readonly ScriptStep[]): P
         : api === "messages"
           ? checkMessagesHistory(body)
           : checkResponsesHistory(body, responses);
-    const step = steps.shift();
-    if (step === undefined) throw new RequestRejected("The scripted model has no turn left to play.");
-    const turn = typeof step === "function" ? step({ api, body, toolResults }) : step;
+    const turn = player.next({ api, body, toolResults });
+    if (turn instanceof Error) throw new RequestRejected(turn.message);
     counter++;
     if (api === "chat.completions") return chatCompletion(body, turn, counter);
     if (api === "messages") return anthropicMessage(body, turn, counter);
@@ -120,7 +99,7 @@ export async function startScriptedModelServer(script: readonly ScriptStep[]): P
     url,
     openaiBaseURL: `${url}/v1`,
     requests,
-    remaining: () => steps.length,
+    remaining: player.remaining,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -129,7 +108,10 @@ export async function startScriptedModelServer(script: readonly ScriptStep[]): P
   };
 }
 
-function apiOf(method: string | undefined, url: string | undefined): ScriptedRequest["api"] | undefined {
+/** The APIs the server speaks. */
+type HttpApi = Exclude<ScriptedRequest["api"], "ai-sdk">;
+
+function apiOf(method: string | undefined, url: string | undefined): HttpApi | undefined {
   if (method !== "POST") return undefined;
   const path = (url ?? "").split("?")[0];
   if (path === "/v1/chat/completions") return "chat.completions";
@@ -155,7 +137,7 @@ function send(res: ServerResponse, status: number, body: Json): void {
   res.end(JSON.stringify(body));
 }
 
-function errorBody(api: ScriptedRequest["api"] | undefined, message: string): Json {
+function errorBody(api: HttpApi | undefined, message: string): Json {
   if (api === "messages") return { type: "error", error: { type: "invalid_request_error", message } };
   return { error: { message, type: "invalid_request_error", param: null, code: null } };
 }
@@ -166,10 +148,6 @@ function isObject(value: unknown): value is Json {
 
 function list(value: unknown): Json[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
-}
-
-function argumentsText(call: ScriptedToolCall): string {
-  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
 }
 
 function textOf(content: unknown): string {
@@ -366,7 +344,7 @@ function anthropicMessage(body: Json, turn: ScriptedTurn, n: number): Json {
       type: "tool_use",
       id: `toolu_scripted_${n}_${i}`,
       name: call.name,
-      input: typeof call.arguments === "string" ? JSON.parse(call.arguments) : call.arguments,
+      input: toolUseInput(call.arguments),
     });
   });
   return {
@@ -379,4 +357,19 @@ function anthropicMessage(body: Json, turn: ScriptedTurn, n: number): Json {
     stop_sequence: null,
     usage: { input_tokens: 0, output_tokens: 0 },
   };
+}
+
+/** A tool_use block's `input`: an object, so arguments given as text must be a JSON object's. */
+function toolUseInput(args: Record<string, unknown> | string): Record<string, unknown> {
+  if (typeof args !== "string") return args;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    // answered below
+  }
+  if (isObject(parsed)) return parsed;
+  throw new RequestRejected(
+    `The scripted model's arguments ${JSON.stringify(args.slice(0, 80))} are not a JSON object, which Anthropic's tool_use input must be: script them as an object.`,
+  );
 }
