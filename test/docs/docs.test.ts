@@ -1,6 +1,7 @@
 // README.md and docs/ are checked like code: every TypeScript block type-checks against the built
 // package (and a block that says what it prints is run and must print it), every shell command docs/
-// shows for this repository runs (or its block says why it does not), and no relative link is dead.
+// shows for this repository runs (or its block says why it does not), no relative link is dead, and
+// README.md stays short. (README's quickstart is run as written by quickstart.test.ts.)
 //
 // Markers a block may start with:
 // - TypeScript: `// (continues the example above)` checks the block together with the one before it on
@@ -9,10 +10,11 @@
 // - Shell: a first line comment that says `not run by make test` or `in your project` skips the block
 //   (the comment says why); `# needs docker` runs it only where a Docker engine answers (always under
 //   CORDON_REQUIRE_DOCKER=1, as the Docker suites do).
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
+import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anchorsOf, type Block, blocksOf, documentationFiles, linksOf, read, slug } from "./markdown.js";
@@ -22,6 +24,8 @@ const files = documentationFiles(root);
 const blocks = files.flatMap((file) => blocksOf(file, read(root, file)));
 
 const CONTINUES = "// (continues the example above)";
+/** What README.md may hold (what cordon is, the quickstart, install, the tables, the guides, headline figures). */
+const README_MAX_LINES = 200;
 const PARTIAL = /^\/\/ partial\b/;
 const PRINTS = /^\/\/ prints: (.*)$/;
 
@@ -60,6 +64,38 @@ function typeScriptPrograms(): { block: Block; source: string }[] {
 }
 
 let project: string;
+
+/** What a finished process printed, and how it ended. */
+interface Finished {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program to its end without blocking this worker (a blocked worker fails vitest's own messages
+ * to it, "Timeout calling onTaskUpdate", when a block runs for a minute or more).
+ */
+async function runToEnd(
+  file: string,
+  args: string[],
+  options: { cwd: string; timeout: number; env?: NodeJS.ProcessEnv },
+): Promise<Finished> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(file, args, {
+      ...options,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number | string; stdout?: string; stderr?: string };
+    return {
+      status: typeof failed.code === "number" ? failed.code : null,
+      stdout: failed.stdout ?? "",
+      stderr: failed.stderr ?? String(error),
+    };
+  }
+}
 
 beforeAll(() => {
   // `make test` builds before the suites run; a lone vitest run builds here.
@@ -104,16 +140,15 @@ describe("the documentation's TypeScript", () => {
     expect(problems).toEqual([]);
   });
 
-  it("a block that says what it prints prints it", () => {
+  it("a block that says what it prints prints it", async () => {
     const printing = typeScriptPrograms().filter(({ block }) => PRINTS.test(block.text.split("\n").at(-1)!));
     expect(printing.length).toBeGreaterThan(0);
     for (const { block, source } of printing) {
       const expected = PRINTS.exec(source.split("\n").at(-1)!)![1];
       const file = join(project, `run_${block.line}.ts`);
       writeFileSync(file, source);
-      const run = spawnSync(process.execPath, ["--import", "tsx", file], {
+      const run = await runToEnd(process.execPath, ["--import", "tsx", file], {
         cwd: project,
-        encoding: "utf8",
         timeout: 60_000,
       });
       expect(run.stderr, `${block.file}:${block.line}`).toBe("");
@@ -135,7 +170,7 @@ describe("the documentation's shell commands", () => {
     }
   });
 
-  it("every other block runs in this repository and succeeds", () => {
+  it("every other block runs in this repository and succeeds", async () => {
     const runnable = shell.filter((block) => !skipped(block));
     expect(runnable.length).toBeGreaterThan(0);
     for (const block of runnable) {
@@ -143,9 +178,8 @@ describe("the documentation's shell commands", () => {
         expect(process.env.CORDON_REQUIRE_DOCKER, `${block.file}:${block.line} needs Docker`).not.toBe("1");
         continue;
       }
-      const run = spawnSync("bash", ["-euo", "pipefail", "-c", block.text], {
+      const run = await runToEnd("bash", ["-euo", "pipefail", "-c", block.text], {
         cwd: root,
-        encoding: "utf8",
         timeout: 240_000,
         env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH}` },
       });
@@ -155,6 +189,15 @@ describe("the documentation's shell commands", () => {
       ).toBe(0);
     }
   }, 600_000);
+});
+
+describe("README.md", () => {
+  it(`stays a front door: at most ${README_MAX_LINES} lines, the rest in the guides of docs/`, () => {
+    const lines = read(root, "README.md").trimEnd().split("\n").length;
+    expect(lines, `README.md has ${lines} lines: move the details to a guide in docs/`).toBeLessThanOrEqual(
+      README_MAX_LINES,
+    );
+  });
 });
 
 describe("the documentation's links", () => {
