@@ -10,14 +10,14 @@
 // - Shell: a first line comment that says `not run by make test` or `in your project` skips the block
 //   (the comment says why); `# needs docker` runs it only where a Docker engine answers (always under
 //   CORDON_REQUIRE_DOCKER=1, as the Docker suites do).
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix, resolve } from "node:path";
-import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anchorsOf, type Block, blocksOf, documentationFiles, linksOf, read, slug } from "./markdown.js";
+import { runToEnd } from "./run-to-end.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const files = documentationFiles(root);
@@ -64,38 +64,6 @@ function typeScriptPrograms(): { block: Block; source: string }[] {
 }
 
 let project: string;
-
-/** What a finished process printed, and how it ended. */
-interface Finished {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs a program to its end without blocking this worker (a blocked worker fails vitest's own messages
- * to it, "Timeout calling onTaskUpdate", when a block runs for a minute or more).
- */
-async function runToEnd(
-  file: string,
-  args: string[],
-  options: { cwd: string; timeout: number; env?: NodeJS.ProcessEnv },
-): Promise<Finished> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(file, args, {
-      ...options,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number | string; stdout?: string; stderr?: string };
-    return {
-      status: typeof failed.code === "number" ? failed.code : null,
-      stdout: failed.stdout ?? "",
-      stderr: failed.stderr ?? String(error),
-    };
-  }
-}
 
 beforeAll(() => {
   // `make test` builds before the suites run; a lone vitest run builds here.

@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Block, blocksOf, read } from "./markdown.js";
+import { runToEnd } from "./run-to-end.js";
 
 const root = resolve(import.meta.dirname, "../..");
 // Asynchronous on purpose, as in test/packed.test.ts: a worker blocked for minutes by npm fails vitest's
@@ -41,19 +42,17 @@ function userEnvironment(): NodeJS.ProcessEnv {
 
 /** Runs a shell block in `cwd`, stopping at its first failing command; resolves with what it printed. */
 async function runBlock(block: Block, cwd: string): Promise<{ stdout: string; stderr: string }> {
-  try {
-    return await exec("bash", ["-euo", "pipefail", "-c", block.text], {
-      cwd,
-      env: userEnvironment(),
-      timeout: 900_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
+  const run = await runToEnd("bash", ["-euo", "pipefail", "-c", block.text], {
+    cwd,
+    env: userEnvironment(),
+    timeout: 900_000,
+  });
+  if (run.status !== 0) {
     throw new Error(
-      `README.md:${block.line} exited ${failed.code}:\n${failed.stdout?.slice(-3_000)}\n${failed.stderr?.slice(-3_000)}`,
+      `README.md:${block.line} exited ${run.status}:\n${run.stdout.slice(-3_000)}\n${run.stderr.slice(-3_000)}`,
     );
   }
+  return run;
 }
 
 const { text, blocks } = quickstart();
