@@ -230,7 +230,7 @@ await spikes();
 for (const cm of Object.values(modes)) await cm.close();
 
 /**
- * One allocation past the heap limit that is garbage at once (README, "Tested Node versions"): how far it
+ * One allocation past the heap limit that is garbage at once (docs/environments.md, "Memory past the heap limit"): how far it
  * raises the sandbox process's memory, from the MemoryLimit report of the default environment, which must
  * stop it; a run that ends any other way stops the benchmark.
  */

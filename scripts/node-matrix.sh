@@ -84,7 +84,7 @@ lay_out_tree() {
 }
 
 # Prepares one Node: fetches it, builds its isolated-vm, lays out its tree, and checks that what runs is
-# what is pinned (the README's table of tested versions is made from the pins). Prints that Node's folder.
+# what is pinned (the table of tested versions in docs/install.md is made from the pins). Prints that Node's folder.
 prepare_node() {
   local version="$1" ivm="$2" dir="$work/$1"
   mkdir -p "$dir"

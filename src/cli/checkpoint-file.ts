@@ -7,11 +7,12 @@
  * A checkpoint resumes once. Resuming it again would replay the same journal and run the decided calls
  * again (an approved call would take effect twice), so `cordon resume` claims the file just before the
  * run goes on, by renaming it to `<file>.used`: a second resume of the same file, at the same time or
- * later, finds nothing to resume.
+ * later, finds nothing to resume. Once the run ends ok, `<file>.used` keeps only a note of when it was
+ * resumed (none of the checkpoint's content), so that a later resume of the file can say so.
  */
 
 import { randomBytes } from "node:crypto";
-import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { chmod, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { groupDigits } from "../../common/numbers.js";
 import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
@@ -99,6 +100,50 @@ export async function removeUsedCheckpoint(path: string): Promise<void> {
   await unlink(usedCheckpointPath(path)).catch(() => {});
 }
 
+/** How the note a finished resume leaves in `<file>.used` begins; the time follows it. */
+const RESUMED_NOTE = "cordon: this checkpoint was resumed at ";
+
+/**
+ * Replaces the claimed copy of a checkpoint whose resumed run ended ok with a note of when that was: the
+ * checkpoint's content (code, arguments, results) goes, and a later resume of `path` can still say that
+ * it was resumed already.
+ */
+export async function noteCheckpointResumed(path: string, at: Date): Promise<void> {
+  const note = `${RESUMED_NOTE}${at.toISOString()}, and the run ended ok. A checkpoint resumes once: this note is what tells a later cordon resume of ${basename(path)} so. It holds nothing else and may be removed.\n`;
+  await writeCheckpointFile(usedCheckpointPath(path), note);
+}
+
+/** Why `path` cannot be resumed when only its claimed copy is left: what that copy says. */
+async function resumedAlready(path: string): Promise<CliUsageError | undefined> {
+  const used = usedCheckpointPath(path);
+  const head = await readStart(used, RESUMED_NOTE.length + 40);
+  if (head === undefined) return undefined;
+  if (head.startsWith(RESUMED_NOTE)) {
+    const at = head.slice(RESUMED_NOTE.length).split(",")[0];
+    return new CliUsageError(
+      `${path} was resumed already, at ${at}, and that run ended ok: a checkpoint resumes once (${used} is the note that says so). Run the code again with cordon run to do the work again.`,
+    );
+  }
+  return new CliUsageError(
+    `${path} was resumed already: its used checkpoint is kept as ${used}, because resuming it again would run the calls that were decided again. Run the code again with cordon run, or, if you are sure nothing ran, rename ${used} back to ${path}.`,
+  );
+}
+
+/** The first `chars` characters of a file (at most), or undefined when it cannot be read. */
+async function readStart(path: string, chars: number): Promise<string | undefined> {
+  const file = await open(path, "r").catch(() => undefined);
+  if (file === undefined) return undefined;
+  try {
+    const buffer = Buffer.alloc(chars);
+    const { bytesRead } = await file.read(buffer, 0, chars, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
+
 /**
  * The checkpoint text in `path`. Throws a {@link CliUsageError} saying what to do when the file is
  * missing, a folder, unreadable, empty or far too large to be a checkpoint. (Whether its text is a
@@ -128,11 +173,8 @@ export async function readCheckpointFile(path: string): Promise<string> {
           : code === "EACCES"
             ? "permission denied"
             : (error as Error).message;
-    if (code === "ENOENT" && (await stat(usedCheckpointPath(path)).catch(() => undefined))) {
-      throw new CliUsageError(
-        `${path} was resumed already: its used checkpoint is kept as ${usedCheckpointPath(path)}, because resuming it again would run the calls that were decided again. Run the code again with cordon run, or, if you are sure nothing ran, rename ${usedCheckpointPath(path)} back to ${path}.`,
-      );
-    }
+    const already = code === "ENOENT" ? await resumedAlready(path) : undefined;
+    if (already) throw already;
     throw new CliUsageError(`cannot read the checkpoint ${path}: ${why}. ${made}`);
   }
   const trimmed = text.trim();

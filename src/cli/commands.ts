@@ -131,7 +131,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     details: [
       "Reads the checkpoint that cordon run --approve pause wrote, checks it (its seal and key, its expiry, and that the tools and limits are the ones it was made with: give the same --tools module and --timeout), then decides each call that waits: --approve ask (the default) asks on the terminal, one call at a time; all approves every one; none denies every one. Questions (ask_human) are asked on the terminal whatever --approve says. Then the code runs again from the start: the calls made before the pause get their recorded results (nothing happens twice), the decided calls go on, and the run is printed as cordon run prints it.",
       "If it pauses again (at the next gated call or question), the new checkpoint replaces the file and it exits " +
-        `${EXIT.paused} again. A checkpoint resumes once: while the run goes on it is kept as <file>.used, removed once the run ends ok or pauses again, and kept when the run failed (resuming it again would repeat the decided calls). A refused checkpoint (altered, expired, another key, other tools or limits) exits ${EXIT.codeFailed} and nothing runs. ` +
+        `${EXIT.paused} again. A checkpoint resumes once: while the run goes on it is kept as <file>.used, which becomes a note of when it was resumed once the run ends ok, is removed when it pauses again, and is kept whole when the run failed (resuming it again would repeat the decided calls); resuming the file again says it was resumed already. A refused checkpoint (altered, expired, another key, other tools or limits) exits ${EXIT.codeFailed} and nothing runs. ` +
         KEY_SOURCE,
       RUN_EXIT_CODES,
     ],

@@ -282,9 +282,35 @@ describe("cordon resume", () => {
     expect(stdout).toMatch(/\nok in \d+ ms\n$/);
     expect(stderr).toMatch(/approved send \(\S+\.\d+, --approve all\)/);
     expect(w.effects()).toEqual(["before", "sent to ann: hello", "after"]);
-    // Used up: the file is gone, and so is its claimed copy.
+    // Used up: the file is gone, and its claimed copy holds a note of that, not the checkpoint.
     expect(existsSync(w.checkpoint)).toBe(false);
-    expect(existsSync(`${w.checkpoint}.used`)).toBe(false);
+    expect(readFileSync(`${w.checkpoint}.used`, "utf8")).toMatch(
+      /^cordon: this checkpoint was resumed at \S+Z/,
+    );
+    expect(statSync(`${w.checkpoint}.used`).mode & 0o777).toBe(0o600);
+  });
+
+  it("a checkpoint resumes once: after a run that ended ok, resuming the file again says it was resumed already, naming the file", async () => {
+    const w = workspace(AROUND_A_GATED_CALL);
+    expect((await w.run()).code).toBe(3);
+    const checkpoint = readFileSync(w.checkpoint, "utf8");
+    const done = await w.resume(["--approve", "all"]);
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain(`${w.checkpoint} was used: a checkpoint resumes once.`);
+    // The note keeps nothing of the checkpoint: no code, arguments or results stay behind.
+    const note = readFileSync(`${w.checkpoint}.used`, "utf8");
+    expect(note.length).toBeLessThan(400);
+    expect(checkpoint.length).toBeGreaterThan(400);
+    const twice = await w.resume(["--approve", "all"]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(
+      new RegExp(
+        `${w.checkpoint.replace(/[.\\/]/g, "\\$&")} was resumed already, at \\S+Z, and that run ended ok`,
+      ),
+    );
+    expect(twice.stderr).toContain("Run the code again with cordon run");
+    expect(twice.stderr).not.toContain("no such file");
+    expect(w.effects().filter((line) => line.startsWith("sent to"))).toEqual(["sent to ann: hello"]);
   });
 
   it("--approve none: the code sees a denial, and the gated call never takes effect", async () => {

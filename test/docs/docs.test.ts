@@ -1,6 +1,7 @@
 // README.md and docs/ are checked like code: every TypeScript block type-checks against the built
 // package (and a block that says what it prints is run and must print it), every shell command docs/
-// shows for this repository runs (or its block says why it does not), and no relative link is dead.
+// shows for this repository runs (or its block says why it does not), no relative link is dead, and
+// README.md stays short. (README's quickstart is run as written by quickstart.test.ts.)
 //
 // Markers a block may start with:
 // - TypeScript: `// (continues the example above)` checks the block together with the one before it on
@@ -16,12 +17,15 @@ import { join, posix, resolve } from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anchorsOf, type Block, blocksOf, documentationFiles, linksOf, read, slug } from "./markdown.js";
+import { runToEnd } from "./run-to-end.js";
 
 const root = resolve(import.meta.dirname, "../..");
 const files = documentationFiles(root);
 const blocks = files.flatMap((file) => blocksOf(file, read(root, file)));
 
 const CONTINUES = "// (continues the example above)";
+/** What README.md may hold (what cordon is, the quickstart, install, the tables, the guides, headline figures). */
+const README_MAX_LINES = 200;
 const PARTIAL = /^\/\/ partial\b/;
 const PRINTS = /^\/\/ prints: (.*)$/;
 
@@ -104,16 +108,15 @@ describe("the documentation's TypeScript", () => {
     expect(problems).toEqual([]);
   });
 
-  it("a block that says what it prints prints it", () => {
+  it("a block that says what it prints prints it", async () => {
     const printing = typeScriptPrograms().filter(({ block }) => PRINTS.test(block.text.split("\n").at(-1)!));
     expect(printing.length).toBeGreaterThan(0);
     for (const { block, source } of printing) {
       const expected = PRINTS.exec(source.split("\n").at(-1)!)![1];
       const file = join(project, `run_${block.line}.ts`);
       writeFileSync(file, source);
-      const run = spawnSync(process.execPath, ["--import", "tsx", file], {
+      const run = await runToEnd(process.execPath, ["--import", "tsx", file], {
         cwd: project,
-        encoding: "utf8",
         timeout: 60_000,
       });
       expect(run.stderr, `${block.file}:${block.line}`).toBe("");
@@ -135,7 +138,7 @@ describe("the documentation's shell commands", () => {
     }
   });
 
-  it("every other block runs in this repository and succeeds", () => {
+  it("every other block runs in this repository and succeeds", async () => {
     const runnable = shell.filter((block) => !skipped(block));
     expect(runnable.length).toBeGreaterThan(0);
     for (const block of runnable) {
@@ -143,9 +146,8 @@ describe("the documentation's shell commands", () => {
         expect(process.env.CORDON_REQUIRE_DOCKER, `${block.file}:${block.line} needs Docker`).not.toBe("1");
         continue;
       }
-      const run = spawnSync("bash", ["-euo", "pipefail", "-c", block.text], {
+      const run = await runToEnd("bash", ["-euo", "pipefail", "-c", block.text], {
         cwd: root,
-        encoding: "utf8",
         timeout: 240_000,
         env: { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH}` },
       });
@@ -155,6 +157,15 @@ describe("the documentation's shell commands", () => {
       ).toBe(0);
     }
   }, 600_000);
+});
+
+describe("README.md", () => {
+  it(`stays a front door: at most ${README_MAX_LINES} lines, the rest in the guides of docs/`, () => {
+    const lines = read(root, "README.md").trimEnd().split("\n").length;
+    expect(lines, `README.md has ${lines} lines: move the details to a guide in docs/`).toBeLessThanOrEqual(
+      README_MAX_LINES,
+    );
+  });
 });
 
 describe("the documentation's links", () => {

@@ -5,7 +5,7 @@
  * asked on the terminal); then the run goes on by replay and is printed as `cordon run` prints it.
  * Should it pause again, the new checkpoint replaces the file and the exit code is 3 again. A refused
  * checkpoint exits 1, and nothing runs. The file is claimed just before the run goes on (see
- * checkpoint-file.ts): a checkpoint resumes once.
+ * checkpoint-file.ts): a checkpoint resumes once, and resuming the file again says it was resumed already.
  */
 
 import { messageOf } from "../../../common/errors.js";
@@ -16,6 +16,7 @@ import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
 import {
   claimCheckpointFile,
+  noteCheckpointResumed,
   readCheckpointFile,
   removeUsedCheckpoint,
   usedCheckpointPath,
@@ -138,15 +139,17 @@ export async function run(input: ParsedCommand): Promise<number> {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       },
     });
-    if (code === EXIT.ok || code === EXIT.paused) {
-      // Done with, or replaced by the new checkpoint the run paused with.
+    if (code === EXIT.paused) {
+      // Replaced by the new checkpoint the run paused with.
       await removeUsedCheckpoint(checkpointFile);
       claimed = false;
-      if (code === EXIT.ok) {
-        process.stderr.write(
-          `${errStyle.dim(`${checkpointFile} was used and is removed: a checkpoint resumes once.`)}\n`,
-        );
-      }
+    } else if (code === EXIT.ok) {
+      // Done with: a note of it stays, so that resuming the file again says it was resumed already.
+      await noteCheckpointResumed(checkpointFile, new Date());
+      claimed = false;
+      process.stderr.write(
+        `${errStyle.dim(`${checkpointFile} was used: a checkpoint resumes once. ${usedCheckpointPath(checkpointFile)} keeps a note of it, and nothing of the checkpoint.`)}\n`,
+      );
     }
     return code;
   } finally {

@@ -124,13 +124,13 @@ describe("conformance comparer: results against the expectation list", () => {
     expect(Object.keys(file.scenarios).length).toBeGreaterThan(0);
   });
 
-  it("README.md states the counts of passing and not-applicable scenarios that the checked-in list has", () => {
+  it("docs/mcp.md states the counts of passing and not-applicable scenarios that the checked-in list has", () => {
     const file = parseExpectations(JSON.parse(readFileSync(join(root, EXPECTED_PATH), "utf8")));
     const entries = Object.values(file.scenarios);
     const notApplicable = entries.filter((entry) => typeof entry === "object" && "notApplicable" in entry);
     const passing = entries.length - notApplicable.length;
-    const readme = readFileSync(join(root, "README.md"), "utf8").replace(/\s+/g, " ");
-    expect(readme).toContain(
+    const guide = readFileSync(join(root, "docs/mcp.md"), "utf8").replace(/\s+/g, " ");
+    expect(guide).toContain(
       `${passing} scenarios pass and ${notApplicable.length} are listed as not applicable`,
     );
   });
