@@ -103,7 +103,7 @@ d.nothing();
       .getPreEmitDiagnostics(program)
       .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 
   it("the subpaths ship types that fit the official SDKs' own parameter types in a consumer's program", () => {
     const dir = consumerDirectory("cordon-provider-consumer-");
@@ -171,5 +171,5 @@ export async function loop(
       .getPreEmitDiagnostics(program)
       .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
     expect(problems).toEqual([]);
-  });
+  }, 120_000);
 });
