@@ -81,7 +81,7 @@ export interface CodeRunOptions {
   /**
    * `"pause"`: a call that needs a person (an approval no handler decides on the spot, a question of a
    * `waitsForHuman` tool) pauses the run instead of waiting: it ends `paused` with a checkpoint. Needs the
-   * code mode's `checkpointKey`. Default: the code mode's `approval`.
+   * code mode's `pause.key`. Default: the code mode's `approval`.
    */
   approval?: "wait" | "pause";
   /**
@@ -119,7 +119,7 @@ export interface RunSetup {
   sessions: SessionPool | undefined;
   /** How runs meet a call that needs a person by default: wait for them, or pause. */
   approval: "wait" | "pause";
-  /** With a `checkpointKey`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
+  /** With a `pause.key`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
   /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
   typecheck?: TypeCheckSetup | undefined;
@@ -158,7 +158,7 @@ export async function runCode(
     );
   }
   if (approval === "pause" && setup.pause === undefined) {
-    return failedRun("UserError", 'approval "pause" needs the code mode\'s checkpointKey.', started);
+    return failedRun("UserError", 'approval "pause" needs the code mode\'s pause.key.', started);
   }
   if (approval === "pause" && setup.sessions) {
     return failedRun("UserError", SESSIONS_DO_NOT_PAUSE, started);

@@ -101,13 +101,12 @@ export async function run(input: ParsedCommand): Promise<number> {
       ? undefined
       : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
     cm = createCodeMode({
-      tools,
       environment,
       dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
       limits,
-      ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
+      ...(key === undefined ? {} : { approval: "pause" as const, pause: { key } }),
       typecheck,
-      ...(observed === undefined ? {} : { observedTypes: observed.store }),
+      ...(observed === undefined ? {} : { observe: { store: observed.store } }),
     });
   } catch (error) {
     approval?.close();
