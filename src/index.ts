@@ -76,11 +76,17 @@ export {
   CodeRunFailed,
   type CodeRunOptions,
   DEFAULT_INLINE_BUDGET,
+  type DiscoveryMode,
+  type DiscoveryOptions,
+  type ObserveOptions,
   type PausedToolCall,
+  type PauseOptions,
   type ResumeOptions,
   type RunCodeArgs,
   SESSION_REPLACED,
   SESSION_TAMPERED,
+  type SessionOptions,
+  type TypeCheckOptions,
 } from "./codemode/code-mode.js";
 export {
   type DeclaredTool,
