@@ -7,7 +7,6 @@
 import { UserError } from "../../common/errors.js";
 import type { RunContext } from "../tools/types.js";
 import type { ObservedTypes } from "./observed/store.js";
-import type { CodeModeOptions } from "./options.js";
 import type { CheckpointKey } from "./pause/checkpoint.js";
 import type { CheckpointStore } from "./pause/checkpoint-store.js";
 import type { CheckpointInfo } from "./pause/pause.js";
@@ -72,8 +71,10 @@ export const DEPRECATED_OPTION_NAMES: readonly {
 ];
 
 /** The options without their old names: each one given is put in its group, as its new name. */
-export function withGroupedNames(options: CodeModeOptions): CodeModeOptions {
-  const grouped: Record<string, unknown> = { ...options };
+export function withGroupedNames<Options extends DeprecatedCodeModeOptions>(
+  options: Options,
+): Omit<Options, keyof DeprecatedCodeModeOptions> {
+  const grouped: Record<string, unknown> = { ...(options as object) };
   for (const { old } of DEPRECATED_OPTION_NAMES) delete grouped[old];
   for (const { old, group, field } of DEPRECATED_OPTION_NAMES) {
     const value = options[old];
@@ -87,7 +88,7 @@ export function withGroupedNames(options: CodeModeOptions): CodeModeOptions {
     target[field] = value;
     grouped[group] = target;
   }
-  return grouped as CodeModeOptions;
+  return grouped as Omit<Options, keyof DeprecatedCodeModeOptions>;
 }
 
 /**
