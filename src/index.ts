@@ -10,6 +10,12 @@ export {
   UserError,
 } from "../common/errors.js";
 export type {
+  CallRecordStatus,
+  CodeModeErrorName,
+  RunStatus,
+  ToolCallErrorKind,
+} from "../common/failures.js";
+export type {
   BridgeCallOutcome,
   Environment,
   ExecutionOutcome,
