@@ -28,7 +28,6 @@ const toolset = new Toolset([add, sleep]);
 const dispatcher = new Dispatcher(toolset);
 const CALLS = 500;
 const cm = codeMode({
-  tools: toolset,
   dispatcher,
   environment: isolateEnvironment(),
   limits: { maxToolCalls: CALLS },
@@ -42,7 +41,7 @@ const bare = async () => {
   context.release();
   isolate.dispose();
 };
-const cold = codeMode({ tools: toolset, dispatcher, environment: isolateEnvironment({ warm: 0 }) });
+const cold = codeMode({ dispatcher, environment: isolateEnvironment({ warm: 0 }) });
 const TS = "const x: number = 1; x + 1";
 const trivial = {
   js: checked(() => cm.run("1 + 1"), 2, "trivial run"),
@@ -220,7 +219,7 @@ const sessions = codeMode({
   tools: toolset,
   environment: isolateEnvironment(),
   state: "session",
-  maxSessions: 1_000,
+  sessions: { max: 1_000 },
 });
 global.gc?.();
 const before = process.memoryUsage().rss;

@@ -30,9 +30,8 @@ const dispatcher = new Dispatcher(toolset);
 const CALLS = 200;
 const limits = { maxToolCalls: CALLS };
 const modes = {
-  "in-process isolate": codeMode({ tools: toolset, dispatcher, limits, environment: isolateEnvironment() }),
+  "in-process isolate": codeMode({ dispatcher, limits, environment: isolateEnvironment() }),
   "sandbox host (default)": codeMode({
-    tools: toolset,
     dispatcher,
     limits,
     environment: sandboxHostEnvironment(),

@@ -74,11 +74,10 @@ const setups = [true, false].map((observeResults) => {
   const toolset = new Toolset([getOrder]);
   const dispatcher = new Dispatcher(toolset);
   const cm = codeMode({
-    tools: toolset,
     dispatcher,
     environment: isolateEnvironment(),
     limits: { maxToolCalls: CALLS },
-    observeResults,
+    observe: { results: observeResults },
   });
   const run = dispatcher.openRun({ callId: "bench", toolName: "run_code" });
   const oneCall = async () => {

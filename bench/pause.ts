@@ -46,7 +46,7 @@ const cm = codeMode({
   tools: toolset,
   environment: isolateEnvironment(),
   approval: "pause",
-  checkpointKey: "the pause benchmark's key, 32 bytes or more",
+  pause: { key: "the pause benchmark's key, 32 bytes or more" },
   limits: LIMITS,
 });
 // For context: the same calls in a run that cannot pause (no journal is kept).

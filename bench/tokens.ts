@@ -74,7 +74,7 @@ const toolset = new Toolset([
   }),
 ]);
 const dispatcher = new Dispatcher(toolset);
-const cm = codeMode({ tools: toolset, dispatcher });
+const cm = codeMode({ dispatcher });
 
 /** Runs the model's calls turn by turn and counts what enters its context: each call and each output. */
 async function direct(turns: Omit<ToolCall, "id">[][]): Promise<number> {

@@ -30,8 +30,7 @@ async function memoryChild(workers: number): Promise<void> {
   const mode = codeMode({
     tools: toolset,
     environment: isolateEnvironment(),
-    typecheck: "block",
-    typecheckWorkers: workers,
+    typecheck: { mode: "block", workers },
   });
   const runs = await Promise.all(
     Array.from({ length: workers }, (_, n) => mode.run(`${FAULTY}\n// ${n}`, { client: `client-${n}` })),
@@ -51,8 +50,7 @@ async function attackChild(): Promise<void> {
   const mode = codeMode({
     tools: toolset,
     environment: isolateEnvironment(),
-    typecheck: "block",
-    typecheckLimits: { timeMs: BUDGET_MS },
+    typecheck: { mode: "block", limits: { timeMs: BUDGET_MS } },
   });
   const attack = ["a-1", "a-2", "a-3"].flatMap((session) =>
     [1, 2, 3].map(() => mode.run(HOSTILE, { session })),

@@ -83,14 +83,20 @@ export class BudgetExceeded extends Error {
   }
 }
 
-/** A misconfiguration found when a tool is defined or registered: the message says how to fix it. */
+/**
+ * A misconfiguration in the host's code, found when a tool is defined or registered, or when a code mode
+ * or dispatcher is made or used wrongly: the message says how to fix it.
+ */
 export class UserError extends Error {
   override name = "UserError";
 }
 
 /**
- * A direct command (`,get_order A123`, see `Toolset.parseCommand`) that does not fit its tool. It is for
- * the person who typed it, not for a model: the message says what was wrong and shows the tool's usage.
+ * A command a person typed that does not fit: a direct command (`,get_order A123`, see
+ * `Toolset.parseCommand`) that does not fit its tool, or the `cordon` command used wrongly (a bad flag, a
+ * missing file, a tools module that does not load; the command then exits 2). It is for the person who
+ * typed it, not for a model: the message says what was wrong and how it is used. A misconfiguration in
+ * code (a tool defined wrongly, bad options) is a {@link UserError} instead.
  */
 export class UsageError extends Error {
   override name = "UsageError";

@@ -10,7 +10,7 @@ import { shopTools } from "./shop-tools.js";
 const shop = new Dispatcher(shopTools, {
   approvalHandler: ({ args }) => ((args as { amount?: number }).amount ?? 0) <= 42,
 });
-const cm = codeMode({ tools: shopTools, dispatcher: shop, limits: { timeoutMs: 10_000 } });
+const cm = codeMode({ dispatcher: shop, limits: { timeoutMs: 10_000 } });
 // The model's own turn: its one run_code call.
 const dispatcher = new Dispatcher(new Toolset([cm.tool]));
 

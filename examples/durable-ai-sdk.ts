@@ -22,7 +22,7 @@ import {
 } from "./durable-shop.js";
 
 const [mode, directory = stateDirectory(), baseURL] = process.argv.slice(2);
-const cm = codeMode({ tools: durableShopTools, approval: "pause", checkpointKey: checkpointKey() });
+const cm = codeMode({ tools: durableShopTools, approval: "pause", pause: { key: checkpointKey() } });
 // Where paused runs wait for the approval: a store both processes reach (a directory here).
 const pausing = { codeMode: cm, store: fileCheckpointStore(join(directory, "checkpoints")) };
 const tools = aiSdkTools(new Toolset([cm.tool]), { pausing });

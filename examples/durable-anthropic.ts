@@ -29,7 +29,7 @@ interface Stored {
   paused: PausedToolCall[];
 }
 
-const cm = codeMode({ tools: durableShopTools, approval: "pause", checkpointKey: checkpointKey() });
+const cm = codeMode({ tools: durableShopTools, approval: "pause", pause: { key: checkpointKey() } });
 const dispatcher = new Dispatcher(new Toolset([cm.tool]));
 const model = "scripted-model";
 const system = `You help a shop's support team.\n\n${cm.instructions}`;

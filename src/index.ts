@@ -14,6 +14,12 @@ export {
   UserError,
 } from "../common/errors.js";
 export type {
+  CallRecordStatus,
+  CodeModeErrorName,
+  RunStatus,
+  ToolCallErrorKind,
+} from "../common/failures.js";
+export type {
   BridgeCallOutcome,
   Environment,
   ExecutionOutcome,
@@ -30,9 +36,15 @@ export {
   type CodeModeOptions,
   CodeRunFailed,
   type CodeRunOptions,
+  type DiscoveryMode,
+  type DiscoveryOptions,
+  type ObserveOptions,
   type PausedToolCall,
+  type PauseOptions,
   type ResumeOptions,
   type RunCodeArgs,
+  type SessionOptions,
+  type TypeCheckOptions,
 } from "./codemode/code-mode.js";
 export { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "./codemode/limits.js";
 export { ObservedTypes, type ObservedTypesJson } from "./codemode/observed/store.js";

@@ -8,7 +8,7 @@ import { hostname } from "node:os";
 import type Dockerode from "dockerode";
 import { within } from "../../common/abort.js";
 import { UserError } from "../../common/errors.js";
-import { runFailure } from "../../sandbox/contract/index.js";
+import { runEnding } from "../../sandbox/contract/index.js";
 import { engineGoneEnding } from "../wire/endings.js";
 import type { DockerConnection } from "./connection.js";
 import { type ContainerSettings, SandboxContainer } from "./container.js";
@@ -133,7 +133,7 @@ export class DockerEngine {
 
   /** A container's sandbox is done: the container is removed, and its place goes to the pool or a waiter. */
   release(container: SandboxContainer): void {
-    container.kill({ status: "cancelled", error: runFailure("Disposed", "The sandbox was closed.") });
+    container.kill({ ...runEnding("Disposed", "The sandbox was closed.") });
   }
 
   /** Removes every container and stops the health checks. */
@@ -143,8 +143,7 @@ export class DockerEngine {
     const all = [...this.#ready, ...this.#starting, ...this.#inUse];
     for (const container of all) {
       container.kill({
-        status: "cancelled",
-        error: runFailure("Disposed", "The sandbox was closed while the code was running."),
+        ...runEnding("Disposed", "The sandbox was closed while the code was running."),
       });
     }
     for (const wake of this.#waiters.splice(0)) wake();
@@ -192,8 +191,7 @@ export class DockerEngine {
       container.started.then(
         () => {
           if (!this.#starting.delete(container)) return;
-          if (this.#closed || !this.#healthy)
-            container.kill({ status: "cancelled", error: runFailure("Disposed", "Not needed.") });
+          if (this.#closed || !this.#healthy) container.kill({ ...runEnding("Disposed", "Not needed.") });
           else this.#ready.push(container);
           // A run may be waiting for room that this container took while it started.
           this.#waiters.shift()?.();

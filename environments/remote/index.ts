@@ -12,7 +12,7 @@ import {
   type Environment,
   MAX_MESSAGE_BYTES,
   type OpenOptions,
-  runFailure,
+  runEnding,
   type Sandbox,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
@@ -175,8 +175,7 @@ export function remoteEnvironment(options: RemoteEnvironmentOptions): Environmen
 /** The connection to the sandbox server was lost: the runs on it end. */
 function lostEnding(detail: string): Ending {
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxUnavailable",
       `The connection to the sandbox server was lost (${detail}), so the run was stopped. The agent's process is fine; the next run connects again.`,
     ),

@@ -7,7 +7,7 @@
 
 import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
 import type { Writable } from "node:stream";
-import { LANE_FD, runFailure, type SandboxLimits } from "../../sandbox/contract/index.js";
+import { LANE_FD, runEnding, type SandboxLimits } from "../../sandbox/contract/index.js";
 import { type Transport, WireConnection } from "../wire/connection.js";
 import {
   crashEnding,
@@ -209,8 +209,7 @@ export class SandboxHostProcess {
     const active = this.connection.activeRuns;
     if (this.#state === "retiring" && active === 0) {
       this.kill({
-        status: "cancelled",
-        error: runFailure("Disposed", "The sandbox process was replaced."),
+        ...runEnding("Disposed", "The sandbox process was replaced."),
       });
       return;
     }

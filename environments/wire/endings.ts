@@ -5,7 +5,7 @@
  */
 
 import { constants } from "node:os";
-import { type ExecutionOutcome, runFailure, type SandboxError } from "../../sandbox/contract/index.js";
+import { type ExecutionOutcome, runEnding, type SandboxError } from "../../sandbox/contract/index.js";
 import { limitMessages } from "../../sandbox/isolate/errors.js";
 
 /** The outcome every run still open on a sandbox host gets when that host goes away. */
@@ -26,21 +26,18 @@ export function passedEnding(
 ): Ending {
   if (limit === "cpu") {
     return {
-      status: "limit",
-      error: runFailure("CpuTimeLimit", limitMessages.cpu(limits.cpuTimeMs)),
+      ...runEnding("CpuTimeLimit", limitMessages.cpu(limits.cpuTimeMs)),
       passed: limit,
     };
   }
   if (limit === "timeout") {
     return {
-      status: "timeout",
-      error: runFailure("Timeout", limitMessages.timeout(limits.timeoutMs)),
+      ...runEnding("Timeout", limitMessages.timeout(limits.timeoutMs)),
       passed: limit,
     };
   }
   return {
-    status: "limit",
-    error: runFailure("MemoryLimit", limitMessages.memory(limits.memoryMb)),
+    ...runEnding("MemoryLimit", limitMessages.memory(limits.memoryMb)),
     passed: limit,
   };
 }
@@ -77,16 +74,14 @@ export function crashEnding(exit: { code: number | null; signal: string | null; 
   const detail = fatalLine ? `${how}: ${fatalLine.slice(0, 200)}` : how;
   if (fatalLine && MEMORY_ABORT.test(fatalLine)) {
     return {
-      status: "limit",
-      error: runFailure(
+      ...runEnding(
         "MemoryLimit",
         `The sandbox process ran out of memory and stopped (${detail}): the code built something too large, such as a huge string or array. ${CONTAINED} Work on smaller pieces of data.`,
       ),
     };
   }
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxCrashed",
       `The sandbox process stopped unexpectedly (${detail}) while running the code. ${CONTAINED}`,
     ),
@@ -101,8 +96,7 @@ function signalName(number: number): string | null {
 /** The process used more memory than its budget (it counts memory outside the JavaScript heap too). */
 export function memoryEnding(usedMb: number, limitMb: number): Ending {
   return {
-    status: "limit",
-    error: runFailure(
+    ...runEnding(
       "MemoryLimit",
       `The sandbox process used ${usedMb} MB of memory, over its budget of ${limitMb} MB (memory outside the JavaScript heap counts too), and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
     ),
@@ -112,8 +106,7 @@ export function memoryEnding(usedMb: number, limitMb: number): Ending {
 /** The kernel's out-of-memory killer ended the sandbox's container at its memory limit. */
 export function containerMemoryEnding(limitMb: number): Ending {
   return {
-    status: "limit",
-    error: runFailure(
+    ...runEnding(
       "MemoryLimit",
       `The sandbox container ran out of memory (its limit is ${limitMb} MB) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
     ),
@@ -123,8 +116,7 @@ export function containerMemoryEnding(limitMb: number): Ending {
 /** The Docker engine running the sandbox stopped answering. */
 export function engineGoneEnding(engine: string, detail: string): Ending {
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxUnavailable",
       `The Docker engine running this sandbox (${engine}) stopped answering (${detail.slice(0, 200)}), so the run was stopped. ${CONTAINED}`,
     ),
@@ -134,8 +126,7 @@ export function engineGoneEnding(engine: string, detail: string): Ending {
 /** The process had more threads than its budget: work the engine could not stop kept running. */
 export function threadsEnding(threads: number, limit: number): Ending {
   return {
-    status: "limit",
-    error: runFailure(
+    ...runEnding(
       "SandboxOverloaded",
       `The sandbox process had ${threads} threads, over its budget of ${limit} (work the engine could not stop kept running), and was stopped. ${CONTAINED}`,
     ),
@@ -145,8 +136,7 @@ export function threadsEnding(threads: number, limit: number): Ending {
 /** The process stopped answering, or did not stop a run it was told to stop. */
 export function unresponsiveEnding(detail: string): Ending {
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxUnresponsive",
       `The sandbox process stopped responding (${detail}) and was stopped. ${CONTAINED}`,
     ),
@@ -156,8 +146,7 @@ export function unresponsiveEnding(detail: string): Ending {
 /** The process sent something the protocol does not allow. */
 export function violationEnding(detail: string): Ending {
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxCrashed",
       `The sandbox process sent a message cordon cannot accept (${detail.slice(0, 300)}) and was stopped. ${CONTAINED}`,
     ),
@@ -176,19 +165,14 @@ export function fatalEnding(reason: string): Ending {
   }
   if (reason.startsWith("memory:")) {
     return {
-      status: "limit",
-      error: runFailure(
+      ...runEnding(
         "MemoryLimit",
         `The sandbox process ran out of memory (${reason.slice(0, 300)}) and was stopped. ${CONTAINED} Work on smaller pieces of data.`,
       ),
     };
   }
   return {
-    status: "error",
-    error: runFailure(
-      "SandboxCrashed",
-      `The sandbox process stopped (${reason.slice(0, 300)}). ${CONTAINED}`,
-    ),
+    ...runEnding("SandboxCrashed", `The sandbox process stopped (${reason.slice(0, 300)}). ${CONTAINED}`),
   };
 }
 
@@ -200,8 +184,7 @@ export function sharedEnding(ending: Ending, runs: number): Ending {
   const what = SHARED_REASONS[ending.error.name] ?? "it stopped";
   const others = `${runs - 1} other run${runs === 2 ? "" : "s"}`;
   return {
-    status: "error",
-    error: runFailure(
+    ...runEnding(
       "SandboxLost",
       `The sandbox process stopped while it ran this code and ${others} (${what}), so this run was stopped with them; which run caused it is not known, and it need not be this code. ${CONTAINED}`,
     ),
@@ -219,7 +202,6 @@ const SHARED_REASONS: Record<string, string> = {
 /** The environment was closed while the run was going on. */
 export function closedEnding(): Ending {
   return {
-    status: "cancelled",
-    error: runFailure("Disposed", "The sandbox was closed while the code was running."),
+    ...runEnding("Disposed", "The sandbox was closed while the code was running."),
   };
 }

@@ -21,7 +21,7 @@ import {
   type PausableClock,
   PausableDeadline,
   type Report,
-  runFailure,
+  runEnding,
   type Sandbox,
   type SandboxBridge,
   type SandboxLimits,
@@ -106,8 +106,7 @@ export class WireSandbox implements Sandbox {
       throw new Error("This sandbox is already running code; it runs one execution at a time.");
     if (signal.aborted) {
       return {
-        status: "cancelled",
-        error: runFailure("Cancelled", "The run was cancelled before it started."),
+        ...runEnding("Cancelled", "The run was cancelled before it started."),
       };
     }
     // A run is held to the limits its sandbox was opened with (a server's ceilings among them), and
@@ -132,7 +131,7 @@ export class WireSandbox implements Sandbox {
       run.cancel();
       link.send({ type: "cancel", run: run.id });
       cancelTimer = setTimeout(() => {
-        run.resolve({ status: "cancelled", error: runFailure("Cancelled", "The run was cancelled.") });
+        run.resolve({ ...runEnding("Cancelled", "The run was cancelled.") });
         this.#giveUp(run, `it did not stop a cancelled run within ${CANCEL_GRACE_MS} ms`);
       }, CANCEL_GRACE_MS);
     };
@@ -140,8 +139,7 @@ export class WireSandbox implements Sandbox {
     // Like the run's own clock in the sandbox, this one stops while a call waits for a human's approval.
     const backstop = new PausableDeadline(timeoutMs + BACKSTOP_GRACE_MS, () => {
       run.resolve({
-        status: "timeout",
-        error: runFailure(
+        ...runEnding(
           "Timeout",
           `The code did not finish within ${timeoutMs} ms (timeoutMs), and its sandbox did not stop it, so cordon stopped the sandbox; the next run gets a new one.`,
         ),
@@ -153,8 +151,7 @@ export class WireSandbox implements Sandbox {
     try {
       if (!link.send({ type: "exec", sandbox: this.id, run: run.id, request })) {
         run.resolve({
-          status: "error",
-          error: runFailure("SandboxError", "The code could not be sent to the sandbox: it is too large."),
+          ...runEnding("SandboxError", "The code could not be sent to the sandbox: it is too large."),
         });
       }
       const outcome = await run.outcome;
@@ -179,8 +176,7 @@ export class WireSandbox implements Sandbox {
       current.cancel();
       this.#link.send({ type: "cancel", run: current.id });
       current.resolve({
-        status: "cancelled",
-        error: runFailure("Disposed", "The sandbox was closed while the code was running."),
+        ...runEnding("Disposed", "The sandbox was closed while the code was running."),
       });
     }
     this.#link.send({ type: "dispose", sandbox: this.id });

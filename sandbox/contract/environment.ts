@@ -6,6 +6,7 @@
  * (`protocol.ts`) unchanged.
  */
 
+import type { RunStatus } from "../../common/failures.js";
 import { groupDigits } from "../../common/numbers.js";
 import { MAX_DISCOVERY_CALLS } from "./discovery.js";
 
@@ -174,7 +175,8 @@ export type BridgeCallOutcome =
 
 /** How one execution ended. `valueJson` is the JSON text of the result (absent for `undefined`). */
 export interface ExecutionOutcome {
-  status: "ok" | "error" | "timeout" | "limit" | "cancelled";
+  /** A run the sandbox or its environment ended has the status its failure's name gives (`runEnding`). */
+  status: Exclude<RunStatus, "paused">;
   valueJson?: string;
   error?: SandboxError;
 }

@@ -3,7 +3,7 @@
  * sandbox, in process or over the wire.
  *
  * - `environment.ts`: the `Environment`/`Sandbox` interfaces and the plain data that crosses them.
- * - `failures.ts`: the closed set of names for runs the sandbox or its environment ended.
+ * - `failures.ts`: a run the sandbox or its environment ended, by the name that decides its status.
  * - `protocol.ts`: the same contract as JSON lines, for sandbox hosts in other processes or on other hosts.
  * - `discovery.ts`: the names and caps of `tools.$search` / `tools.$describe`, which use the call channel.
  * - `bridge-call.ts` and `deadline.ts`: a run's tool call, with its clock stopped while a person decides.
@@ -46,7 +46,7 @@ export {
   type SandboxError,
   type SandboxLimits,
 } from "./environment.js";
-export { isRunFailureName, type RunFailureName, runFailure } from "./failures.js";
+export { isRunFailureName, type RunFailureName, runEnding, runFailure } from "./failures.js";
 export {
   type Command,
   encodeMessage,

@@ -29,7 +29,7 @@ import {
   type RecordedValues,
   type ReplayedCalls,
   recordedZone,
-  runFailure,
+  runEnding,
   type SandboxBridge,
   type SandboxError,
 } from "../contract/index.js";
@@ -107,7 +107,7 @@ export class Execution {
   #inSlice = false;
   /** Outcomes that came while a stretch ran, delivered once it returned (the isolate is not re-entered). */
   readonly #afterSlice: (() => void)[] = [];
-  readonly #onAbort = () => this.#stop("cancelled", runFailure("Cancelled", limitMessages.cancelled()));
+  readonly #onAbort = () => this.#stop(runEnding("Cancelled", limitMessages.cancelled()));
   /** What this run's tool calls share: the wall clock they stop while a person decides. */
   readonly #calling: CallingRun;
 
@@ -141,7 +141,7 @@ export class Execution {
     this.#armLimits();
     const crashed = (error: unknown) => {
       const detail = error instanceof Error ? error.message : String(error);
-      this.#stop("error", runFailure("SandboxCrashed", limitMessages.crashed(detail)));
+      this.#stop(runEnding("SandboxCrashed", limitMessages.crashed(detail)));
     };
     if (this.#deps.lane) {
       const { cpuTimeMs, timeoutMs } = this.#request.limits;
@@ -157,7 +157,7 @@ export class Execution {
 
   /** Stops the run from outside (the sandbox is being disposed); the isolate is killed. */
   abandon(): void {
-    this.#stop("cancelled", runFailure("Disposed", limitMessages.disposed()));
+    this.#stop(runEnding("Disposed", limitMessages.disposed()));
   }
 
   /** A message from the guest (already checked to belong to this run's id). Never throws. */
@@ -166,7 +166,7 @@ export class Execution {
     // The prelude keeps its own caps; this one holds even if a message ever escaped them, because a flood
     // of messages keeps the host's event loop too busy for the timers that enforce the other limits.
     if (++this.#messages > this.#maxMessages) {
-      this.#stop("limit", runFailure("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return;
     }
     try {
@@ -309,7 +309,7 @@ export class Execution {
     if (threw && !this.#noticeDeath(error)) {
       if (!isTimedOut(error)) failed?.(error);
       else if (byCpu)
-        this.#stop("limit", runFailure("CpuTimeLimit", limitMessages.cpu(this.#request.limits.cpuTimeMs)));
+        this.#stop(runEnding("CpuTimeLimit", limitMessages.cpu(this.#request.limits.cpuTimeMs)));
       else this.#stopByWallClock();
     }
     while (this.#afterSlice.length > 0 && !this.#ended) this.#afterSlice.shift()?.();
@@ -366,7 +366,7 @@ export class Execution {
       return answerText(callFailure(String(name), "cancelled", "The run has ended."));
     }
     if (++this.#messages > this.#maxMessages) {
-      this.#stop("limit", runFailure("LimitExceeded", limitMessages.messages(this.#maxMessages)));
+      this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return answerText(callFailure(String(name), "limit", "The run was stopped."));
     }
     if (typeof id !== "number" || typeof name !== "string" || typeof argsJson !== "string") {
@@ -557,10 +557,7 @@ export class Execution {
     const overrun = this.#deps.memory?.passed();
     if (overrun) {
       const { roseMb, allowedMb } = overrun;
-      this.#stop(
-        "limit",
-        runFailure("MemoryLimit", limitMessages.spike(this.#deps.memoryMb, roseMb, allowedMb)),
-      );
+      this.#stop(runEnding("MemoryLimit", limitMessages.spike(this.#deps.memoryMb, roseMb, allowedMb)));
       return;
     }
     const { status, valueJson, error } = this.#report;
@@ -599,7 +596,7 @@ export class Execution {
       this.#lastCpu = now;
       this.#lastPoll = performance.now();
       if (chargedCpu(now - this.#startCpu, processCpuNs() - this.#startProcessCpu) > cpuLimitNs) {
-        this.#stop("limit", runFailure("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
+        this.#stop(runEnding("CpuTimeLimit", limitMessages.cpu(cpuTimeMs)));
       }
     }, pollMs);
     if (this.#signal.aborted) this.#onAbort();
@@ -609,7 +606,7 @@ export class Execution {
   #stopByWallClock(): void {
     const { timeoutMs } = this.#request.limits;
     const message = this.#report ? limitMessages.lingering(timeoutMs) : limitMessages.timeout(timeoutMs);
-    this.#stop("timeout", runFailure("Timeout", message));
+    this.#stop(runEnding("Timeout", message));
   }
 
   /**
@@ -621,15 +618,15 @@ export class Execution {
     if (!this.#deps.isolate.isDisposed) return false;
     const message = error instanceof Error ? error.message : "";
     if (/memory limit/i.test(message) || error === undefined) {
-      this.#stop("limit", runFailure("MemoryLimit", limitMessages.memory(this.#deps.memoryMb)));
+      this.#stop(runEnding("MemoryLimit", limitMessages.memory(this.#deps.memoryMb)));
     } else {
-      this.#stop("error", runFailure("SandboxCrashed", limitMessages.crashed(message || "isolate disposed")));
+      this.#stop(runEnding("SandboxCrashed", limitMessages.crashed(message || "isolate disposed")));
     }
     return true;
   }
 
   /** Ends the run from the host's side and kills the isolate. */
-  #stop(status: ExecutionOutcome["status"], error: SandboxError): void {
+  #stop({ status, error }: { status: ExecutionOutcome["status"]; error: SandboxError }): void {
     if (this.#ended) return;
     this.#deps.kill(this.#busy() || error.name === "MemoryLimit" || error.name === "CpuTimeLimit");
     this.#finish({ status, error });

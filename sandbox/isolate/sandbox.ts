@@ -7,7 +7,7 @@ import type ivm from "isolated-vm";
 import {
   type ExecutionOutcome,
   type ExecutionRequest,
-  runFailure,
+  runEnding,
   type Sandbox,
   type SandboxBridge,
   type SandboxLimits,
@@ -180,8 +180,7 @@ export class IsolateSandbox implements Sandbox {
     if (request.final === true) this.#finalRan = true;
     if (signal.aborted) {
       return {
-        status: "cancelled",
-        error: runFailure("Cancelled", "The run was cancelled before it started."),
+        ...runEnding("Cancelled", "The run was cancelled before it started."),
       };
     }
     const runId = ++this.#runIds;

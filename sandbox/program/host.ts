@@ -19,7 +19,7 @@ import {
   PROTOCOL_VERSION,
   type RecordedValues,
   type Report,
-  runFailure,
+  runEnding,
   type Sandbox,
   type SandboxBridge,
   type SandboxLimits,
@@ -172,8 +172,7 @@ export class SandboxHost {
     } catch (error) {
       if (run.controller.signal.aborted) {
         outcome = {
-          status: "cancelled",
-          error: runFailure("Cancelled", "The run was cancelled before its sandbox was ready."),
+          ...runEnding("Cancelled", "The run was cancelled before its sandbox was ready."),
         };
         alive = true;
       } else {
@@ -188,8 +187,8 @@ export class SandboxHost {
     const report: Report = { type: "done", run: runId, outcome, alive, tainted };
     if (!this.#send(report)) {
       // Only a huge result can make the report too large: say so instead of leaving the run open.
-      const error = runFailure("ResultTooLarge", "The result is too large to send back from the sandbox.");
-      this.#send({ type: "done", run: runId, outcome: { status: "limit", error }, alive, tainted });
+      const outcome = runEnding("ResultTooLarge", "The result is too large to send back from the sandbox.");
+      this.#send({ type: "done", run: runId, outcome, alive, tainted });
     }
   }
 
@@ -277,5 +276,5 @@ function failedOutcome(error: unknown): ExecutionOutcome {
   const message = error instanceof Error ? error.message : String(error);
   // A run failure's own name (SandboxBusy from a server at capacity) reaches the caller as it is.
   const name = error instanceof Error && isRunFailureName(error.name) ? error.name : "SandboxError";
-  return { status: "error", error: runFailure(name, message) };
+  return runEnding(name, message);
 }

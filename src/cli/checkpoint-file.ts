@@ -14,9 +14,9 @@
 import { randomBytes } from "node:crypto";
 import { chmod, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
+import { UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
-import { CliUsageError } from "./cli-error.js";
 
 /** The permissions of a checkpoint file. */
 const CHECKPOINT_FILE_MODE = 0o600;
@@ -24,7 +24,7 @@ const CHECKPOINT_FILE_MODE = 0o600;
 /**
  * Checks, before anything runs, that a checkpoint can be written at `path`: its folder exists, it is not
  * a folder, and it is none of the command's other files (`others`, by option name), which it would
- * overwrite. Throws a {@link CliUsageError} saying what to change.
+ * overwrite. Throws a {@link UsageError} saying what to change.
  */
 export async function checkCheckpointTarget(
   path: string,
@@ -32,7 +32,7 @@ export async function checkCheckpointTarget(
 ): Promise<void> {
   for (const [option, other] of Object.entries(others)) {
     if (other !== undefined && resolve(other) === resolve(path)) {
-      throw new CliUsageError(
+      throw new UsageError(
         `--checkpoint ${path} is also the ${option} file, which the checkpoint would overwrite: give another file, e.g. run.ckpt.`,
       );
     }
@@ -43,13 +43,13 @@ export async function checkCheckpointTarget(
     () => false,
   );
   if (!isFolder) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--checkpoint ${path}: the folder ${dirname(path)} does not exist. Create it, or give a file in a folder that does.`,
     );
   }
   const target = await stat(path).catch(() => undefined);
   if (target?.isDirectory()) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--checkpoint ${path} is a folder: give a file name, e.g. ${join(path, "run.ckpt")}.`,
     );
   }
@@ -114,17 +114,17 @@ export async function noteCheckpointResumed(path: string, at: Date): Promise<voi
 }
 
 /** Why `path` cannot be resumed when only its claimed copy is left: what that copy says. */
-async function resumedAlready(path: string): Promise<CliUsageError | undefined> {
+async function resumedAlready(path: string): Promise<UsageError | undefined> {
   const used = usedCheckpointPath(path);
   const head = await readStart(used, RESUMED_NOTE.length + 40);
   if (head === undefined) return undefined;
   if (head.startsWith(RESUMED_NOTE)) {
     const at = head.slice(RESUMED_NOTE.length).split(",")[0];
-    return new CliUsageError(
+    return new UsageError(
       `${path} was resumed already, at ${at}, and that run ended ok: a checkpoint resumes once (${used} is the note that says so). Run the code again with cordon run to do the work again.`,
     );
   }
-  return new CliUsageError(
+  return new UsageError(
     `${path} was resumed already: its used checkpoint is kept as ${used}, because resuming it again would run the calls that were decided again. Run the code again with cordon run, or, if you are sure nothing ran, rename ${used} back to ${path}.`,
   );
 }
@@ -145,7 +145,7 @@ async function readStart(path: string, chars: number): Promise<string | undefine
 }
 
 /**
- * The checkpoint text in `path`. Throws a {@link CliUsageError} saying what to do when the file is
+ * The checkpoint text in `path`. Throws a {@link UsageError} saying what to do when the file is
  * missing, a folder, unreadable, empty or far too large to be a checkpoint. (Whether its text is a
  * checkpoint this host may resume is for the resume to say.)
  */
@@ -157,13 +157,13 @@ export async function readCheckpointFile(path: string): Promise<string> {
     if (info.isDirectory()) throw Object.assign(new Error("it is a folder"), { code: "EISDIR" });
     // base64url text and dots: a file much larger than the cap is not a checkpoint, and is not read.
     if (info.size > MAX_CHECKPOINT_CHARS + 1_024) {
-      throw new CliUsageError(
+      throw new UsageError(
         `${path} is not a cordon checkpoint: it is ${groupDigits(info.size)} bytes, over the ${groupDigits(MAX_CHECKPOINT_CHARS)} a checkpoint may have. ${made}`,
       );
     }
     text = await readFile(path, "utf8");
   } catch (error) {
-    if (error instanceof CliUsageError) throw error;
+    if (error instanceof UsageError) throw error;
     const code = (error as { code?: string }).code;
     const why =
       code === "ENOENT"
@@ -175,9 +175,9 @@ export async function readCheckpointFile(path: string): Promise<string> {
             : (error as Error).message;
     const already = code === "ENOENT" ? await resumedAlready(path) : undefined;
     if (already) throw already;
-    throw new CliUsageError(`cannot read the checkpoint ${path}: ${why}. ${made}`);
+    throw new UsageError(`cannot read the checkpoint ${path}: ${why}. ${made}`);
   }
   const trimmed = text.trim();
-  if (trimmed === "") throw new CliUsageError(`the checkpoint file ${path} is empty. ${made}`);
+  if (trimmed === "") throw new UsageError(`the checkpoint file ${path} is empty. ${made}`);
   return trimmed;
 }

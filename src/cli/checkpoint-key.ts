@@ -17,9 +17,9 @@ import { constants } from "node:fs";
 import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
+import { UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { MIN_CHECKPOINT_KEY_BYTES } from "../codemode/pause/checkpoint.js";
-import { CliUsageError } from "./cli-error.js";
 
 /** The environment variable that holds the key. */
 export const CHECKPOINT_KEY_VARIABLE = "CORDON_CHECKPOINT_KEY";
@@ -62,14 +62,14 @@ function checkpointKeyFile(env: NodeJS.ProcessEnv): string {
 
 /**
  * The checkpoint key: CORDON_CHECKPOINT_KEY, or the key file (created when missing). Throws a
- * {@link CliUsageError} that says what to do when the variable is too short, or the key file is too
+ * {@link UsageError} that says what to do when the variable is too short, or the key file is too
  * short, readable by others, or cannot be read or created.
  */
 export async function loadCheckpointKey(env: NodeJS.ProcessEnv): Promise<CheckpointKeySource> {
   const variable = env[CHECKPOINT_KEY_VARIABLE];
   if (variable !== undefined && variable !== "") {
     if (Buffer.byteLength(variable, "utf8") < MIN_CHECKPOINT_KEY_BYTES) {
-      throw new CliUsageError(
+      throw new UsageError(
         `${CHECKPOINT_KEY_VARIABLE} is ${Buffer.byteLength(variable, "utf8")} bytes long; a checkpoint key must be at least ${MIN_CHECKPOINT_KEY_BYTES}. Set it to a longer secret (for example the output of \`openssl rand -hex ${KEY_FILE_BYTES}\`), or unset it to use the key file ${checkpointKeyFile(env)}.`,
       );
     }
@@ -82,7 +82,7 @@ export async function loadCheckpointKey(env: NodeJS.ProcessEnv): Promise<Checkpo
 }
 
 /**
- * Throws a {@link CliUsageError} when the key file's folder is not a folder, belongs to another user,
+ * Throws a {@link UsageError} when the key file's folder is not a folder, belongs to another user,
  * or others can write to it. A folder that does not exist yet passes (cordon creates it 0700).
  */
 async function checkKeyFolder(file: string): Promise<void> {
@@ -95,19 +95,19 @@ async function checkKeyFolder(file: string): Promise<void> {
     throw keyFileProblem(file, "read", error);
   }
   if (!info.isDirectory()) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${folder}, the folder of the checkpoint key file, is not a folder. Remove it, set XDG_CONFIG_HOME to another folder, or set ${CHECKPOINT_KEY_VARIABLE}.`,
     );
   }
   if (!POSIX) return;
   const uid = process.getuid?.();
   if (uid !== undefined && info.uid !== uid) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${folder}, the folder of the checkpoint key file, belongs to another user (uid ${info.uid}), who could replace the key with one they know and seal checkpoints whose code cordon resume would run. Set XDG_CONFIG_HOME to a folder of your own, or set ${CHECKPOINT_KEY_VARIABLE}.`,
     );
   }
   if ((info.mode & 0o022) !== 0) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${folder}, the folder of the checkpoint key file, can be written by other users (mode ${(info.mode & 0o777).toString(8)}): they could replace the key with one they know and seal checkpoints whose code cordon resume would run. Run \`chmod 700 ${folder}\`, and delete ${file} (cordon makes a new key) if others may have replaced or read it.`,
     );
   }
@@ -123,7 +123,7 @@ async function readKeyFile(file: string): Promise<string | undefined> {
     const code = (error as { code?: string }).code;
     if (code === "ENOENT") return undefined;
     if (code === "ELOOP") {
-      throw new CliUsageError(
+      throw new UsageError(
         `the checkpoint key file ${file} is a symbolic link: cordon reads a key only from a file of its own, which a link elsewhere is not. Replace the link with the file it points to (e.g. \`cp --remove-destination "$(readlink -f ${file})" ${file}\`), or set ${CHECKPOINT_KEY_VARIABLE}.`,
       );
     }
@@ -133,24 +133,24 @@ async function readKeyFile(file: string): Promise<string | undefined> {
   try {
     const info = await handle.stat();
     if (!info.isFile()) {
-      throw new CliUsageError(
+      throw new UsageError(
         `the checkpoint key file ${file} is not a file. Remove it, or set ${CHECKPOINT_KEY_VARIABLE}.`,
       );
     }
     const uid = process.getuid?.();
     if (POSIX && uid !== undefined && info.uid !== uid) {
-      throw new CliUsageError(
+      throw new UsageError(
         `the checkpoint key file ${file} belongs to another user (uid ${info.uid}). Delete it (cordon makes a new key of yours), or set ${CHECKPOINT_KEY_VARIABLE}.`,
       );
     }
     // Whoever can read the key can seal a checkpoint, and a checkpoint carries the code a resume runs.
     if (POSIX && (info.mode & 0o077) !== 0) {
-      throw new CliUsageError(
+      throw new UsageError(
         `the checkpoint key file ${file} can be read or written by other users (mode ${(info.mode & 0o777).toString(8)}). Run \`chmod 600 ${file}\`, and make a new key (delete the file) if others may have read it.`,
       );
     }
     if (info.size > MAX_KEY_FILE_BYTES) {
-      throw new CliUsageError(
+      throw new UsageError(
         `the checkpoint key file ${file} holds ${groupDigits(info.size)} bytes, more than the ${groupDigits(MAX_KEY_FILE_BYTES)} a key file may: it holds one line, the key. Delete it (cordon makes a new one), or set ${CHECKPOINT_KEY_VARIABLE}.`,
       );
     }
@@ -161,7 +161,7 @@ async function readKeyFile(file: string): Promise<string | undefined> {
     await handle.close();
   }
   if (Buffer.byteLength(text, "utf8") < MIN_CHECKPOINT_KEY_BYTES) {
-    throw new CliUsageError(
+    throw new UsageError(
       `the checkpoint key file ${file} holds ${Buffer.byteLength(text, "utf8")} bytes; a key must be at least ${MIN_CHECKPOINT_KEY_BYTES}. Delete the file and cordon makes a new one (checkpoints made with the old key can no longer be resumed), or set ${CHECKPOINT_KEY_VARIABLE}.`,
     );
   }
@@ -188,10 +188,10 @@ async function createKeyFile(file: string): Promise<CheckpointKeySource> {
   return { key, from: "file", file, created: true };
 }
 
-function keyFileProblem(file: string, what: "read" | "create", error: unknown): CliUsageError {
-  if (error instanceof CliUsageError) return error;
+function keyFileProblem(file: string, what: "read" | "create", error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
   const why = error instanceof Error ? error.message : String(error);
-  return new CliUsageError(
+  return new UsageError(
     `cannot ${what} the checkpoint key file ${file}: ${why}. Set XDG_CONFIG_HOME to a folder you can write, or set ${CHECKPOINT_KEY_VARIABLE} to a secret of at least ${MIN_CHECKPOINT_KEY_BYTES} bytes.`,
   );
 }

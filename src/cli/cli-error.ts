@@ -1,9 +1,8 @@
-/** The command was used wrongly (a bad flag, a missing file, a tools module that does not load). */
-
-/** A usage error: the CLI prints its message and the command's help hint, and exits with code 2. */
-export class CliUsageError extends Error {
-  override name = "CliUsageError";
-}
+/**
+ * How the `cordon` command ends. The command used wrongly (a bad flag, a missing file, a tools module that
+ * does not load) throws a `UsageError` (common/errors.ts): its message and the command's help hint are
+ * printed, and the command exits with `EXIT.usage`.
+ */
 
 /** The exit codes of the `cordon` command. */
 export const EXIT = Object.freeze({

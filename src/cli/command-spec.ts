@@ -1,6 +1,6 @@
 /** What a `cordon` command declares: its usage and options (for parsing and `--help`), and its code. */
 
-import { CliUsageError } from "./cli-error.js";
+import { UsageError } from "../../common/errors.js";
 
 /** One `--option`. */
 export interface OptionSpec {
@@ -58,7 +58,7 @@ export function flagOption(input: ParsedCommand, name: string): boolean {
   return input.values[name] === true;
 }
 
-/** A whole number option within [min, max]; a {@link CliUsageError} when it is not one. */
+/** A whole number option within [min, max]; a {@link UsageError} when it is not one. */
 export function integerOption(
   input: ParsedCommand,
   name: string,
@@ -68,7 +68,7 @@ export function integerOption(
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < range.min || value > range.max) {
-    throw new CliUsageError(`--${name} ${text}: expected a whole number from ${range.min} to ${range.max}.`);
+    throw new UsageError(`--${name} ${text}: expected a whole number from ${range.min} to ${range.max}.`);
   }
   return value;
 }
@@ -78,7 +78,7 @@ export function choiceOption<T extends string>(input: ParsedCommand, name: strin
   const text = stringOption(input, name);
   if (text === undefined) return choices[0]!;
   if (!(choices as readonly string[]).includes(text)) {
-    throw new CliUsageError(`--${name} ${text}: expected one of ${choices.join(", ")}.`);
+    throw new UsageError(`--${name} ${text}: expected one of ${choices.join(", ")}.`);
   }
   return text as T;
 }
@@ -86,6 +86,6 @@ export function choiceOption<T extends string>(input: ParsedCommand, name: strin
 /** A string option that must be given. */
 export function requiredOption(input: ParsedCommand, name: string, what: string): string {
   const value = stringOption(input, name);
-  if (value === undefined || value === "") throw new CliUsageError(`--${name} is required: ${what}.`);
+  if (value === undefined || value === "") throw new UsageError(`--${name} is required: ${what}.`);
   return value;
 }

@@ -7,11 +7,11 @@
  */
 
 import { createInterface, type Interface } from "node:readline/promises";
+import { UsageError } from "../../common/errors.js";
 import type { PendingCall } from "../codemode/result.js";
 import { visibleText } from "../dispatch/preview.js";
 import type { ApprovePolicy } from "../mcp/approve-policy.js";
 import { askApproval } from "./approval-prompt.js";
-import { CliUsageError } from "./cli-error.js";
 import { askQuestion } from "./question-prompt.js";
 import type { Style } from "./style.js";
 
@@ -31,7 +31,7 @@ export interface DecideIo {
 
 /**
  * Decides every pending call; resolves `"interrupted"` when the person pressed Ctrl-C before all were
- * decided. Throws a {@link CliUsageError} when something must be asked and there is no terminal.
+ * decided. Throws a {@link UsageError} when something must be asked and there is no terminal.
  */
 export async function decidePending(
   pending: readonly PendingCall[],
@@ -79,7 +79,7 @@ export async function decidePending(
 }
 
 /** What to do when calls must be asked about and nobody can be asked. */
-function noTerminal(asked: readonly PendingCall[], policy: ApprovePolicy): CliUsageError {
+function noTerminal(asked: readonly PendingCall[], policy: ApprovePolicy): UsageError {
   const list = asked.map((call) => `${call.id} (${call.kind} of ${visibleText(call.tool)})`).join(", ");
   const questions = asked.some((call) => call.kind === "question");
   const approvals = policy === "ask" && asked.some((call) => call.kind === "approval");
@@ -91,7 +91,7 @@ function noTerminal(asked: readonly PendingCall[], policy: ApprovePolicy): CliUs
       : []),
     ...(questions ? ["A question is answered on a terminal: run cordon resume in a terminal."] : []),
   ].join(" ");
-  return new CliUsageError(
+  return new UsageError(
     `the run waits for a person (${list}), and standard input or standard error is not a terminal, so nobody can be asked. Nothing was resumed. ${what}`,
   );
 }

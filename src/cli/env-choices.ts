@@ -3,9 +3,9 @@
  * description for the help, and how to create it.
  */
 
+import { UsageError } from "../../common/errors.js";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { loadDriver } from "../load-driver.js";
-import { CliUsageError } from "./cli-error.js";
 import { IN_PROCESS_ENVIRONMENT } from "./isolates-here.js";
 
 /** What an environment's factory is told about how it will be used. */
@@ -60,7 +60,7 @@ export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
       const url = env.CORDON_REMOTE_URL;
       const token = env.CORDON_REMOTE_TOKEN;
       if (!url || !token) {
-        throw new CliUsageError(
+        throw new UsageError(
           "--env remote needs CORDON_REMOTE_URL (for example ws://host:7700/sandbox) and CORDON_REMOTE_TOKEN (the token `cordon serve` was started with) in the environment.",
         );
       }
@@ -75,14 +75,14 @@ export function environmentNames(): string[] {
 }
 
 /**
- * Creates the environment `name` names, loading its driver; rejects with a {@link CliUsageError} that
+ * Creates the environment `name` names, loading its driver; rejects with a {@link UsageError} that
  * lists the ones this build has.
  */
 export async function createEnvironment(name: string | undefined, use: EnvironmentUse): Promise<Environment> {
   const key = name ?? "default";
   const choice = Object.hasOwn(ENVIRONMENTS, key) ? ENVIRONMENTS[key] : undefined;
   if (!choice) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--env ${key}: this build of cordon has no such environment. Available: ${environmentNames().join(", ")}.`,
     );
   }

@@ -10,12 +10,11 @@ import { existsSync, statSync } from "node:fs";
 import { register } from "node:module";
 import { extname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { messageOf } from "../../common/errors.js";
+import { messageOf, UsageError } from "../../common/errors.js";
 import { ownFile, packagePlace } from "../../common/package-files.js";
 import { isTool } from "../tools/tool.js";
 import type { AnyTool } from "../tools/types.js";
 import { warnCacheNotUsed } from "./cache-dir.js";
-import { CliUsageError } from "./cli-error.js";
 import { compiledToolsModule, toolsCacheDir } from "./compiled-tools.js";
 import type { Progress } from "./progress.js";
 
@@ -39,12 +38,12 @@ let importScoped: ((specifier: string, parent: string) => Promise<unknown>) | un
 export async function loadToolsModule(path: string): Promise<AnyTool[]> {
   const file = resolve(path);
   if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--tools ${path}: no such file. Give the path of a .ts or .js tools module. ${HOW_TO_EXPORT}`,
     );
   }
   if (!(TOOLS_MODULE_EXTENSIONS as readonly string[]).includes(extname(file))) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--tools ${path}: a tools module must be one of ${TOOLS_MODULE_EXTENSIONS.join(", ")} files.`,
     );
   }
@@ -62,25 +61,24 @@ export async function loadToolsModule(path: string): Promise<AnyTool[]> {
         ? await (await loader())(pathToFileURL(file).href, import.meta.url)
         : await import(compiled);
   } catch (error) {
-    throw new CliUsageError(`--tools ${path}: the module failed to load: ${messageOf(error)}`);
+    throw new UsageError(`--tools ${path}: the module failed to load: ${messageOf(error)}`);
   }
   return toolsFrom(defaultExport(loaded), path);
 }
 
-/** The tools of a module's default export; a {@link CliUsageError} says what is wrong with it. */
+/** The tools of a module's default export; a {@link UsageError} says what is wrong with it. */
 function toolsFrom(exported: unknown, path: string): AnyTool[] {
   let items: unknown[];
   if (Array.isArray(exported)) items = exported;
   else if (isToolsetLike(exported)) items = exported.list();
   else if (exported === undefined)
-    throw new CliUsageError(`--tools ${path}: the module has no default export. ${HOW_TO_EXPORT}`);
-  else
-    throw new CliUsageError(`--tools ${path}: the default export is ${describe(exported)}. ${HOW_TO_EXPORT}`);
+    throw new UsageError(`--tools ${path}: the module has no default export. ${HOW_TO_EXPORT}`);
+  else throw new UsageError(`--tools ${path}: the default export is ${describe(exported)}. ${HOW_TO_EXPORT}`);
   if (items.length === 0)
-    throw new CliUsageError(`--tools ${path}: the default export has no tools. ${HOW_TO_EXPORT}`);
+    throw new UsageError(`--tools ${path}: the default export has no tools. ${HOW_TO_EXPORT}`);
   items.forEach((item, index) => {
     if (!isTool(item)) {
-      throw new CliUsageError(
+      throw new UsageError(
         `--tools ${path}: item ${index + 1} of the default export is ${describe(item)}, not a tool. Make each one with tool() from cordon.`,
       );
     }

@@ -4,9 +4,9 @@
  */
 
 import { parseArgs } from "node:util";
-import { messageOf, UserError } from "../../common/errors.js";
+import { messageOf, UsageError, UserError } from "../../common/errors.js";
 import { cordonVersion } from "../../common/version.js";
-import { CliUsageError, EXIT } from "./cli-error.js";
+import { EXIT } from "./cli-error.js";
 import type { CommandSpec, ParsedCommand } from "./command-spec.js";
 import { COMMANDS, findCommand } from "./commands.js";
 import { commandHelp, globalHelp } from "./help.js";
@@ -54,7 +54,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { run } = await spec.load();
     return await run(parsed);
   } catch (error) {
-    if (error instanceof CliUsageError || error instanceof UserError) {
+    if (error instanceof UsageError || error instanceof UserError) {
       process.stderr.write(
         `${err.red(`cordon ${spec.name}:`)} ${error.message}\n${err.dim(`Run cordon ${spec.name} --help for usage.`)}\n`,
       );
@@ -77,16 +77,16 @@ function parse(spec: CommandSpec, args: string[]): ParsedCommand {
   try {
     parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliUsageError(messageOf(error));
+    throw new UsageError(messageOf(error));
   }
   const { values, positionals } = parsed;
   if (values.help !== true) {
     const { min, max } = spec.positionals;
     if (positionals.length < min) {
-      throw new CliUsageError(`missing argument: expected ${spec.usage[0]}.`);
+      throw new UsageError(`missing argument: expected ${spec.usage[0]}.`);
     }
     if (positionals.length > max) {
-      throw new CliUsageError(
+      throw new UsageError(
         `unexpected argument ${JSON.stringify(positionals[max])}: expected cordon ${spec.usage[0]}.`,
       );
     }

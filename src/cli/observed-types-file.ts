@@ -10,10 +10,9 @@
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { messageOf } from "../../common/errors.js";
+import { messageOf, UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { ObservedTypes } from "../codemode/observed/store.js";
-import { CliUsageError } from "./cli-error.js";
 
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
 const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
@@ -31,8 +30,8 @@ export interface ObservedTypesFile {
 
 /**
  * The store in `path`. A file that does not exist is an empty store when `missing` is `"empty"` (the
- * commands that write it: their first run makes it), and a {@link CliUsageError} when it is `"error"`.
- * Throws a CliUsageError saying what is wrong and what to do for a folder, an unreadable file, one that
+ * commands that write it: their first run makes it), and a {@link UsageError} when it is `"error"`.
+ * Throws a UsageError saying what is wrong and what to do for a folder, an unreadable file, one that
  * is not JSON or not a store of observed types, a folder to write it in that does not exist, or one of
  * the command's `others` files.
  */
@@ -45,7 +44,7 @@ export async function readObservedTypesFile(
   const option = `--observed-types ${path}`;
   for (const [other, file] of Object.entries(others)) {
     if (file !== undefined && resolve(file) === resolve(path)) {
-      throw new CliUsageError(
+      throw new UsageError(
         `${option} is also the ${other} file, which the observed types would overwrite: give another file, e.g. observed-types.json.`,
       );
     }
@@ -53,9 +52,9 @@ export async function readObservedTypesFile(
   const remedy = "Give the file cordon run or cordon mcp wrote with --observed-types, or a new file name.";
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => error);
   if (info instanceof Error) {
-    if (info.code !== "ENOENT") throw new CliUsageError(`${option}: cannot read it (${info.message}).`);
+    if (info.code !== "ENOENT") throw new UsageError(`${option}: cannot read it (${info.message}).`);
     if (missing === "error") {
-      throw new CliUsageError(
+      throw new UsageError(
         `${option}: no such file. cordon run and cordon mcp write it when given --observed-types ${path}: run one of them first.`,
       );
     }
@@ -65,19 +64,19 @@ export async function readObservedTypesFile(
       () => false,
     );
     if (!isFolder) {
-      throw new CliUsageError(
+      throw new UsageError(
         `${option}: the folder ${dirname(path)} does not exist. Create it, or give a file in a folder that does.`,
       );
     }
     return { store: new ObservedTypes(), existed: false };
   }
   if (info.isDirectory()) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${option} is a folder: give a file name, e.g. ${join(path, "observed-types.json")}.`,
     );
   }
   if (info.size > MAX_OBSERVED_TYPES_FILE_BYTES) {
-    throw new CliUsageError(
+    throw new UsageError(
       `${option} is ${groupDigits(info.size)} bytes, more than the ${groupDigits(MAX_OBSERVED_TYPES_FILE_BYTES)} a file of observed types may have. ${remedy}`,
     );
   }
@@ -85,18 +84,18 @@ export async function readObservedTypesFile(
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new CliUsageError(`${option}: cannot read it (${messageOf(error)}).`);
+    throw new UsageError(`${option}: cannot read it (${messageOf(error)}).`);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CliUsageError(`${option} is not JSON (${messageOf(error)}). ${remedy}`);
+    throw new UsageError(`${option} is not JSON (${messageOf(error)}). ${remedy}`);
   }
   try {
     return { store: ObservedTypes.fromJSON(json), existed: true, mode: info.mode & 0o777 };
   } catch (error) {
-    throw new CliUsageError(`${option}: ${messageOf(error)}`);
+    throw new UsageError(`${option}: ${messageOf(error)}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { KIND_IN_CODE } from "../../common/failures.js";
 import {
   type BridgeCallOutcome,
   isDiscoveryCall,
@@ -10,13 +11,7 @@ import {
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type {
-  DispatchEvent,
-  FailureKind,
-  PersonPolicy,
-  RunCallOptions,
-  RunCallOutcome,
-} from "../dispatch/types.js";
+import type { DispatchEvent, PersonPolicy, RunCallOptions, RunCallOutcome } from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discovery.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
@@ -393,7 +388,7 @@ export class RunBridge implements SandboxBridge {
         record = this.#record(call, result.name, "ok", started);
         outcome = { ok: true, valueJson: valueJson ?? renderJson(value) };
       } else {
-        const kind = sandboxKind(result.error?.kind ?? "error");
+        const kind = KIND_IN_CODE[result.error?.kind ?? "error"] ?? "error";
         record = this.#record(call, result.name, kind, started);
         const hint = result.error?.hint === undefined ? "" : ` Hint: ${result.error.hint}`;
         outcome = {
@@ -607,20 +602,4 @@ function zoneRemedy(paused: RecordedZone): string {
 
 function refused(tool: string, message: string, kind: "limit" | "cancelled" = "limit"): BridgeCallOutcome {
   return { ok: false, error: { tool, kind, message } };
-}
-
-/** The kinds code can branch on: invalid_arguments, denied, timeout, error, limit (and cancelled). */
-function sandboxKind(kind: FailureKind): CallRecord["status"] {
-  switch (kind) {
-    case "invalid_arguments":
-    case "denied":
-    case "timeout":
-    case "cancelled":
-      return kind;
-    case "budget":
-    case "limit":
-      return "limit";
-    default:
-      return "error";
-  }
 }

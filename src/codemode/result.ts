@@ -4,6 +4,7 @@
  * structurally (strings, arrays and objects cut with markers), never cut as text.
  */
 
+import type { CallRecordStatus, RunStatus } from "../../common/failures.js";
 import type { LogEntry } from "../../sandbox/contract/index.js";
 import type { PendingCall } from "../dispatch/paused-work.js";
 import type { DiscoveryRecord } from "./discovery/code-discovery.js";
@@ -24,20 +25,11 @@ export interface CallRecord {
    */
   requested?: string;
   /**
-   * How the call ended. `abandoned`: the run ended while the tool was still running, and the tool had
-   * not finished when the run returned (it ignores its abort signal): it may still take effect.
+   * How the call ended (see `CallRecordStatus`). `abandoned`: the run ended while the tool was still
+   * running, and the tool had not finished when the run returned (it ignores its abort signal): it may
+   * still take effect. `paused`: it waits for a person, and the run paused (see `CodeRunResult.pending`).
    */
-  status:
-    | "ok"
-    | "error"
-    | "denied"
-    | "invalid_arguments"
-    | "timeout"
-    | "limit"
-    | "cancelled"
-    | "abandoned"
-    /** The call waits for a person, and the run paused (see `CodeRunResult.pending`). */
-    | "paused";
+  status: CallRecordStatus;
   durationMs: number;
 }
 
@@ -47,7 +39,7 @@ export interface CodeRunResult {
    * How the run ended. `paused` (a run with `approval: "pause"`): calls wait for a person, listed in
    * `pending`; `checkpoint` resumes the run once they have answered.
    */
-  status: "ok" | "error" | "timeout" | "cancelled" | "limit" | "paused";
+  status: RunStatus;
   /** The result value (parsed from the sandbox's JSON); `undefined` when the code returned nothing. */
   value: unknown;
   logs: LogEntry[];

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
 import { messageOf } from "../../common/errors.js";
+import type { CodeModeErrorName } from "../../common/failures.js";
 import { groupDigits } from "../../common/numbers.js";
 import {
   type Environment,
@@ -16,7 +17,7 @@ import {
   MAX_ERROR_NAME_CHARS,
   MAX_RECORDED_VALUES,
   type RunFailureName,
-  runFailure,
+  runEnding,
   type Sandbox,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
@@ -81,7 +82,7 @@ export interface CodeRunOptions {
   /**
    * `"pause"`: a call that needs a person (an approval no handler decides on the spot, a question of a
    * `waitsForHuman` tool) pauses the run instead of waiting: it ends `paused` with a checkpoint. Needs the
-   * code mode's `checkpointKey`. Default: the code mode's `approval`.
+   * code mode's `pause.key`. Default: the code mode's `approval`.
    */
   approval?: "wait" | "pause";
   /**
@@ -119,7 +120,7 @@ export interface RunSetup {
   sessions: SessionPool | undefined;
   /** How runs meet a call that needs a person by default: wait for them, or pause. */
   approval: "wait" | "pause";
-  /** With a `checkpointKey`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
+  /** With a `pause.key`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
   /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
   typecheck?: TypeCheckSetup | undefined;
@@ -158,7 +159,7 @@ export async function runCode(
     );
   }
   if (approval === "pause" && setup.pause === undefined) {
-    return failedRun("UserError", 'approval "pause" needs the code mode\'s checkpointKey.', started);
+    return failedRun("UserError", 'approval "pause" needs the code mode\'s pause.key.', started);
   }
   if (approval === "pause" && setup.sessions) {
     return failedRun("UserError", SESSIONS_DO_NOT_PAUSE, started);
@@ -364,10 +365,7 @@ export async function runInSandbox(
           ended.signal,
         );
   } catch (error) {
-    outcome = {
-      status: "error",
-      error: runFailure(SANDBOX_ERROR, `The sandbox failed: ${messageOf(error)}`),
-    };
+    outcome = runEnding(SANDBOX_ERROR, `The sandbox failed: ${messageOf(error)}`);
   } finally {
     for (const signal of outer) signal.removeEventListener("abort", onOuterAbort);
     // The run is over: pending and later tool calls are refused, in-flight ones aborted. Closed before
@@ -439,7 +437,7 @@ const NOT_DETERMINISTIC =
   "The code or what it depends on is not deterministic; start the run again instead of resuming it.";
 
 /** The name of the error of a resumed run that did not do what its checkpoint recorded. */
-export const REPLAY_DIVERGED = "ReplayDiverged";
+export const REPLAY_DIVERGED = "ReplayDiverged" satisfies CodeModeErrorName;
 
 /** The result of a run that paused: its checkpoint and the calls that wait, or why it could not pause. */
 async function pausedResult(
@@ -454,7 +452,7 @@ async function pausedResult(
       ...base,
       status: "error",
       error: {
-        name: "NotPausable",
+        name: "NotPausable" satisfies CodeModeErrorName,
         message: `The run waits for a person, but its code read the clock or Math.random more than ${groupDigits(MAX_RECORDED_VALUES)} times, more than a checkpoint records: it cannot pause. Read them less often, or run it with approval "wait".`,
       },
     };
@@ -473,7 +471,7 @@ async function pausedResult(
       ...base,
       status: "error",
       error: {
-        name: "CheckpointFailed",
+        name: "CheckpointFailed" satisfies CodeModeErrorName,
         message: `The run waits for a person, but it could not pause: ${messageOf(error)}`,
       },
     };
@@ -513,18 +511,22 @@ function toResult(
   if (bridge.discovery.length > 0) result.discovery = bridge.discovery;
   const size = outcome.valueJson?.length ?? 0;
   if (size > limits.maxResultChars) {
-    result.status = "limit";
-    result.error = runFailure(
-      "ResultTooLarge",
-      `The result is ${groupDigits(size)} characters of JSON, over the limit of ${groupDigits(limits.maxResultChars)} (maxResultChars). Return something smaller: pick the fields you need, summarize, or slice long arrays.`,
+    Object.assign(
+      result,
+      runEnding(
+        "ResultTooLarge",
+        `The result is ${groupDigits(size)} characters of JSON, over the limit of ${groupDigits(limits.maxResultChars)} (maxResultChars). Return something smaller: pick the fields you need, summarize, or slice long arrays.`,
+      ),
     );
     return result;
   }
   if (outcome.valueJson !== undefined && jsonDepth(outcome.valueJson) > MAX_RESULT_DEPTH) {
-    result.status = "limit";
-    result.error = runFailure(
-      "ResultTooLarge",
-      `The result nests ${groupDigits(jsonDepth(outcome.valueJson))} levels deep, over the limit of ${MAX_RESULT_DEPTH}. Return flatter data.`,
+    Object.assign(
+      result,
+      runEnding(
+        "ResultTooLarge",
+        `The result nests ${groupDigits(jsonDepth(outcome.valueJson))} levels deep, over the limit of ${MAX_RESULT_DEPTH}. Return flatter data.`,
+      ),
     );
     return result;
   }

@@ -13,6 +13,7 @@ import type { Node, Program, Statement, Token } from "acorn";
 import { Parser, parse, tokTypes } from "acorn";
 import type { Message } from "esbuild";
 import { within } from "../../common/abort.js";
+import { CODE_MODE_ERROR_STATUS, type CodeModeErrorName } from "../../common/failures.js";
 import { groupDigits } from "../../common/numbers.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
@@ -50,7 +51,7 @@ export interface PrepareFailure {
 }
 
 /** The error name of code longer than {@link MAX_CODE_CHARS}: a limit, not a syntax error. */
-const CODE_TOO_LONG = "CodeTooLong";
+const CODE_TOO_LONG = "CodeTooLong" satisfies CodeModeErrorName;
 
 /** The message for `import`/`export` statements, which have no meaning inside `run_code`. */
 export const IMPORT_NOT_AVAILABLE =
@@ -74,7 +75,7 @@ export async function prepareCode(
 ): Promise<PreparedCode | PrepareFailure> {
   if (source.length > MAX_CODE_CHARS) {
     return {
-      status: "limit",
+      status: CODE_MODE_ERROR_STATUS[CODE_TOO_LONG],
       error: {
         name: CODE_TOO_LONG,
         message: `The code is ${groupDigits(source.length)} characters long; run_code takes at most ${groupDigits(MAX_CODE_CHARS)}. Send shorter code: fetch data with tools instead of pasting it.`,

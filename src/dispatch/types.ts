@@ -1,4 +1,5 @@
 import type { BudgetExceeded, RunCancelled } from "../../common/errors.js";
+import type { FailureKind } from "../../common/failures.js";
 import type { Budget } from "../tools/budget.js";
 import type { AnyTool, RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import type { PausedWork } from "./paused-work.js";
@@ -11,18 +12,7 @@ export interface ToolCall {
   arguments: string | Record<string, unknown> | undefined;
 }
 
-/** Why a call failed, in a form code can branch on. */
-export type FailureKind =
-  | "unknown_tool"
-  | "invalid_arguments"
-  | "denied"
-  | "timeout"
-  | "error"
-  | "cancelled"
-  | "budget"
-  | "limit"
-  /** The call needs a person, and its run pauses instead of waiting (see `RunCallOptions.person`). */
-  | "paused";
+export type { FailureKind } from "../../common/failures.js";
 
 /**
  * Told of each successful call's raw value (see `Dispatcher.observeResults`): the tool that returned it,

@@ -72,7 +72,7 @@ export interface CodeHostOptions {
   /** Whether run_code type-checks the code first (see `CodeModeOptions.typecheck`). Default "off". */
   typecheck?: TypeCheckMode;
   /**
-   * How many threads type-check at once (see `CodeModeOptions.typecheckWorkers`). Each MCP connection
+   * How many threads type-check at once (see `TypeCheckOptions.workers`). Each MCP connection
    * (a stdio client, an HTTP session) is a client of its own: its checks go one at a time, and
    * connections take turns.
    */
@@ -88,7 +88,7 @@ export interface CodeHostOptions {
    */
   shareObservedTypes?: boolean;
   /**
-   * The store shared when `shareObservedTypes` is true (see `CodeModeOptions.observedTypes`), e.g. one
+   * The store shared when `shareObservedTypes` is true (see `ObserveOptions.store`), e.g. one
    * read from a file; it is every client's, so it is refused without `shareObservedTypes`.
    */
   observedTypes?: ObservedTypes;
@@ -356,20 +356,18 @@ export class CodeHost {
     }
     // An MCP client shows the model only the tool's description: it carries the declarations as well.
     const cm = createCodeMode({
-      tools: snapshot.tools,
       environment: this.#environment,
       dispatcher,
-      declarationsIn: "instructions",
-      ...("shared" in learnt ? { observedTypes: learnt.shared } : { observeResults: false }),
       // The server lists or searches its catalog itself (search_tools), from the declarations.
-      discovery: "inline",
-      ...(this.#options.typecheck ? { typecheck: this.#options.typecheck } : {}),
-      ...(this.#options.typecheckWorkers === undefined
-        ? {}
-        : { typecheckWorkers: this.#options.typecheckWorkers }),
-      // Type checks take turns by tenant (a connection unless the server names tenants), so one client's
-      // hostile checks do not hold up another's.
-      clientOf: (ctx) => tenantIdOf(clientLinkOf(ctx.deps)?.tenant),
+      discovery: { mode: "inline", declarationsIn: "instructions" },
+      observe: "shared" in learnt ? { store: learnt.shared } : { results: false },
+      typecheck: {
+        mode: this.#options.typecheck ?? "off",
+        ...(this.#options.typecheckWorkers === undefined ? {} : { workers: this.#options.typecheckWorkers }),
+        // Type checks take turns by tenant (a connection unless the server names tenants), so one client's
+        // hostile checks do not hold up another's.
+        clientOf: (ctx) => tenantIdOf(clientLinkOf(ctx.deps)?.tenant),
+      },
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
     });
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });

@@ -22,6 +22,7 @@ const graph = readImportGraph(root, ["common", "src", "sandbox", "environments"]
  */
 const LEAVES = [
   "common/errors.ts",
+  "common/failures.ts",
   "common/version.ts",
   "common/package-files.ts",
   "common/numbers.ts",

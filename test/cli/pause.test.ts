@@ -370,7 +370,7 @@ describe("cordon resume", () => {
       CORDON_CHECKPOINT_KEY: "another key of at least sixteen bytes",
     });
     expect(code).toBe(1);
-    expect(stderr).toContain("made with another checkpointKey");
+    expect(stderr).toContain("made with another checkpoint key");
     expect(stderr).toContain("set CORDON_CHECKPOINT_KEY to the key of the machine that paused it");
     expect(w.effects()).toEqual(["before"]);
   });

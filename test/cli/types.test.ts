@@ -14,7 +14,7 @@ describe("cordon types", () => {
     expect(declarations).toMatch(/refund_order\(args: \{[\s\S]*order_id: string;/);
     expect(declarations).toContain("Refunds above 50 need a person's approval");
     expect(instructions).toContain("## Running code with run_code");
-    // The declarations are sent once, in the run_code tool's description (declarationsIn: "tool").
+    // The declarations are sent once, in the run_code tool's description (discovery.declarationsIn "tool").
     expect(instructions).not.toContain("find_customers(args: {");
     expect(instructions).toContain("declared in the description of the run_code tool");
     expect(instructions).toContain("separate sandbox process");

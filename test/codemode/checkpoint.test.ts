@@ -69,7 +69,7 @@ describe("checkpoints", () => {
     );
     const refused = refusal(() => openCheckpoint(text, KEY, BINDING));
     expect(refused.problem).toBe("another-key");
-    expect(refused.message).toContain("made with another checkpointKey");
+    expect(refused.message).toContain("made with another checkpoint key");
   });
 
   it("an expired checkpoint is refused", () => {

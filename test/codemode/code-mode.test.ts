@@ -73,7 +73,8 @@ function shop() {
 
 const open: CodeMode[] = [];
 function make(options: Partial<Parameters<typeof codeMode>[0]> & { toolset: Toolset }): CodeMode {
-  const cm = codeMode({ tools: options.toolset, environment: isolateEnvironment(), ...options });
+  const { toolset, ...rest } = options;
+  const cm = codeMode({ tools: toolset, environment: isolateEnvironment(), ...rest });
   open.push(cm);
   return cm;
 }
@@ -405,7 +406,7 @@ describe("code mode: sessions", () => {
 
   it("a session evicted by the cap comes back empty and says so", async () => {
     const { toolset } = shop();
-    const cm = make({ toolset, state: "session", maxSessions: 1 });
+    const cm = make({ toolset, state: "session", sessions: { max: 1 } });
     await cm.run("var v = 1", { session: "first" });
     await cm.run("var v = 2", { session: "second" });
     const back = await cm.run("typeof v", { session: "first" });
@@ -441,7 +442,7 @@ describe("code mode: sessions", () => {
 
   it("caps live sessions, evicting the least recently used", async () => {
     const { toolset } = shop();
-    const cm = make({ toolset, state: "session", maxSessions: 2 });
+    const cm = make({ toolset, state: "session", sessions: { max: 2 } });
     await cm.run("var v = 'a'", { session: "a" });
     await cm.run("var v = 'b'", { session: "b" });
     await cm.run("var v = 'c'", { session: "c" });
@@ -463,7 +464,7 @@ describe("code mode: sessions", () => {
 
   it("expires idle sessions", async () => {
     const { toolset } = shop();
-    const cm = make({ toolset, state: "session", sessionIdleMs: 50 });
+    const cm = make({ toolset, state: "session", sessions: { idleMs: 50 } });
     await cm.run("var kept = true", { session: "idle" });
     await wait(200);
     expect((await cm.run("typeof kept", { session: "idle" })).value).toBe("undefined");
@@ -510,14 +511,14 @@ describe("code mode: declarations and instructions", () => {
       input: z.object({}),
       run: () => 1,
     });
-    const cm = make({ toolset: new Toolset([quoting]), declarationsIn: "instructions" });
+    const cm = make({ toolset: new Toolset([quoting]), discovery: { declarationsIn: "instructions" } });
     expect(cm.instructions).toContain("````ts\n");
     expect(cm.instructions.trimEnd().endsWith("````")).toBe(true);
   });
 
   it("session instructions say when a session starts over, with the idle time from the options", () => {
     const { toolset } = shop();
-    const cm = make({ toolset, state: "session", sessionIdleMs: 5 * 60_000 });
+    const cm = make({ toolset, state: "session", sessions: { idleMs: 5 * 60_000 } });
     expect(cm.instructions).toContain("persist between runs in the same session");
     expect(cm.instructions).toContain("A session unused for 5 min");
     expect(make({ toolset }).instructions).toContain("Every run starts in a fresh sandbox");

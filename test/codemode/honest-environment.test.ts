@@ -55,7 +55,7 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
             tools: [lookup],
             environment: create(),
             state,
-            declarationsIn,
+            discovery: { declarationsIn },
             limits: { timeoutMs: 400, memoryMb: 16 },
           });
           opened.push(cm);

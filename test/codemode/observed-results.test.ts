@@ -72,7 +72,7 @@ const open: CodeMode[] = [];
 function make(options: Partial<Parameters<typeof codeMode>[0]> = {}) {
   const tools = notesTools();
   const dispatcher = new Dispatcher(tools);
-  const cm = codeMode({ tools, dispatcher, environment: isolateEnvironment(), ...options });
+  const cm = codeMode({ dispatcher, environment: isolateEnvironment(), ...options });
   open.push(cm);
   return { cm, dispatcher, tools };
 }
@@ -164,10 +164,10 @@ describe("recording", () => {
     expect(cm.observedTypes.tools()).toEqual(["get_note"]);
   });
 
-  it("observeResults: false turns it off entirely, even with a store that knows the tools", async () => {
+  it("observe.results false turns it off entirely, even with a store that knows the tools", async () => {
     const known = new ObservedTypes();
     known.record("get_note", { id: 1 });
-    const { cm } = make({ observeResults: false, observedTypes: known });
+    const { cm } = make({ observe: { results: false, store: known } });
     await cm.run("return await tools.get_note({ id: 2 })");
     expect(cm.observedTypeOf("get_note")).toBeUndefined();
     expect(known.resultsOf("get_note")).toBe(1);
@@ -184,10 +184,18 @@ describe("recording", () => {
   it("bad options are refused with what they take", () => {
     const tools = notesTools();
     expect(() =>
-      codeMode({ tools, environment: isolateEnvironment(), observeResults: "yes" as unknown as boolean }),
-    ).toThrow(/observeResults must be true or false/);
+      codeMode({
+        tools,
+        environment: isolateEnvironment(),
+        observe: { results: "yes" as unknown as boolean },
+      }),
+    ).toThrow(/observe.results must be true or false/);
     expect(() =>
-      codeMode({ tools, environment: isolateEnvironment(), observedTypes: {} as unknown as ObservedTypes }),
+      codeMode({
+        tools,
+        environment: isolateEnvironment(),
+        observe: { store: {} as unknown as ObservedTypes },
+      }),
     ).toThrow(UserError);
     expect(() =>
       tool({ name: "t", description: "T.", observeResults: 1 as unknown as boolean, run: () => 1 }),
@@ -226,8 +234,8 @@ describe("what the model reads", () => {
     expect(cm.refreshDeclarations()).toBe(false);
   });
 
-  it("with declarationsIn: instructions, the instructions show them after a refresh", async () => {
-    const { cm } = make({ declarationsIn: "instructions" });
+  it("with discovery.declarationsIn instructions, the instructions show them after a refresh", async () => {
+    const { cm } = make({ discovery: { declarationsIn: "instructions" } });
     await cm.run("return await tools.get_note({ id: 1 })");
     expect(cm.instructions).not.toContain(OBSERVED_RETURNS_PREFIX);
     cm.refreshDeclarations();
@@ -237,9 +245,9 @@ describe("what the model reads", () => {
 
   it("a code mode made over a store that knows types declares them from the start, and shares what it learns", async () => {
     const store = new ObservedTypes();
-    const first = make({ observedTypes: store });
+    const first = make({ observe: { store } });
     await first.cm.run("return await tools.get_note({ id: 2 })");
-    const second = make({ observedTypes: store });
+    const second = make({ observe: { store } });
     expect(second.cm.declarations).toContain(
       `${OBSERVED_RETURNS_PREFIX} { id: number; text: string; tags: string[] }`,
     );

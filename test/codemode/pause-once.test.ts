@@ -60,7 +60,7 @@ function shop(options: Partial<CodeModeOptions> = {}) {
       tools: [refund, email],
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
       ...options,
       ...more,
     });
@@ -127,7 +127,7 @@ describe("a checkpoint resumes once", () => {
 
   it("the code mode's checkpoint store holds the claim: code modes sharing it refuse a second resume", async () => {
     const store = memoryCheckpointStore();
-    const { effects, cm, make } = shop({ checkpointStore: store });
+    const { effects, cm, make } = shop({ pause: { key: KEY, store } });
     const { checkpoint, decisions } = await pausedRefund(cm);
     expect((await cm.resume(checkpoint, { decisions })).status).toBe("ok");
     expect((await refusal(make().resume(checkpoint, { decisions }))).problem).toBe("reused");
@@ -165,7 +165,7 @@ describe("a claim is given back when nothing went live", () => {
     await expect(cm.resume(checkpoint, { decisions: { "no-such-call": true } })).rejects.toBeInstanceOf(
       UserError,
     );
-    const otherKey = make({ checkpointKey: "another host's secret, 32 bytes!" });
+    const otherKey = make({ pause: { key: "another host's secret, 32 bytes!" } });
     expect((await refusal(otherKey.resume(checkpoint, { decisions }))).problem).toBe("another-key");
     expect((await cm.resume(checkpoint, { decisions })).status).toBe("ok");
     expect(effects).toEqual(["refunded A7", "mailed ann@example.com"]);
@@ -188,13 +188,16 @@ describe("a claim is given back when nothing went live", () => {
     expect(effects).toEqual(["mailed recorded@example.com"]);
   });
 
-  it("onCheckpointUsed is asked after the claim: its refusal gives the claim back, and it is told of forks", async () => {
+  it("pause.onCheckpointUsed is asked after the claim: its refusal gives the claim back, and it is told of forks", async () => {
     const told: CheckpointInfo[] = [];
     let allow = false;
     const { effects, cm } = shop({
-      onCheckpointUsed: (info) => {
-        told.push(info);
-        return allow;
+      pause: {
+        key: KEY,
+        onCheckpointUsed: (info) => {
+          told.push(info);
+          return allow;
+        },
       },
     });
     const { checkpoint, decisions } = await pausedRefund(cm);
@@ -210,12 +213,14 @@ describe("a claim is given back when nothing went live", () => {
 describe("checkpoint stores claim atomically", () => {
   it("a store without claim and release is a UserError at creation, naming what it needs", () => {
     const valuesOnly = { put: () => {}, get: () => undefined } as unknown as CheckpointStore;
-    expect(() => shop({ checkpointStore: valuesOnly })).toThrow(/claim\(id, expires\) and release\(id\)/);
+    expect(() => shop({ pause: { key: KEY, store: valuesOnly } })).toThrow(
+      /claim\(id, expires\) and release\(id\)/,
+    );
   });
 
   it("a store whose claim answers something other than a boolean is refused before anything runs", async () => {
     const store = { ...memoryCheckpointStore(), claim: () => undefined as unknown as boolean };
-    const { effects, cm } = shop({ checkpointStore: store });
+    const { effects, cm } = shop({ pause: { key: KEY, store } });
     const { checkpoint, decisions } = await pausedRefund(cm);
     const refused = await refusal(cm.resume(checkpoint, { decisions }));
     expect(refused.problem).toBe("store");

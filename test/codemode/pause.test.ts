@@ -67,7 +67,7 @@ function world(options: Partial<CodeModeOptions> & { create?: () => CodeModeOpti
       tools,
       environment: create ? create() : isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
       ...rest,
       ...more,
     });
@@ -309,13 +309,12 @@ describe("pausing and resuming: what the resumed run shows and counts", () => {
   it("an approval handler that decides on the spot decides; only what it asks about pauses", async () => {
     const { effects, tools } = world();
     const cm = codeMode({
-      tools,
       dispatcher: new Dispatcher(tools, {
         approvalHandler: ({ args }) => ((args as { to: string }).to === "jo" ? "allow" : "ask"),
       }),
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(cm);
     const paused = await cm.run(`
@@ -337,10 +336,9 @@ describe("pausing and resuming: what the resumed run shows and counts", () => {
   it("approval can be chosen per run: pause for one, wait (with a handler) for another", async () => {
     const { tools } = world();
     const cm = codeMode({
-      tools,
       dispatcher: new Dispatcher(tools, { approvalHandler: () => "deny" }),
       environment: isolateEnvironment(),
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(cm);
     const waited = await cm.run(`try { await tools.send({ to: "max" }); } catch (e) { return e.kind; }`);
@@ -360,13 +358,16 @@ describe("resuming refuses what it cannot honour, before anything runs", () => {
     ).rejects.toBeInstanceOf(UserError);
   });
 
-  it("onCheckpointUsed can refuse what the claim lets through: a host that allows no forks records the ids it used", async () => {
+  it("pause.onCheckpointUsed can refuse what the claim lets through: a host that allows no forks records the ids it used", async () => {
     const used = new Set<string>();
     const { effects, cm } = world({
-      onCheckpointUsed: ({ id }) => {
-        if (used.has(id)) return false;
-        used.add(id);
-        return true;
+      pause: {
+        key: KEY,
+        onCheckpointUsed: ({ id }) => {
+          if (used.has(id)) return false;
+          used.add(id);
+          return true;
+        },
       },
     });
     const paused = await cm.run(`await tools.send({ to: "oz" });`);
@@ -468,7 +469,7 @@ describe("a checkpoint is refused before anything runs", () => {
     const other = codeMode({
       tools,
       environment: isolateEnvironment(),
-      checkpointKey: "another host's 32-byte secret!!",
+      pause: { key: "another host's 32-byte secret!!" },
     });
     opened.push(other);
     await expect(other.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
@@ -478,7 +479,7 @@ describe("a checkpoint is refused before anything runs", () => {
   });
 
   it("an expired checkpoint is refused", async () => {
-    const { cm, paused, decisions, effects } = await pausedRun({ checkpointTtlMs: 50 });
+    const { cm, paused, decisions, effects } = await pausedRun({ pause: { key: KEY, ttlMs: 50 } });
     await new Promise((resolve) => setTimeout(resolve, 80));
     await expect(cm.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({ problem: "expired" });
     expect(effects).toEqual([]);
@@ -496,7 +497,7 @@ describe("a checkpoint is refused before anything runs", () => {
     const changed = codeMode({
       tools: new Toolset([...tools.list().filter((t) => t.name !== "send"), changedSend]),
       environment: isolateEnvironment(),
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(changed);
     await expect(changed.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({
@@ -510,7 +511,7 @@ describe("a checkpoint is refused before anything runs", () => {
     const changed = codeMode({
       tools,
       environment: isolateEnvironment(),
-      checkpointKey: KEY,
+      pause: { key: KEY },
       limits: { maxToolCalls: 99 },
     });
     opened.push(changed);
@@ -522,17 +523,17 @@ describe("a checkpoint is refused before anything runs", () => {
 });
 
 describe("pause settings", () => {
-  it("approval pause without a checkpointKey, or with sessions, is a UserError at creation", () => {
+  it("approval pause without a pause.key, or with sessions, is a UserError at creation", () => {
     const { tools } = world();
     expect(() => codeMode({ tools, environment: isolateEnvironment(), approval: "pause" })).toThrow(
-      /needs a checkpointKey/,
+      /needs pause.key/,
     );
     expect(() =>
       codeMode({
         tools,
         environment: isolateEnvironment(),
         approval: "pause",
-        checkpointKey: KEY,
+        pause: { key: KEY },
         state: "session",
       }),
     ).toThrow(/does not work with state "session"/);
@@ -552,8 +553,7 @@ describe("pause settings", () => {
         tools: new Toolset([...tools.list(), big]),
         environment: isolateEnvironment(),
         approval: "pause",
-        checkpointKey: KEY,
-        checkpointStore: store,
+        pause: { key: KEY, store },
       });
     const cm = make();
     opened.push(cm);
@@ -568,7 +568,7 @@ describe("pause settings", () => {
     const withoutStore = codeMode({
       tools: new Toolset([...tools.list(), big]),
       environment: isolateEnvironment(),
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(withoutStore);
     await expect(withoutStore.resume(paused.checkpoint!)).rejects.toMatchObject({ problem: "store" });
@@ -589,8 +589,7 @@ describe("pause settings", () => {
         tools: new Toolset([...tools.list(), big]),
         environment: isolateEnvironment(),
         approval: "pause",
-        checkpointKey: KEY,
-        checkpointStore: store,
+        pause: { key: KEY, store },
       });
       opened.push(cm);
       const paused = await cm.run(
@@ -610,7 +609,7 @@ describe("pause settings", () => {
 describe("run_code with approval pause, dispatched as a tool call", () => {
   it("a paused run is a failed call of kind paused carrying the checkpoint, and resumeCall answers that same call", async () => {
     const { effects, tools } = world();
-    const cm = codeMode({ tools, environment: isolateEnvironment(), approval: "pause", checkpointKey: KEY });
+    const cm = codeMode({ tools, environment: isolateEnvironment(), approval: "pause", pause: { key: KEY } });
     opened.push(cm);
     const dispatcher = new Dispatcher(new Toolset([cm.tool]));
     const handle = dispatcher.dispatch([
@@ -634,11 +633,10 @@ describe("run_code with approval pause, dispatched as a tool call", () => {
   it("resumed with approval wait, a later gated call is decided by the approval handler instead of pausing again", async () => {
     const { effects, tools } = world();
     const cm = codeMode({
-      tools,
       dispatcher: new Dispatcher(tools, { approvalHandler: () => "allow" }),
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(cm);
     // The handler allows everything, so pausing needs a call it does not see: a question.

@@ -53,9 +53,7 @@ describe("type checks of different clients", () => {
     const mode = codeMode({
       tools: shop.tools,
       environment: isolateEnvironment(),
-      typecheck: "block",
-      typecheckLimits: { timeMs: BUDGET_MS },
-      typecheckWorkers: 2,
+      typecheck: { mode: "block", limits: { timeMs: BUDGET_MS }, workers: 2 },
     });
     opened.push(mode);
     const attack = ["a-1", "a-2", "a-3"].flatMap((session) =>
@@ -81,8 +79,7 @@ describe("type checks of different clients", () => {
     const mode = codeMode({
       tools: shop.tools,
       environment: isolateEnvironment(),
-      typecheck: "block",
-      typecheckLimits: { timeMs: BUDGET_MS },
+      typecheck: { mode: "block", limits: { timeMs: BUDGET_MS } },
     });
     opened.push(mode);
     // One client: its checks go one at a time, on one thread; the other client's gets the second.
@@ -130,12 +127,12 @@ describe("type checks of different clients", () => {
     }
   });
 
-  it("typecheckWorkers out of range is refused with what to give", () => {
+  it("typecheck.workers out of range is refused with what to give", () => {
     const { tools } = countingShop();
     for (const workers of [0, 1.5, MAX_TYPECHECK_WORKERS + 1]) {
-      expect(() => codeMode({ tools, typecheck: "block", typecheckWorkers: workers })).toThrow(
+      expect(() => codeMode({ tools, typecheck: { mode: "block", workers } })).toThrow(
         new UserError(
-          `codeMode: typecheckWorkers must be a whole number from 1 to ${MAX_TYPECHECK_WORKERS}, got ${workers}.`,
+          `codeMode: typecheck.workers must be a whole number from 1 to ${MAX_TYPECHECK_WORKERS}, got ${workers}.`,
         ),
       );
     }

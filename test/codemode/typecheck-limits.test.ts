@@ -25,8 +25,7 @@ function shopMode(typecheck: "block" | "report") {
   const mode = codeMode({
     tools: shop.tools,
     environment: isolateEnvironment(),
-    typecheck,
-    typecheckLimits: { timeMs: BUDGET_MS },
+    typecheck: { mode: typecheck, limits: { timeMs: BUDGET_MS } },
   });
   opened.push(mode);
   return { mode, ran: shop.ran };
@@ -84,8 +83,7 @@ describe("a hostile type-level program", () => {
     const mode = codeMode({
       tools: shop.tools,
       environment: isolateEnvironment(),
-      typecheck: "block",
-      typecheckLimits: { memoryMb: 128, timeMs: 60_000 },
+      typecheck: { mode: "block", limits: { memoryMb: 128, timeMs: 60_000 } },
     });
     opened.push(mode);
     // A 10,000 by 10,000 grid of properties, compared one by one: far more symbols than the cap holds.

@@ -41,19 +41,21 @@ describe("finding typescript", () => {
 
   it("a missing typescript is a UserError when the code mode is created, saying what to install", () => {
     for (const typecheck of ["block", "report"] as const) {
-      expect(() => create({ typecheck, resolveTypeScript: missing })).toThrow(UserError);
-      expect(() => create({ typecheck, resolveTypeScript: missing })).toThrow(
+      expect(() => create({ typecheck: { mode: typecheck, resolveTypeScript: missing } })).toThrow(UserError);
+      expect(() => create({ typecheck: { mode: typecheck, resolveTypeScript: missing } })).toThrow(
         `codeMode: typecheck "${typecheck}" needs the typescript package (version 5), which could not be found: install it with \`npm install typescript@5\`, or set typecheck to "off".`,
       );
     }
   });
 
   it('typecheck "off" never looks for it', () => {
-    expect(() => create({ typecheck: "off", resolveTypeScript: missing })).not.toThrow();
+    expect(() => create({ typecheck: { mode: "off", resolveTypeScript: missing } })).not.toThrow();
   });
 
   it("typescript 7, the native compiler without the JavaScript API, is refused with what to install", () => {
-    expect(() => create({ typecheck: "block", resolveTypeScript: typescriptOfVersion("7.0.2") })).toThrow(
+    expect(() =>
+      create({ typecheck: { mode: "block", resolveTypeScript: typescriptOfVersion("7.0.2") } }),
+    ).toThrow(
       /^codeMode: typecheck "block" needs typescript 5 \(its JavaScript compiler API\), but typescript 7\.0\.2 was found at .*: install it with `npm install typescript@5`/,
     );
   });
@@ -64,11 +66,11 @@ describe("the options", () => {
     expect(() => create({ typecheck: "strict" as never })).toThrow(
       'codeMode: typecheck must be "block", "report" or "off", got "strict".',
     );
-    expect(() => create({ typecheck: "block", typecheckLimits: { timeMs: 0 } })).toThrow(
-      "codeMode: typecheckLimits.timeMs must be a number of ms > 0, got 0.",
+    expect(() => create({ typecheck: { mode: "block", limits: { timeMs: 0 } } })).toThrow(
+      "codeMode: typecheck.limits.timeMs must be a number of ms > 0, got 0.",
     );
-    expect(() => create({ typecheck: "block", typecheckLimits: { memoryMb: 16 } })).toThrow(
-      /^codeMode: typecheckLimits.memoryMb must be a whole number of MB, at least 128/,
+    expect(() => create({ typecheck: { mode: "block", limits: { memoryMb: 16 } } })).toThrow(
+      /^codeMode: typecheck.limits.memoryMb must be a whole number of MB, at least 128/,
     );
   });
 });

@@ -86,7 +86,7 @@ describe("a paused run", () => {
       }),
     ];
     const key = "a host secret, 32 bytes at least!";
-    const settings = { tools, approval: "pause", checkpointKey: key } as const;
+    const settings = { tools, approval: "pause", pause: { key } } as const;
     const reporting = codeMode({ ...settings, environment: isolateEnvironment(), typecheck: "report" });
     const blocking = codeMode({ ...settings, environment: isolateEnvironment(), typecheck: "block" });
     opened.push(reporting, blocking);

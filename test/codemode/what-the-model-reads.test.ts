@@ -105,8 +105,8 @@ describe("where the declarations go", () => {
     expect(cm.instructions).toContain("declared in the description of the run_code tool");
   });
 
-  it('with declarationsIn: "instructions" they are in the instructions only', () => {
-    const cm = make({ tools: new Toolset([search, contact]), declarationsIn: "instructions" });
+  it('with discovery.declarationsIn "instructions" they are in the instructions only', () => {
+    const cm = make({ tools: new Toolset([search, contact]), discovery: { declarationsIn: "instructions" } });
     expect(count(cm.tool.description)).toBe(0);
     expect(count(cm.instructions)).toBe(1);
     expect(cm.instructions).toContain(cm.declarations);
@@ -118,7 +118,7 @@ describe("where the declarations go", () => {
       codeMode({
         tools: [search],
         environment: isolateEnvironment(),
-        declarationsIn: "prompt" as "tool",
+        discovery: { declarationsIn: "prompt" as "tool" },
       }),
     ).toThrow(/declarationsIn must be "tool" or "instructions"/);
   });
@@ -151,8 +151,8 @@ describe("discovery by search", () => {
     );
   });
 
-  it('with declarationsIn: "instructions" the index and the sentences are in the instructions only', () => {
-    const cm = make({ tools, discovery: "search", declarationsIn: "instructions" });
+  it('with discovery.declarationsIn "instructions" the index and the sentences are in the instructions only', () => {
+    const cm = make({ tools, discovery: { mode: "search", declarationsIn: "instructions" } });
     expect(cm.tool.description).not.toContain("$search");
     expect(cm.tool.description).toContain(
       "The tools object is explained in the instructions about this tool.",

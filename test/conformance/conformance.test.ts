@@ -265,7 +265,7 @@ for (const subject of subjects) {
     });
 
     it("pauses at a gated call and resumes by replay in another code mode: each effect once, the same time and randomness", async () => {
-      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const pausing = { approval: "pause" as const, pause: { key: CHECKPOINT_KEY } };
       const { cm, writes, tools } = make(pausing);
       const code = `
         const before = [Date.now(), Math.random()];
@@ -292,7 +292,7 @@ for (const subject of subjects) {
     });
 
     it("a resume's recorded calls are answered inside the sandbox, in the order they ended: only the decided call and later ones reach the host", async () => {
-      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const pausing = { approval: "pause" as const, pause: { key: CHECKPOINT_KEY } };
       const { cm, writes, tools } = make(pausing);
       // The slower call is made first: a replay that answered in the order calls were made would let it win.
       const code = `
@@ -325,7 +325,7 @@ for (const subject of subjects) {
 
     for (const [attack, code] of Object.entries(BLIND_SPOTS)) {
       it(`a resume of code that depends on ${attack} diverges safely (ReplayDiverged, 0 live calls) or replays what it saw`, async () => {
-        const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+        const pausing = { approval: "pause" as const, pause: { key: CHECKPOINT_KEY } };
         const { cm, writes, tools, ran } = make(pausing);
         const paused = await cm.run(code);
         expect(paused.status).toBe("paused");
@@ -356,7 +356,7 @@ for (const subject of subjects) {
     it("a resume where the sandbox sees another time zone than the paused run's diverges safely, naming both: 0 live calls", async () => {
       // The checkpoint says its run was paused where the zone was Pacific/Kiritimati (re-sealed with the
       // host's key, as a pause on a machine there would have made it); no sandbox here is in that zone.
-      const pausing = { approval: "pause" as const, checkpointKey: CHECKPOINT_KEY };
+      const pausing = { approval: "pause" as const, pause: { key: CHECKPOINT_KEY } };
       const { cm, writes, tools, ran } = make(pausing);
       const paused = await cm.run(`
         await tools.note({ text: "at " + new Date(0).getHours() + " o'clock" });
@@ -411,7 +411,7 @@ for (const subject of subjects) {
     it("a run that searched before a gated call pauses and resumes by replay", async () => {
       const pausing = {
         approval: "pause" as const,
-        checkpointKey: CHECKPOINT_KEY,
+        pause: { key: CHECKPOINT_KEY },
         discovery: "search" as const,
       };
       const { cm, writes, tools } = make(pausing);

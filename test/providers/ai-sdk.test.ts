@@ -390,7 +390,7 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
         tools: [getOrder, refundOnce],
         environment: isolateEnvironment(),
         approval: "pause",
-        checkpointKey: KEY,
+        pause: { key: KEY },
         ...more,
       });
       opened.push(mode);
@@ -502,7 +502,7 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
       tools: [getOrder, refundOnce],
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(mode);
     // No store: the paused run waits in this process's memory.
@@ -546,8 +546,8 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
     });
     // Each process's code mode claims in a checkpoint store of its own, as separate processes would.
     const [one, two] = [
-      process({ checkpointStore: memoryCheckpointStore() }),
-      process({ checkpointStore: memoryCheckpointStore() }),
+      process({ pause: { key: KEY, store: memoryCheckpointStore() } }),
+      process({ pause: { key: KEY, store: memoryCheckpointStore() } }),
     ];
     const submit = (tools: ToolSet) =>
       generateText({
@@ -568,7 +568,7 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
       tools: [getOrder],
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: KEY,
+      pause: { key: KEY },
     });
     opened.push(mode);
     const valuesOnly = { put: () => {}, get: () => undefined } as unknown as CheckpointStore;

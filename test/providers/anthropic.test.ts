@@ -224,7 +224,7 @@ describe("cordon/anthropic with runs that pause (scripted model)", () => {
       tools: [refund],
       environment: isolateEnvironment(),
       approval: "pause",
-      checkpointKey: "an app's checkpoint key of 32 bytes",
+      pause: { key: "an app's checkpoint key of 32 bytes" },
     });
     const dispatcher = new Dispatcher(new Toolset([getOrder, cm.tool]));
     const anthropic = client(server);

@@ -295,7 +295,7 @@ describe("cordon/openai with runs that pause (scripted model)", () => {
     ]);
     const pausing = {
       approval: "pause" as const,
-      checkpointKey: PAUSE_KEY,
+      pause: { key: PAUSE_KEY },
       environment: isolateEnvironment(),
     };
     cm = codeMode({ tools: [getOrder, refund], ...pausing });

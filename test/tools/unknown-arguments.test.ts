@@ -62,7 +62,6 @@ describe("an argument the tool does not have", () => {
     const refunds: { order_id: string; reason: string }[] = [];
     const tools = new Toolset([refundTool(refunds)]);
     const cm = codeMode({
-      tools,
       dispatcher: new Dispatcher(tools, { approvalHandler: () => true }),
       environment: isolateEnvironment(),
     });

@@ -4,7 +4,7 @@
  * the process is told to stop (SIGINT, SIGTERM).
  */
 
-import { messageOf } from "../../../common/errors.js";
+import { messageOf, UsageError } from "../../../common/errors.js";
 import { cordonVersion } from "../../../common/version.js";
 import { MAX_TYPECHECK_WORKERS } from "../../codemode/typecheck/limits.js";
 import { MCP_APPROVE_POLICIES } from "../../mcp/approve-policy.js";
@@ -23,7 +23,7 @@ import {
   parseUpstreamSpec,
 } from "../../mcp/upstream/spec.js";
 import type { AnyTool } from "../../tools/types.js";
-import { CliUsageError, EXIT } from "../cli-error.js";
+import { EXIT } from "../cli-error.js";
 import {
   choiceOption,
   flagOption,
@@ -45,14 +45,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   const toolsPath = stringOption(input, "tools");
   const specs = stringsOption(input, "upstream").map(parseUpstreamSpec);
   if (toolsPath === undefined && specs.length === 0) {
-    throw new CliUsageError(
+    throw new UsageError(
       "nothing to serve: give --tools <module>, one or more --upstream NAME=COMMAND, or both.",
     );
   }
   const names = new Set<string>();
   for (const spec of specs) {
     if (names.has(spec.name))
-      throw new CliUsageError(`--upstream ${spec.name} is given twice; give each server its own name.`);
+      throw new UsageError(`--upstream ${spec.name} is given twice; give each server its own name.`);
     names.add(spec.name);
   }
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
@@ -60,7 +60,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
   const typecheckWorkers = integerOption(input, "typecheck-workers", { min: 1, max: MAX_TYPECHECK_WORKERS });
   if (typecheckWorkers !== undefined && typecheck === "off") {
-    throw new CliUsageError(
+    throw new UsageError(
       "--typecheck-workers only applies with --typecheck block or report: add one of them, or leave it out.",
     );
   }
@@ -80,21 +80,21 @@ export async function run(input: ParsedCommand): Promise<number> {
   const hostname = stringOption(input, "host");
   const allowedHosts = stringsOption(input, "allow-host");
   if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
-    throw new CliUsageError("--host and --allow-host only apply with --http <port>.");
+    throw new UsageError("--host and --allow-host only apply with --http <port>.");
   const observedFile = stringOption(input, "observed-types") || undefined;
   const shareObserved = flagOption(input, "share-observed-types");
   if (shareObserved && port === undefined) {
-    throw new CliUsageError(
+    throw new UsageError(
       "--share-observed-types only applies with --http <port>: on stdio cordon serves one client, whose learnt result types are its own anyway.",
     );
   }
   if (observedFile !== undefined && port !== undefined && !shareObserved) {
-    throw new CliUsageError(
+    throw new UsageError(
       `--observed-types ${observedFile} keeps one file of learnt result types for every client of --http, so one client's result keys (an e-mail address, a code name) would be shown to the others: add --share-observed-types if every client may see them, or leave out --observed-types to keep each session's types to itself (forgotten when it ends).`,
     );
   }
   if (approve === "web" && port === undefined) {
-    throw new CliUsageError(
+    throw new UsageError(
       "--approve web serves its approval pages on cordon's HTTP port, and stdio has none: add --http <port>, or choose --approve ask, all or none.",
     );
   }
@@ -180,7 +180,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     }
   } catch (error) {
     await host.close();
-    throw new CliUsageError(`could not start serving: ${messageOf(error)}`);
+    throw new UsageError(`could not start serving: ${messageOf(error)}`);
   }
   await stopped;
   log("stopping");

@@ -70,19 +70,21 @@ export async function run(input: ParsedCommand): Promise<number> {
     tools,
     environment,
     approval: "pause",
-    checkpointKey: key,
-    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
-    ...(observed === undefined ? {} : { observedTypes: observed.store }),
-    // Last before the run goes on, after every check: the file is claimed, so that it resumes once.
-    onCheckpointUsed: async () => {
-      try {
-        await claimCheckpointFile(checkpointFile, text);
-        claimed = true;
-      } catch (error) {
-        claimProblem = messageOf(error);
-        throw error;
-      }
+    pause: {
+      key,
+      // Last before the run goes on, after every check: the file is claimed, so that it resumes once.
+      onCheckpointUsed: async () => {
+        try {
+          await claimCheckpointFile(checkpointFile, text);
+          claimed = true;
+        } catch (error) {
+          claimProblem = messageOf(error);
+          throw error;
+        }
+      },
     },
+    ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
+    ...(observed === undefined ? {} : { observe: { store: observed.store } }),
   });
   // The types learnt by the resumed run go back to the file, whatever its outcome.
   const saver =

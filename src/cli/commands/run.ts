@@ -4,12 +4,12 @@
  * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
  */
 
+import { UsageError } from "../../../common/errors.js";
 import type { CodeMode } from "../../codemode/code-mode.js";
 import { resolveLimits, sandboxLimitsOf } from "../../codemode/limits.js";
 import type { Toolset } from "../../tools/toolset.js";
 import { checkCheckpointTarget } from "../checkpoint-file.js";
 import { loadCheckpointKey } from "../checkpoint-key.js";
-import { CliUsageError } from "../cli-error.js";
 import {
   choiceOption,
   flagOption,
@@ -44,12 +44,12 @@ export async function run(input: ParsedCommand): Promise<number> {
   const errStyle = styleFor(process.stderr);
 
   if (choice === "pause" && checkpointFile === undefined) {
-    throw new CliUsageError(
+    throw new UsageError(
       "--approve pause needs --checkpoint <file>: the file the paused run is saved to, for cordon resume. Add --checkpoint run.ckpt, for example.",
     );
   }
   if (choice !== "pause" && checkpointFile !== undefined) {
-    throw new CliUsageError(
+    throw new UsageError(
       "--checkpoint goes with --approve pause: add --approve pause to end the run at calls that need a person and save it there, or leave --checkpoint out.",
     );
   }
@@ -101,13 +101,12 @@ export async function run(input: ParsedCommand): Promise<number> {
       ? undefined
       : terminalApproval(choice, { stdin: process.stdin, stderr: process.stderr, style: errStyle, progress });
     cm = createCodeMode({
-      tools,
       environment,
       dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
       limits,
-      ...(key === undefined ? {} : { approval: "pause" as const, checkpointKey: key }),
+      ...(key === undefined ? {} : { approval: "pause" as const, pause: { key } }),
       typecheck,
-      ...(observed === undefined ? {} : { observedTypes: observed.store }),
+      ...(observed === undefined ? {} : { observe: { store: observed.store } }),
     });
   } catch (error) {
     approval?.close();

@@ -3,8 +3,9 @@
  * token comes from CORDON_TOKEN. Runs until SIGINT or SIGTERM.
  */
 
+import { UsageError } from "../../../common/errors.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, loadDriver, MIN_TOKEN_CHARS } from "../../load-driver.js";
-import { CliUsageError, EXIT } from "../cli-error.js";
+import { EXIT } from "../cli-error.js";
 import { choiceOption, integerOption, type ParsedCommand, stringOption } from "../command-spec.js";
 import { createEnvironment } from "../env-choices.js";
 
@@ -15,7 +16,7 @@ export { DEFAULT_SERVE_PORT };
 export async function run(input: ParsedCommand): Promise<number> {
   const token = process.env.CORDON_TOKEN;
   if (!token || token.length < MIN_TOKEN_CHARS) {
-    throw new CliUsageError(
+    throw new UsageError(
       `cordon serve reads its token from CORDON_TOKEN, which must hold at least ${MIN_TOKEN_CHARS} characters (for example CORDON_TOKEN=$(openssl rand -hex 24)).`,
     );
   }

@@ -40,7 +40,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     tools,
     environment,
     ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
-    ...(observedTypes === undefined ? {} : { observedTypes }),
+    ...(observedTypes === undefined ? {} : { observe: { store: observedTypes } }),
   });
   try {
     if (json) {

@@ -4,7 +4,6 @@
  * them as `Returns (observed): ...`.
  */
 
-import { UserError } from "../../../common/errors.js";
 import type { Dispatcher } from "../../dispatch/dispatcher.js";
 import type { Toolset } from "../../tools/toolset.js";
 import type { AnyTool } from "../../tools/types.js";
@@ -33,28 +32,18 @@ export interface ObservedResults {
 }
 
 /**
- * The learnt result types of `toolset`'s observed tools, kept in `options.observedTypes` (default a new
- * store); once started, every successful result of one of them that goes through `dispatcher` is
- * recorded, unless `options.observeResults` is false. `identifiers` maps the tools' names in code to
- * their names.
+ * The learnt result types of `toolset`'s observed tools, kept in `options.store` (default a new store);
+ * once started, every successful result of one of them that goes through `dispatcher` is recorded,
+ * unless `options.results` is false. `identifiers` maps the tools' names in code to their names.
  */
 export function observeResultsOf(
-  options: { observeResults?: boolean; observedTypes?: ObservedTypes },
+  options: { results: boolean; store: ObservedTypes | undefined },
   toolset: Toolset,
   dispatcher: Dispatcher,
   identifiers: Readonly<Record<string, string>>,
 ): ObservedResults {
-  const on = options.observeResults ?? true;
-  if (typeof on !== "boolean") {
-    throw new UserError(`codeMode: observeResults must be true or false, got ${String(on)}.`);
-  }
-  const given = options.observedTypes;
-  if (given !== undefined && !(given instanceof ObservedTypes)) {
-    throw new UserError(
-      "codeMode: observedTypes must be an ObservedTypes store: new ObservedTypes(), or ObservedTypes.fromJSON(saved).",
-    );
-  }
-  const store = given ?? new ObservedTypes();
+  const on = options.results;
+  const store = options.store ?? new ObservedTypes();
   // Only the code mode's own tools: the dispatcher may also carry run_code, or tools the code cannot call.
   let stop: (() => void) | undefined;
   const start = () => {

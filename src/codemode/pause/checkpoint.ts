@@ -28,7 +28,7 @@ const PREFIX = "cordon-ckpt";
 
 /**
  * The most bytes of JSON a checkpoint's content may hold, deflated or not (16 MiB): a run that recorded
- * more cannot pause (a `checkpointStore` keeps large values out of the checkpoint), and a checkpoint
+ * more cannot pause (a checkpoint store, `pause.store`, keeps large values out of the checkpoint), and a checkpoint
  * that inflates to more is refused before it is parsed, whatever its own length (deflate packs up to
  * about 1,000 bytes into one: 80,000 characters of checkpoint can hold 60 MB).
  */
@@ -61,7 +61,7 @@ export type CheckpointProblem =
   | "code"
   | "tools"
   | "limits"
-  /** It was resumed already (its claim is held), or the host's `onCheckpointUsed` refused it. */
+  /** It was resumed already (its claim is held), or the host's `pause.onCheckpointUsed` refused it. */
   | "reused"
   /** A value it keeps in a checkpoint store is missing or not the one recorded, or there is no store. */
   | "store";
@@ -90,7 +90,7 @@ export function checkpointKeyBytes(key: unknown): Buffer {
         : undefined;
   if (bytes === undefined || bytes.length < MIN_CHECKPOINT_KEY_BYTES) {
     throw new UserError(
-      `checkpointKey must be a secret of at least ${MIN_CHECKPOINT_KEY_BYTES} bytes (a string or a Uint8Array), for example 32 random bytes; the same key resumes what it paused.`,
+      `a checkpoint key must be a secret of at least ${MIN_CHECKPOINT_KEY_BYTES} bytes (a string or a Uint8Array), for example 32 random bytes; the same key resumes what it paused.`,
     );
   }
   return bytes;
@@ -117,7 +117,7 @@ export function sealCheckpoint<State>(
   const json = Buffer.from(JSON.stringify(body));
   if (json.length > MAX_CHECKPOINT_BODY_BYTES) {
     throw new RangeError(
-      `The checkpoint's content would be ${groupDigits(json.length)} bytes, over the cap of ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)}: the run recorded too much before it paused. A checkpointStore keeps large values out of the checkpoint.`,
+      `The checkpoint's content would be ${groupDigits(json.length)} bytes, over the cap of ${groupDigits(MAX_CHECKPOINT_BODY_BYTES)}: the run recorded too much before it paused. A checkpoint store (pause.store) keeps large values out of the checkpoint.`,
     );
   }
   const encoded = zlib().deflateRawSync(json).toString("base64url");
@@ -165,7 +165,7 @@ export function openCheckpoint<State>(
   if (id !== keyId(key)) {
     throw new CheckpointRefused(
       "another-key",
-      "This checkpoint was made with another checkpointKey: resume it where the key it was made with is set.",
+      "This checkpoint was made with another checkpoint key: resume it where the key it was made with is set.",
     );
   }
   const wanted = Buffer.from(mac(text.slice(0, text.length - given.length - 1), key));

@@ -46,7 +46,7 @@ export type CheckpointClaims = Pick<CheckpointStore, "claim" | "release">;
  */
 export const PROCESS_CLAIMS: CheckpointClaims = memoryCheckpointStore();
 
-/** What a host learns about a checkpoint being resumed (see `CodeModeOptions.onCheckpointUsed`). */
+/** What a host learns about a checkpoint being resumed (see `PauseOptions.onCheckpointUsed`). */
 export interface CheckpointInfo {
   /** Unique per checkpoint. */
   id: string;
@@ -192,7 +192,7 @@ export async function openPausedRun(
   if (keys.length > 0 && settings.store === undefined) {
     throw new CheckpointRefused(
       "store",
-      "This checkpoint keeps values in a checkpoint store, and this code mode has none: give it the checkpointStore the run paused with.",
+      "This checkpoint keeps values in a checkpoint store, and this code mode has none: give it (pause.store) the store the run paused with.",
     );
   }
   const entries = [...run.journal.entries];

@@ -3,10 +3,11 @@
  * the fix TypeScript suggests, the errors a run was reported with, and why a check did not finish.
  */
 
+import type { CodeModeErrorName } from "../../../common/failures.js";
 import type { RepairedToolName, TypeCheckOutcome, TypeDiagnostic } from "./types.js";
 
 /** The name of the error of a run the type check stopped. */
-export const TYPE_CHECK_ERROR = "TypeCheckError";
+export const TYPE_CHECK_ERROR = "TypeCheckError" satisfies CodeModeErrorName;
 
 /** A line of code shown under a diagnostic is cut to this many characters around the column. */
 const MAX_SHOWN_LINE_CHARS = 160;

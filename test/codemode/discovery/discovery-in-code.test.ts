@@ -66,13 +66,13 @@ describe("choosing how the model learns the tools", () => {
       "below is each namespace with how many tools it has and a few of them,",
     );
     expect(auto.tool.description).toMatch(/^shop \(22 tools\), e\.g\. shop__\w+, /m);
-    const roomier = make({ tools, environment: isolateEnvironment(), inlineBudget: 20_000 });
+    const roomier = make({ tools, environment: isolateEnvironment(), discovery: { inlineBudget: 20_000 } });
     expect(roomier.discovery).toBe("search");
     expect(roomier.tool.description).toContain("below is each tool's name and what it does,");
     expect(roomier.tool.description).toContain(
       "\n  shop__list_orders: List orders by customer, status or date range, newest first, with totals.\n",
     );
-    const roomy = make({ tools, environment: isolateEnvironment(), inlineBudget: 1_000_000 });
+    const roomy = make({ tools, environment: isolateEnvironment(), discovery: { inlineBudget: 1_000_000 } });
     expect(roomy.discovery).toBe("inline");
     expect(roomy.tool.description).toContain(roomy.declarations);
   });
@@ -81,7 +81,11 @@ describe("choosing how the model learns the tools", () => {
     const cm = make({ tools: [add], environment: isolateEnvironment(), discovery: "search" });
     expect(cm.discovery).toBe("search");
     expect(cm.tool.description).toContain("add: Add two numbers.");
-    const tight = make({ tools: catalogTools(), environment: isolateEnvironment(), inlineBudget: 400 });
+    const tight = make({
+      tools: catalogTools(),
+      environment: isolateEnvironment(),
+      discovery: { inlineBudget: 400 },
+    });
     // 340 tools do not fit 400 tokens with their summaries, nor by name: their namespaces do.
     expect(tight.tool.description).toContain("each namespace with how many tools it has");
     expect(tight.tool.description).toMatch(/^shop \(\d+ tools\)/m);
@@ -91,9 +95,9 @@ describe("choosing how the model learns the tools", () => {
     expect(() =>
       codeMode({ tools: [add], environment: isolateEnvironment(), discovery: "lazy" as never }),
     ).toThrow(new UserError('codeMode: discovery must be "auto", "inline" or "search", got "lazy".'));
-    expect(() => codeMode({ tools: [add], environment: isolateEnvironment(), inlineBudget: 0 })).toThrow(
-      /inlineBudget must be a whole number of tokens, at least 1, got 0/,
-    );
+    expect(() =>
+      codeMode({ tools: [add], environment: isolateEnvironment(), discovery: { inlineBudget: 0 } }),
+    ).toThrow(/discovery.inlineBudget must be a whole number of tokens, at least 1, got 0/);
   });
 });
 
@@ -264,7 +268,7 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         environment: create(),
         discovery: "search",
         approval: "pause",
-        checkpointKey: KEY,
+        pause: { key: KEY },
       });
       const code = `
         await tools.notes__append({ line: "before" });
