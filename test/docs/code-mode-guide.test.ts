@@ -134,7 +134,7 @@ function codeModeFor(mode: Mode, limits: Partial<CodeModeLimits> = {}): CodeMode
       limits: { ...LIMITS, ...limits },
       typecheck: mode === "block" ? "block" : "off",
       ...(mode === "pause"
-        ? { approval: "pause" as const, checkpointKey: "a test key of at least sixteen bytes" }
+        ? { approval: "pause" as const, pause: { key: "a test key of at least sixteen bytes" } }
         : {}),
     });
     codeModes.set(key, cm);
@@ -210,9 +210,7 @@ describe("who decides a gated call made from code, in the guide's order", () => 
     reader?: (event: DispatchEvent) => void;
   }): Promise<unknown> {
     const cm = codeMode(
-      options.inner
-        ? { dispatcher: new Dispatcher(tools, { approvalHandler: options.inner }), tools }
-        : { tools },
+      options.inner ? { dispatcher: new Dispatcher(tools, { approvalHandler: options.inner }) } : { tools },
     );
     try {
       const outer = new Dispatcher(
