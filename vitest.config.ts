@@ -1,32 +1,46 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/**
+ * The provider SDKs' previous majors, installed beside the current ones under other names (package.json
+ * devDependencies): the adapters' tests run once more against them, since both majors are in the peer
+ * ranges.
+ */
+const PREVIOUS_MAJORS = [
+  { find: /^ai(\/.*)?$/, replacement: "ai-6$1" },
+  { find: /^openai(\/.*)?$/, replacement: "openai-6$1" },
+  { find: /^@ai-sdk\/openai(\/.*)?$/, replacement: "@ai-sdk/openai-3$1" },
+];
+
 export default defineConfig({
   resolve: {
     // Subpaths first: an alias also matches as a prefix.
     alias: [
-      {
-        find: "cordon/openai",
-        replacement: fileURLToPath(new URL("./src/providers/openai.ts", import.meta.url)),
-      },
-      {
-        find: "cordon/anthropic",
-        replacement: fileURLToPath(new URL("./src/providers/anthropic.ts", import.meta.url)),
-      },
-      {
-        find: "cordon/ai-sdk",
-        replacement: fileURLToPath(new URL("./src/providers/ai-sdk.ts", import.meta.url)),
-      },
-      { find: /^cordon$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+      { find: "cordon/openai", replacement: here("./src/providers/openai.ts") },
+      { find: "cordon/anthropic", replacement: here("./src/providers/anthropic.ts") },
+      { find: "cordon/ai-sdk", replacement: here("./src/providers/ai-sdk.ts") },
+      { find: /^cordon$/, replacement: here("./src/index.ts") },
     ],
   },
   test: {
-    include: ["test/**/*.test.ts"],
     globalSetup: ["test/cache-home.ts"],
     // isolated-vm needs --no-node-snapshot in every worker process that loads it.
     pool: "forks",
-    poolOptions: { forks: { execArgv: ["--no-node-snapshot"] } },
+    execArgv: ["--no-node-snapshot"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      { extends: true, test: { name: "cordon", include: ["test/**/*.test.ts"] } },
+      {
+        extends: true,
+        resolve: { alias: PREVIOUS_MAJORS },
+        test: {
+          name: "previous SDK majors",
+          include: ["test/providers/openai.test.ts", "test/providers/ai-sdk.test.ts"],
+        },
+      },
+    ],
   },
 });
