@@ -10,11 +10,11 @@
  * later, finds nothing to resume.
  */
 
-import { randomBytes } from "node:crypto";
-import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { readFile, rename, stat, unlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { groupDigits } from "../../common/numbers.js";
 import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
+import { writeFileAtomic } from "../files/atomic-write.js";
 import { CliUsageError } from "./cli-error.js";
 
 /** The permissions of a checkpoint file. */
@@ -56,15 +56,7 @@ export async function checkCheckpointTarget(
 
 /** Writes `text` to `path` with mode 0600, replacing what was there. */
 export async function writeCheckpointFile(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(temporary, text, { mode: CHECKPOINT_FILE_MODE, flag: "wx" });
-    await chmod(temporary, CHECKPOINT_FILE_MODE);
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomic(path, text, { mode: CHECKPOINT_FILE_MODE });
 }
 
 /** Where a checkpoint file is kept while its resume runs, and after a resume that did not end ok. */
