@@ -1,10 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import ts from "typescript";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import entries from "../scripts/entries.json" with { type: "json" };
+import { MCP_SDK_PACKAGE, MCP_SDK_RANGE } from "../src/mcp/sdk-package.js";
 
 const root = resolve(import.meta.dirname, "..");
 const made: string[] = [];
@@ -105,17 +115,32 @@ d.nothing();
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it("the subpaths ship types that fit the official SDKs' own parameter types in a consumer's program", () => {
-    const dir = consumerDirectory("cordon-provider-consumer-");
-    mkdirSync(join(dir, "node_modules", "@anthropic-ai"), { recursive: true });
-    symlinkSync(root, join(dir, "node_modules", "cordon"), "dir");
-    for (const pkg of ["openai", "@anthropic-ai/sdk", "ai"]) {
-      symlinkSync(join(root, "node_modules", pkg), join(dir, "node_modules", pkg), "dir");
-    }
-    const file = join(dir, "use.ts");
-    writeFileSync(
-      file,
-      `import type Anthropic from "@anthropic-ai/sdk";
+  // The peer ranges take two majors of the OpenAI SDK and the AI SDK: the previous ones are installed
+  // under other names (package.json devDependencies), and the consumer sees each set as itself.
+  it.each([
+    {
+      majors: "the current majors",
+      installed: { openai: "openai", "@anthropic-ai/sdk": "@anthropic-ai/sdk", ai: "ai" },
+    },
+    {
+      majors: "the previous majors",
+      installed: { openai: "openai-6", "@anthropic-ai/sdk": "@anthropic-ai/sdk", ai: "ai-6" },
+    },
+  ])(
+    "the subpaths ship types that fit the official SDKs' own parameter types in a consumer's program ($majors)",
+    ({ installed }) => {
+      const dir = consumerDirectory("cordon-provider-consumer-");
+      mkdirSync(join(dir, "node_modules", "@anthropic-ai"), { recursive: true });
+      // A copy, not a link: cordon's declarations must find the SDKs in the consumer's node_modules.
+      cpSync(join(root, "dist"), join(dir, "node_modules/cordon/dist"), { recursive: true });
+      cpSync(join(root, "package.json"), join(dir, "node_modules/cordon/package.json"));
+      for (const [pkg, from] of Object.entries(installed)) {
+        symlinkSync(join(root, "node_modules", from), join(dir, "node_modules", pkg), "dir");
+      }
+      const file = join(dir, "use.ts");
+      writeFileSync(
+        file,
+        `import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolSet } from "ai";
 import type OpenAI from "openai";
 import { Dispatcher, Toolset, tool } from "cordon";
@@ -157,19 +182,72 @@ export async function loop(
   await runChatToolCalls(d, 42);
 }
 `,
+      );
+      const program = ts.createProgram([file], {
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        target: ts.ScriptTarget.ES2022,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        types: [],
+      });
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+      expect(problems).toEqual([]);
+    },
+    120_000,
+  );
+
+  it("the declarations of every entry import no package but its dependencies, its peers and Node's own", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string }>;
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies),
+      ...Object.keys(manifest.peerDependencies),
+    ]);
+    const imported = new Map<string, string>();
+    const queue = Object.values(manifest.exports).map((entry) => resolve(root, entry.types));
+    const seen = new Set<string>();
+    for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const { importedFiles, referencedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+      for (const { fileName } of [...importedFiles, ...referencedFiles]) {
+        if (fileName.startsWith(".")) queue.push(resolve(dirname(file), fileName.replace(/\.js$/, ".d.ts")));
+        else imported.set(/^(@[^/]+\/[^/]+|[^/]+)/.exec(fileName)![1]!, file.slice(root.length + 1));
+      }
+    }
+    expect(seen.size).toBeGreaterThan(Object.keys(manifest.exports).length);
+    const missing = [...imported].filter(([name]) => !name.startsWith("node:") && !declared.has(name));
+    expect(missing.map(([name, file]) => `${name} (${file})`)).toEqual([]);
+  });
+});
+
+describe("the dependencies", () => {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+
+  it("every peer range ends at a major cordon is tested with: none is open-ended", () => {
+    // Each alternative of a range (a || b) is a caret range or has an upper bound.
+    const open = Object.entries(manifest.peerDependencies).filter(([, range]) =>
+      range.split("||").some((part) => !/^\s*\^\d/.test(part) && !/<\s*\d/.test(part)),
     );
-    const program = ts.createProgram([file], {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      types: [],
-    });
-    const problems = ts
-      .getPreEmitDiagnostics(program)
-      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-    expect(problems).toEqual([]);
-  }, 120_000);
+    expect(open).toEqual([]);
+  });
+
+  it("the MCP SDK is an optional peer, in the range cordon mcp names when it is missing, and not a dependency", () => {
+    expect(manifest.dependencies[MCP_SDK_PACKAGE]).toBeUndefined();
+    expect(manifest.peerDependencies[MCP_SDK_PACKAGE]).toBe(MCP_SDK_RANGE);
+    expect(manifest.peerDependenciesMeta[MCP_SDK_PACKAGE]).toEqual({ optional: true });
+    expect(manifest.devDependencies[MCP_SDK_PACKAGE]).toBe(MCP_SDK_RANGE);
+  });
 });

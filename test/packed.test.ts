@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import entries from "../scripts/entries.json" with { type: "json" };
+import { MCP_SDK_PACKAGE, MCP_SDK_RANGE } from "../src/mcp/sdk-package.js";
 
 const root = resolve(import.meta.dirname, "..");
 /** The package's entries that need no optional package to load: all but the providers' adapters. */
@@ -116,6 +117,32 @@ function typeCheck(sources: Record<string, string>): string[] {
   });
 }
 
+/** The packages installed under `folder`/node_modules, nested ones too (`a/node_modules/b`), sorted. */
+function installedPackages(folder: string): string[] {
+  const found: string[] = [];
+  const visit = (dir: string, name: string) => {
+    if (!existsSync(join(dir, "package.json"))) return;
+    found.push(name);
+    walk(join(dir, "node_modules"), `${name}/node_modules/`);
+  };
+  const walk = (modules: string, prefix: string) => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith(".")) continue;
+      if (!entry.startsWith("@")) visit(join(modules, entry), prefix + entry);
+      else
+        for (const scoped of readdirSync(join(modules, entry))) {
+          visit(join(modules, entry, scoped), `${prefix}${entry}/${scoped}`);
+        }
+    }
+  };
+  walk(join(folder, "node_modules"), "");
+  return found.sort();
+}
+
+/** The most packages `npm install cordon` may bring when MCP is not used (cordon itself included). */
+const MAX_INSTALLED_PACKAGES = 40;
+
 /** Runs a module in the consumer project; returns what it printed. */
 function runInConsumer(source: string, flags: string[] = []): string {
   const file = join(consumer, `run-${Math.random().toString(36).slice(2)}.mjs`);
@@ -189,6 +216,46 @@ export default [ping];
       failure = error as typeof failure;
     }
     expect(failure.stderr).toContain("--tools empty.ts: the module has no default export");
+  });
+
+  it(`brings as many packages as README's Install says, at most ${MAX_INSTALLED_PACKAGES}, and neither the MCP SDK nor its web servers`, () => {
+    const installed = installedPackages(consumer);
+    expect(installed).toContain("cordon");
+    const said = /`npm install cordon` brings (\d+) packages/.exec(
+      readFileSync(join(root, "README.md"), "utf8"),
+    );
+    expect(said, "README's Install says how many packages `npm install cordon` brings").not.toBeNull();
+    expect(installed.length, installed.join(" ")).toBe(Number(said![1]));
+    expect(installed.filter((name) => /(^|\/)(@modelcontextprotocol|express|hono)\b/.test(name))).toEqual([]);
+    expect(installed.length, installed.join(" ")).toBeLessThanOrEqual(MAX_INSTALLED_PACKAGES);
+  });
+
+  it("cordon mcp without the MCP SDK installed says how to install it, and cordon run does not need it", () => {
+    const bin = join(consumer, "node_modules/.bin/cordon");
+    writeFileSync(join(consumer, "none.ts"), "export default [];\n");
+    let failure: { status?: number; stderr?: string } = {};
+    try {
+      execFileSync(bin, ["mcp", "--tools", "none.ts"], { cwd: consumer, encoding: "utf8", stdio: "pipe" });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.status).toBe(2);
+    expect(failure.stderr).toContain(
+      `cordon mcp needs the MCP SDK, an optional peer dependency that is not installed: install it with \`npm install ${MCP_SDK_PACKAGE}@"${MCP_SDK_RANGE}"\``,
+    );
+    // cordon run reaches the point where it needs isolated-vm (not installed here) without the SDK.
+    writeFileSync(join(consumer, "code.ts"), "1 + 1;\n");
+    try {
+      execFileSync(bin, ["run", "code.ts", "--tools", "none.ts"], {
+        cwd: consumer,
+        encoding: "utf8",
+        stdio: "pipe",
+      });
+    } catch (error) {
+      failure = error as typeof failure;
+    }
+    expect(failure.stderr).toContain("needs the isolated-vm package");
+    expect(failure.stderr).not.toContain(MCP_SDK_PACKAGE);
   });
 
   it("ships no source maps or references to files it does not ship", () => {

@@ -9,15 +9,10 @@ import type { ExecutionOutcome, SandboxError } from "./environment.js";
 
 export { isRunFailureName, type RunFailureName };
 
-/** The error of a run the sandbox or its environment ended: its name and a message for the model. */
-export function runFailure(name: RunFailureName, message: string): SandboxError {
-  return { name, message };
-}
-
 /** A run the sandbox or its environment ended: the status its failure's name gives, and the error. */
 export function runEnding(
   name: RunFailureName,
   message: string,
 ): { status: ExecutionOutcome["status"]; error: SandboxError } {
-  return { status: RUN_FAILURE_STATUS[name], error: runFailure(name, message) };
+  return { status: RUN_FAILURE_STATUS[name], error: { name, message } };
 }

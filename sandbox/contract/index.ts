@@ -46,7 +46,7 @@ export {
   type SandboxError,
   type SandboxLimits,
 } from "./environment.js";
-export { isRunFailureName, type RunFailureName, runEnding, runFailure } from "./failures.js";
+export { isRunFailureName, type RunFailureName, runEnding } from "./failures.js";
 export {
   type Command,
   encodeMessage,

@@ -5,14 +5,16 @@
  */
 
 import { lstatSync, mkdirSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, parse, sep } from "node:path";
+import { xdgBaseDir } from "./xdg.js";
 
-/** `$XDG_CACHE_HOME/cordon`, else `~/.cache/cordon`; undefined when there is no home to put it in. */
-function cordonCacheDir(env: NodeJS.ProcessEnv): string | undefined {
-  const home = homedir();
-  const base = env.XDG_CACHE_HOME || (home ? join(home, ".cache") : "");
-  return base ? join(base, "cordon") : undefined;
+/**
+ * `$XDG_CACHE_HOME/cordon` (an absolute XDG_CACHE_HOME), else `~/.cache/cordon`; undefined when there
+ * is no home to put it in.
+ */
+export function cordonCacheDir(env: NodeJS.ProcessEnv): string | undefined {
+  const base = xdgBaseDir(env, "XDG_CACHE_HOME");
+  return base === undefined ? undefined : join(base, "cordon");
 }
 
 /** A cache folder that only this user (and root) can change, or why it may not be used. */

@@ -11,12 +11,12 @@
  * resumed (none of the checkpoint's content), so that a later resume of the file can say so.
  */
 
-import { randomBytes } from "node:crypto";
-import { chmod, open, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { MAX_CHECKPOINT_CHARS } from "../codemode/pause/checkpoint.js";
+import { writeFileAtomic } from "../files/atomic-write.js";
 
 /** The permissions of a checkpoint file. */
 const CHECKPOINT_FILE_MODE = 0o600;
@@ -57,15 +57,7 @@ export async function checkCheckpointTarget(
 
 /** Writes `text` to `path` with mode 0600, replacing what was there. */
 export async function writeCheckpointFile(path: string, text: string): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(temporary, text, { mode: CHECKPOINT_FILE_MODE, flag: "wx" });
-    await chmod(temporary, CHECKPOINT_FILE_MODE);
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomic(path, text, { mode: CHECKPOINT_FILE_MODE });
 }
 
 /** Where a checkpoint file is kept while its resume runs, and after a resume that did not end ok. */

@@ -15,11 +15,11 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, mkdir, open, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { MIN_CHECKPOINT_KEY_BYTES } from "../codemode/pause/checkpoint.js";
+import { xdgBaseDir } from "./xdg.js";
 
 /** The environment variable that holds the key. */
 export const CHECKPOINT_KEY_VARIABLE = "CORDON_CHECKPOINT_KEY";
@@ -52,12 +52,13 @@ export interface CheckpointKeySource {
   created?: boolean;
 }
 
-/** The path of the key file for the process environment `env`. */
-function checkpointKeyFile(env: NodeJS.ProcessEnv): string {
-  const config = env.XDG_CONFIG_HOME;
-  // The XDG rule: a relative XDG_CONFIG_HOME is ignored.
-  const base = config && isAbsolute(config) ? config : join(homedir(), ".config");
-  return join(base, "cordon", "checkpoint.key");
+/**
+ * The path of the key file for the process environment `env`: in an absolute XDG_CONFIG_HOME, else in
+ * `~/.config`; undefined when there is neither.
+ */
+export function checkpointKeyFile(env: NodeJS.ProcessEnv): string | undefined {
+  const base = xdgBaseDir(env, "XDG_CONFIG_HOME");
+  return base === undefined ? undefined : join(base, "cordon", "checkpoint.key");
 }
 
 /**
@@ -70,12 +71,17 @@ export async function loadCheckpointKey(env: NodeJS.ProcessEnv): Promise<Checkpo
   if (variable !== undefined && variable !== "") {
     if (Buffer.byteLength(variable, "utf8") < MIN_CHECKPOINT_KEY_BYTES) {
       throw new UsageError(
-        `${CHECKPOINT_KEY_VARIABLE} is ${Buffer.byteLength(variable, "utf8")} bytes long; a checkpoint key must be at least ${MIN_CHECKPOINT_KEY_BYTES}. Set it to a longer secret (for example the output of \`openssl rand -hex ${KEY_FILE_BYTES}\`), or unset it to use the key file ${checkpointKeyFile(env)}.`,
+        `${CHECKPOINT_KEY_VARIABLE} is ${Buffer.byteLength(variable, "utf8")} bytes long; a checkpoint key must be at least ${MIN_CHECKPOINT_KEY_BYTES}. Set it to a longer secret (for example the output of \`openssl rand -hex ${KEY_FILE_BYTES}\`), or unset it to use the key file ${checkpointKeyFile(env) ?? "$XDG_CONFIG_HOME/cordon/checkpoint.key"}.`,
       );
     }
     return { key: variable, from: "variable" };
   }
   const file = checkpointKeyFile(env);
+  if (file === undefined) {
+    throw new UsageError(
+      `there is no folder for the checkpoint key file: XDG_CONFIG_HOME is not an absolute path and there is no home folder. Set XDG_CONFIG_HOME to a folder of your own, or set ${CHECKPOINT_KEY_VARIABLE}.`,
+    );
+  }
   const existing = await readKeyFile(file);
   if (existing !== undefined) return { key: existing, from: "file", file, created: false };
   return createKeyFile(file);

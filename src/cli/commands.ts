@@ -13,6 +13,7 @@ import {
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../load-driver.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
 import { ALLOW_SVG_OPTION, SVG_MIME_TYPE } from "../mcp/content-policy.js";
+import { requireMcpSdk } from "../mcp/sdk-package.js";
 import {
   DEFAULT_UPSTREAM_MAX_MESSAGE_BYTES,
   DEFAULT_UPSTREAM_START_TIMEOUT_MS,
@@ -293,7 +294,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       "cordon mcp --tools examples/shop/tools.ts",
       'cordon mcp --tools examples/shop/tools.ts --upstream files="npx -y @modelcontextprotocol/server-filesystem ." --http 3000',
     ],
-    load: () => import("./commands/mcp.js"),
+    load: async () => {
+      // The MCP SDK is an optional peer: say how to install it before the server's modules fail to load.
+      requireMcpSdk("cordon mcp");
+      return import("./commands/mcp.js");
+    },
   },
   {
     name: "serve",

@@ -13,12 +13,13 @@
 
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { cordonVersion } from "../../common/version.js";
+import { writeFileAtomic } from "../files/atomic-write.js";
 import { type CacheFolder, cacheFolder } from "./cache-dir.js";
 
 /**
@@ -314,10 +315,8 @@ function sha256(data: string | Buffer): string {
   return createHash("sha256").update(data).digest("hex");
 }
 
-/** Writes through a temporary file and a rename, so a reader never sees half a file. */
+/** Writes a cache file in one step (readable by its owner only), making its folder when missing. */
 async function writeAtomically(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
+  await writeFileAtomic(path, text, { mode: 0o600 });
 }

@@ -7,12 +7,12 @@
  * by its owner alone (0600), and a file found readable by others is made so at the start.
  */
 
-import { randomBytes } from "node:crypto";
-import { chmod, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { chmod, readFile, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { messageOf, UsageError } from "../../common/errors.js";
 import { groupDigits } from "../../common/numbers.js";
 import { ObservedTypes } from "../codemode/observed/store.js";
+import { writeFileAtomic } from "../files/atomic-write.js";
 
 /** The largest file read as observed types, in bytes: far above what a full store writes. */
 const MAX_OBSERVED_TYPES_FILE_BYTES = 64 * 1024 * 1024;
@@ -101,14 +101,7 @@ export async function readObservedTypesFile(
 
 /** Writes `store` to `path` (mode {@link OBSERVED_TYPES_FILE_MODE}), replacing what was there in one step. */
 async function writeObservedTypesFile(path: string, store: ObservedTypes): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    await writeFile(temporary, `${JSON.stringify(store)}\n`, { flag: "wx", mode: OBSERVED_TYPES_FILE_MODE });
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw error;
-  }
+  await writeFileAtomic(path, `${JSON.stringify(store)}\n`, { mode: OBSERVED_TYPES_FILE_MODE });
 }
 
 /** Writes a store to its file whenever it has changed since the last write, one write at a time. */

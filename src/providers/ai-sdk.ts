@@ -5,7 +5,7 @@
  * approval flow (`needsApproval`, `tool-approval-request` / `tool-approval-response`).
  */
 import { createHash } from "node:crypto";
-import { jsonSchema, type ModelMessage, type Tool, type ToolExecutionOptions, type ToolSet } from "ai";
+import { jsonSchema, type ModelMessage, type Tool, type ToolSet } from "ai";
 import { UserError } from "../../common/errors.js";
 import type { CodeMode } from "../codemode/code-mode.js";
 import { CheckpointRefused } from "../codemode/pause/checkpoint.js";
@@ -53,6 +53,16 @@ export interface AiSdkPausing {
 }
 
 /**
+ * What cordon reads of the options the AI SDK passes to a tool's `execute`: their part that AI SDK 6's
+ * `ToolExecutionOptions` and 7's generic one share.
+ */
+interface ToolCall {
+  toolCallId: string;
+  messages: ModelMessage[];
+  abortSignal?: AbortSignal;
+}
+
+/**
  * Thrown by a tool's `execute` when the call failed (invalid arguments, denied, timed out, the tool
  * failed, or a run_code run failed): the AI SDK turns it into a `tool-error` whose text is exactly what
  * cordon wrote for the model.
@@ -65,6 +75,11 @@ export class ToolCallFailed extends Error {
   constructor(result: ToolResult) {
     super(result.output);
     this.result = result;
+  }
+
+  /** The text the model reads, alone: AI SDK 7 writes a tool's error as `String(error)`, 6 as its message. */
+  override toString(): string {
+    return this.message;
   }
 }
 
@@ -103,7 +118,7 @@ export function aiSdkTools<Deps = unknown>(
           input: unknown,
           { toolCallId, messages }: { toolCallId: string; messages: ModelMessage[] },
         ) => pauses.runUntilPaused(t, input, toolCallId, messages),
-        execute: (_input: unknown, call: ToolExecutionOptions) => pauses.finish(t, call),
+        execute: (_input: unknown, call: ToolCall) => pauses.finish(t, call),
       } satisfies Tool<unknown, string>;
       continue;
     }
@@ -118,7 +133,7 @@ export function aiSdkTools<Deps = unknown>(
               wouldAsk(t, input, approvalContext(t, toolCallId, shared, sessionObject)),
           }
         : {}),
-      execute: async (input: unknown, call: ToolExecutionOptions) => {
+      execute: async (input: unknown, call: ToolCall) => {
         const release = await lock.enter(t.options.parallel === false);
         try {
           const approved = gated && approvedInHistory(call.messages, call.toolCallId);
@@ -140,7 +155,7 @@ async function run<Deps>(
   dispatcher: Dispatcher<Deps>,
   t: AnyTool,
   input: unknown,
-  call: ToolExecutionOptions,
+  call: ToolCall,
   shared: DispatchOptions<Deps>,
   approvedByAiSdk: boolean,
   onStreamEvent: ((event: DispatchEvent) => void | Promise<void>) | undefined,
@@ -155,7 +170,7 @@ async function dispatchOne<Deps>(
   dispatcher: Dispatcher<Deps>,
   t: AnyTool,
   input: unknown,
-  call: Pick<ToolExecutionOptions, "toolCallId" | "abortSignal">,
+  call: Pick<ToolCall, "toolCallId" | "abortSignal">,
   shared: DispatchOptions<Deps>,
   approvedByAiSdk: boolean,
   onStreamEvent: ((event: DispatchEvent) => void | Promise<void>) | undefined,
@@ -223,7 +238,7 @@ function pausingRunCode<Deps>(
       setTimeout(() => finished.delete(toolCallId), FINISHED_KEPT_MS).unref();
       return false;
     },
-    async finish(t: AnyTool, call: ToolExecutionOptions): Promise<string> {
+    async finish(t: AnyTool, call: ToolCall): Promise<string> {
       let result = finished.get(call.toolCallId);
       finished.delete(call.toolCallId);
       if (result === undefined) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   type ApprovalHandler,
@@ -140,7 +140,10 @@ describe("approval", () => {
     const d = new Dispatcher(toolsetOf(refundTool([])), { approvalHandler: () => new Promise(() => {}) });
     const handle = d.dispatch(calls, { signal: controller.signal });
     const settled = handle.results();
-    while (handle.approvals.pending().length === 0) await new Promise((r) => setTimeout(r, 1));
+    await vi.waitFor(() => expect(handle.approvals.pending().length).toBeGreaterThan(0), {
+      timeout: 5_000,
+      interval: 1,
+    });
     controller.abort();
     await expect(settled).rejects.toBeInstanceOf(RunCancelled);
     expect(handle.approvals.pending()).toEqual([]);

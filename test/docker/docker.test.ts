@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   OWNER_ENV_LABEL,
@@ -9,7 +9,7 @@ import {
 } from "../../environments/docker/engine.js";
 import { type DockerEnvironment, dockerEnvironment, SANDBOX_IMAGE } from "../../environments/docker/index.js";
 import { type CodeMode, type CodeModeOptions, codeMode, tool } from "../../src/index.js";
-import { containersOf, DOCKER_SUITES, engine, until } from "./helpers.js";
+import { containersOf, DOCKER_SUITES, engine } from "./helpers.js";
 
 const docker = engine();
 const opened: { cm: CodeMode; env: DockerEnvironment }[] = [];
@@ -97,14 +97,16 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
   it("a container serves one run and is then removed; a warm one takes the next run", async () => {
     const { cm, env } = make({ warm: 1 });
     await cm.run("1");
-    await until(async () => (await containersOf(docker, env.id)).length === 1, 20_000, "one warm container");
+    await vi.waitFor(
+      async () => expect(await containersOf(docker, env.id), "one warm container").toHaveLength(1),
+      { timeout: 20_000 },
+    );
     const [warm] = await containersOf(docker, env.id);
     const result = await cm.run("2");
     expect(result.value).toBe(2);
-    await until(
-      async () => !(await containersOf(docker, env.id)).includes(warm!),
-      20_000,
-      "the used container to go",
+    await vi.waitFor(
+      async () => expect(await containersOf(docker, env.id), "the used container to go").not.toContain(warm),
+      { timeout: 20_000 },
     );
   });
 
@@ -129,7 +131,10 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     const { cm, env } = make({ warm: 0 }, { limits: { timeoutMs: 500, cpuTimeMs: 10_000 } });
     const result = await cm.run("for (;;) {}");
     expect(result.status).toBe("timeout");
-    await until(async () => (await containersOf(docker, env.id)).length === 0, 20_000, "no container left");
+    await vi.waitFor(
+      async () => expect(await containersOf(docker, env.id), "no container left").toEqual([]),
+      { timeout: 20_000 },
+    );
   });
 
   it("a container killed from outside mid-run ends the run with a clear error and leaves nothing", async () => {
@@ -148,7 +153,10 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
       /stopped unexpectedly \(it was ended by SIGKILL\)|stopped unexpectedly/,
     );
     expect(result.error?.message).toMatch(/the agent's process is fine/);
-    await until(async () => (await containersOf(docker, env.id)).length === 0, 20_000, "no container left");
+    await vi.waitFor(
+      async () => expect(await containersOf(docker, env.id), "no container left").toEqual([]),
+      { timeout: 20_000 },
+    );
   });
 
   it("a guest that dies (a V8 fatal error) ends its run as out of memory and leaves no container", async () => {
@@ -156,7 +164,10 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     const result = await cm.run('"x".repeat(2**27).split("").length');
     expect(result.status).toBe("limit");
     expect(result.error?.message).toMatch(/ran out of memory/);
-    await until(async () => (await containersOf(docker, env.id)).length === 0, 20_000, "no container left");
+    await vi.waitFor(
+      async () => expect(await containersOf(docker, env.id), "no container left").toEqual([]),
+      { timeout: 20_000 },
+    );
     expect((await cm.run("3")).value).toBe(3);
   });
 
@@ -206,17 +217,24 @@ describe.runIf(DOCKER_SUITES)("docker environment", () => {
     await orphan.start();
     const { cm } = make({ warm: 0 });
     await cm.run("1");
-    await until(
-      async () => !(await docker.listContainers({ all: true })).some((info) => info.Id === orphan.id),
-      20_000,
-      "the orphan to be reaped",
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await docker.listContainers({ all: true })).map((info) => info.Id),
+          "the orphan to be reaped",
+        ).not.toContain(orphan.id),
+      { timeout: 20_000 },
     );
   });
 
   it("close() removes every container of the environment", async () => {
     const { cm, env } = make({ warm: 2 });
     await cm.run("1");
-    await until(async () => (await containersOf(docker, env.id)).length >= 1, 20_000, "warm containers");
+    await vi.waitFor(
+      async () =>
+        expect((await containersOf(docker, env.id)).length, "warm containers").toBeGreaterThanOrEqual(1),
+      { timeout: 20_000 },
+    );
     await cm.close();
     expect(await containersOf(docker, env.id)).toEqual([]);
   });

@@ -6,11 +6,11 @@
 
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { dockerEnvironment, SANDBOX_IMAGE } from "../../environments/docker/index.js";
 import { type CodeMode, codeMode, tool } from "../../src/index.js";
-import { containersOf, DEFAULT_SOCKET, DOCKER_SUITES, engine, SECOND_SOCKET, until } from "./helpers.js";
+import { containersOf, DEFAULT_SOCKET, DOCKER_SUITES, engine, SECOND_SOCKET } from "./helpers.js";
 
 const PIDFILE = "/run/cordon-docker-2/docker.pid";
 const first = engine(DEFAULT_SOCKET);
@@ -84,10 +84,10 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
     });
     // The second engine has more room: the first run goes there.
     const running = cm.run("await tools.slow({ ms: 30000 })", { session: "on-second" });
-    await until(
-      async () => (await containersOf(second, env.id)).length === 1,
-      20_000,
-      "a container on the second engine",
+    await vi.waitFor(
+      async () =>
+        expect(await containersOf(second, env.id), "a container on the second engine").toHaveLength(1),
+      { timeout: 20_000 },
     );
     const pid = secondEnginePid();
     process.kill(pid, "SIGSTOP");
@@ -96,10 +96,9 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
       expect(result.status).toBe("error");
       expect(result.error?.message).toMatch(/stopped answering|stopped responding/);
       expect(result.error?.message).toMatch(/the agent's process is fine/);
-      await until(
-        () => env.status()[1]?.healthy === false,
-        10_000,
-        "the second engine to be out of rotation",
+      await vi.waitFor(
+        () => expect(env.status()[1]?.healthy, "the second engine to be out of rotation").toBe(false),
+        { timeout: 10_000 },
       );
       // Runs go to the engine that answers.
       const elsewhere = await cm.run("1 + 1", { session: "meanwhile" });
@@ -108,12 +107,14 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
     } finally {
       process.kill(pid, "SIGCONT");
     }
-    await until(() => env.status()[1]?.healthy === true, 20_000, "the second engine to come back");
+    await vi.waitFor(() => expect(env.status()[1]?.healthy, "the second engine to come back").toBe(true), {
+      timeout: 20_000,
+    });
     // The container it had when it stopped answering is reaped once it answers again.
-    await until(
-      async () => (await containersOf(second, env.id)).length === 0,
-      20_000,
-      "the abandoned container to be reaped",
+    await vi.waitFor(
+      async () =>
+        expect(await containersOf(second, env.id), "the abandoned container to be reaped").toEqual([]),
+      { timeout: 20_000 },
     );
     const back = await cm.run("2 + 2", { session: "back" });
     expect(back.value).toBe(4);
@@ -122,7 +123,10 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
   it("closing the environment while its engine is stopped (SIGSTOP) returns; the removal lands once the engine answers again", async () => {
     const { cm, env } = make({ engines: [{ socketPath: SECOND_SOCKET, maxContainers: 2 }] });
     const running = cm.run("await tools.slow({ ms: 30000 })", { session: "closing" });
-    await until(async () => (await containersOf(second, env.id)).length === 1, 20_000, "the run's container");
+    await vi.waitFor(
+      async () => expect(await containersOf(second, env.id), "the run's container").toHaveLength(1),
+      { timeout: 20_000 },
+    );
     const pid = secondEnginePid();
     process.kill(pid, "SIGSTOP");
     try {
@@ -133,41 +137,40 @@ describe.runIf(DOCKER_SUITES)("docker environment with two engines", () => {
     } finally {
       process.kill(pid, "SIGCONT");
     }
-    await until(
-      async () => (await containersOf(second, env.id)).length === 0,
-      20_000,
-      "the container to be removed once the engine answers",
+    await vi.waitFor(
+      async () =>
+        expect(
+          await containersOf(second, env.id),
+          "the container to be removed once the engine answers",
+        ).toEqual([]),
+      { timeout: 20_000 },
     );
   }, 60_000);
 
   it("an engine restarted under a run ends that run, and serves again after the restart", async () => {
     const { cm, env } = make({ engines: [{ socketPath: SECOND_SOCKET, maxContainers: 2 }] });
     const running = cm.run("await tools.slow({ ms: 30000 })", { session: "restart" });
-    await until(async () => (await containersOf(second, env.id)).length === 1, 20_000, "the run's container");
+    await vi.waitFor(
+      async () => expect(await containersOf(second, env.id), "the run's container").toHaveLength(1),
+      { timeout: 20_000 },
+    );
     const pid = secondEnginePid();
     process.kill(pid, "SIGTERM");
     const result = await running;
     expect(result.status).toBe("error");
-    await until(
-      () => {
-        try {
-          process.kill(pid, 0);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      30_000,
-      "the old engine to exit",
-    );
+    await vi.waitFor(() => expect(() => process.kill(pid, 0), "the old engine to exit").toThrow(), {
+      timeout: 30_000,
+    });
     execFileSync("scripts/docker-engine.sh", ["--second"], { stdio: "ignore" });
-    await until(() => env.status()[0]?.healthy === true, 20_000, "the engine to answer again");
+    await vi.waitFor(() => expect(env.status()[0]?.healthy, "the engine to answer again").toBe(true), {
+      timeout: 20_000,
+    });
     const again = await cm.run("6 * 7", { session: "after-restart" });
     expect(again.value).toBe(42);
-    await until(
-      async () => (await containersOf(second, env.id)).length === 1,
-      20_000,
-      "only the new session's container",
+    await vi.waitFor(
+      async () =>
+        expect(await containersOf(second, env.id), "only the new session's container").toHaveLength(1),
+      { timeout: 20_000 },
     );
   });
 });

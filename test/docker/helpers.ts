@@ -42,16 +42,3 @@ export async function containersOf(docker: Docker, ownerEnv: string): Promise<st
   });
   return listed.map((info) => info.Id);
 }
-
-/** Waits until `check` is true (polling), or fails after `ms`. */
-export async function until(
-  check: () => Promise<boolean> | boolean,
-  ms = 20_000,
-  what = "condition",
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

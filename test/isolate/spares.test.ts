@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import ivm from "isolated-vm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import type { Sandbox, SandboxLimits } from "../../sandbox/contract/index.js";
 import { LIMITS, makeBridge, resultOf, sleep } from "./helpers.js";
@@ -21,14 +21,8 @@ function countingIvm() {
   return { module, isolates, live };
 }
 
-/** Waits until `condition` holds (spares are made on a later turn of the event loop). */
-async function until(condition: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not reached");
-    await sleep(5);
-  }
-}
+/** Spares are made on a later turn of the event loop: how long and how often a test looks for them. */
+const SPARES_MADE = { timeout: 5_000, interval: 5 };
 
 async function run(sandbox: Sandbox, code: string, limits: SandboxLimits = LIMITS): Promise<unknown> {
   const outcome = await sandbox.execute(
@@ -46,14 +40,14 @@ describe("isolate environment: warm spares", () => {
     const environment = isolateEnvironment({ ivm: ivmCounted.module });
     const first = await environment.open(LIMITS);
     // The first open creates its own isolate, then one spare follows.
-    await until(() => ivmCounted.isolates.length === 2);
+    await vi.waitFor(() => expect(ivmCounted.isolates).toHaveLength(2), SPARES_MADE);
     await sleep(20);
     expect(ivmCounted.isolates.length).toBe(2);
 
     const second = await environment.open(LIMITS);
     expect(second).not.toBe(first);
     // The spare was taken (no isolate was created for this open); its replacement comes next.
-    await until(() => ivmCounted.isolates.length === 3);
+    await vi.waitFor(() => expect(ivmCounted.isolates).toHaveLength(3), SPARES_MADE);
     const third = await environment.open(LIMITS);
     expect(new Set([first, second, third]).size).toBe(3);
 
@@ -80,7 +74,7 @@ describe("isolate environment: warm spares", () => {
     const ivmCounted = countingIvm();
     const environment = isolateEnvironment({ ivm: ivmCounted.module, warm: 2 });
     const sandbox = await environment.open(LIMITS);
-    await until(() => ivmCounted.isolates.length === 3);
+    await vi.waitFor(() => expect(ivmCounted.isolates).toHaveLength(3), SPARES_MADE);
     expect(ivmCounted.live()).toBe(3);
     await environment.close();
     expect(sandbox.alive).toBe(false);
@@ -131,16 +125,16 @@ describe("isolate environment: warm spares", () => {
     const made = (memoryLimit: number) =>
       ivmCounted.isolates.filter((entry) => entry.memoryLimit === memoryLimit).length;
     await environment.open(small);
-    await until(() => made(16) === 2);
+    await vi.waitFor(() => expect(made(16)).toBe(2), SPARES_MADE);
     // Other limits: a new isolate with those limits (and a spare for them), not the small spare.
     await environment.open(large);
     expect(made(48)).toBeGreaterThanOrEqual(1);
-    await until(() => made(48) === 2);
+    await vi.waitFor(() => expect(made(48)).toBe(2), SPARES_MADE);
     expect(made(16)).toBe(2);
     // The small spare is still there for the small limits: this open takes it and only the refill
     // creates an isolate (without the spare it would be two: one for the open and one refill).
     await environment.open(small);
-    await until(() => made(16) >= 3);
+    await vi.waitFor(() => expect(made(16)).toBeGreaterThanOrEqual(3), SPARES_MADE);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(made(16)).toBe(3);
     await environment.close();

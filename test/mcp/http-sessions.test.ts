@@ -6,7 +6,7 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { tool } from "../../src/index.js";
@@ -120,7 +120,8 @@ describe("cordon mcp over HTTP: sessions", () => {
     await expect(connect()).rejects.toThrow(/All 2 sessions of this server are answering requests/);
     const gone = sessionOf(second);
     await second.close();
-    const third = await until(async () => connect().catch(() => undefined), "room for a third session");
+    // Refused until the server has seen the second session idle; then it takes its place.
+    const third = await vi.waitFor(connect, { timeout: 5_000 });
     expect(await statusOf(serving.url, gone)).toBe(404);
     expect(await statusOf(serving.url, sessionOf(first))).toBe(200);
     expect(await statusOf(serving.url, sessionOf(third))).toBe(200);
@@ -248,14 +249,3 @@ describe("learnt result types over HTTP: one client's results are not shown to a
     expect(await searched(b)).toContain(`Returns (observed): { "${EMAIL}": { ${PROJECT}: string } }`);
   });
 });
-
-/** Polls `check` until it yields a truthy value (at most 5 s). */
-async function until<T>(check: () => Promise<T>, what: string): Promise<NonNullable<T>> {
-  const deadline = performance.now() + 5_000;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema, ListRootsRequestSchema, type Root } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   MAX_UPSTREAM_QUESTIONS_PER_CALL,
   MAX_UPSTREAM_QUESTIONS_PER_RUN,
@@ -155,11 +155,7 @@ describe("upstream servers' questions in cordon mcp", () => {
     const before = await changes();
     roots.push({ uri: "file:///srv/more" });
     await mcp.client.sendRootsListChanged();
-    const after = await eventually(async () => {
-      const now = await changes();
-      return now > before ? now : undefined;
-    });
-    expect(after).toBe(before + 1);
+    await vi.waitFor(async () => expect(await changes()).toBe(before + 1), { timeout: 5_000 });
     const second = await runCode(mcp.client, `return await tools.ask__roots({});`);
     expect(textOf(second)).toContain("file:///srv/docs file:///srv/more");
   });
@@ -172,8 +168,9 @@ describe("upstream servers' questions in cordon mcp", () => {
     roots.push({ uri: "file:///srv/more" });
     // The upstream asks for the roots as soon as it hears they changed, while no code runs.
     await mcp.client.sendRootsListChanged();
-    const line = await eventually(async () => lines().find((l) => l.includes("more")));
-    expect(line).toBe("file:///srv/docs file:///srv/more");
+    await vi.waitFor(() => expect(lines()).toContain("file:///srv/docs file:///srv/more"), {
+      timeout: 5_000,
+    });
   });
 
   it("roots asked for outside any call while two connected clients offer roots: refused rather than guessed", async () => {
@@ -186,9 +183,12 @@ describe("upstream servers' questions in cordon mcp", () => {
     others.push(other);
     // A second client offering roots changes whose roots there are: the upstream is told, and asks.
     await other.connect(new StreamableHTTPClientTransport(new URL(http.url)));
-    const line = await eventually(async () => lines().find((l) => l.includes("failed")));
-    expect(line).toBe(
-      "listing roots failed: MCP error -32600: cordon cannot tell whose roots to give: no call of this server is in flight and 2 connected MCP clients offer roots.",
+    await vi.waitFor(
+      () =>
+        expect(lines()).toContain(
+          "listing roots failed: MCP error -32600: cordon cannot tell whose roots to give: no call of this server is in flight and 2 connected MCP clients offer roots.",
+        ),
+      { timeout: 5_000 },
     );
   });
 
@@ -284,10 +284,14 @@ describe("an upstream's question goes to the client whose call it came from, or 
 
   /** What became of the upstream's late question, once it is known. */
   async function lateOutcome(client: Client): Promise<string> {
-    return eventually(async () => {
-      const text = textOf(await runCode(client, "return await tools.ask__late_outcome({});"));
-      return text.includes("none yet") ? undefined : text;
-    });
+    return vi.waitFor(
+      async () => {
+        const text = textOf(await runCode(client, "return await tools.ask__late_outcome({});"));
+        expect(text).not.toContain("none yet");
+        return text;
+      },
+      { timeout: 5_000 },
+    );
   }
 
   it("a question from an upstream after client B's call ended never reaches client A, whose call was running", async () => {
@@ -342,14 +346,3 @@ describe("an upstream's question goes to the client whose call it came from, or 
     expect(bQuestions).toEqual([]);
   });
 });
-
-/** Tries `probe` until it gives a value (at most 5 s). */
-async function eventually<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("the value never came");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

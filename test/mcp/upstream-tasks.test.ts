@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureBuilt } from "../cli/helpers.js";
 import { type Connected, connectStdio, returnedBy } from "./helpers.js";
 
@@ -47,7 +47,9 @@ async function statusesAfterAbort(extraArgs: string): Promise<unknown> {
     { signal: abort.signal },
   );
   call.catch(() => {});
-  await until(() => existsSync(marker), "the upstream created the task");
+  await vi.waitFor(() => expect(existsSync(marker), "the upstream created the task").toBe(true), {
+    timeout: 15_000,
+  });
   abort.abort(new Error("the user pressed stop"));
   await expect(call).rejects.toThrow("the user pressed stop");
   return await returnedBy(
@@ -71,15 +73,6 @@ async function timedOutCall(extraArgs: string): Promise<{ outcome: unknown[]; st
      const statuses = await tools.tasks__task_statuses({ status: "cancelled", ms: 5000 });
      return { outcome, statuses: Object.values(JSON.parse(statuses)) };`,
   )) as { outcome: unknown[]; statuses: string[] };
-}
-
-/** Waits, within a bound, until `condition` holds; throws if it never does. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let tries = 0; tries < 300; tries++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`gave up waiting until ${what}`);
 }
 
 describe("cordon mcp: upstream tools that require task-based execution", () => {
@@ -124,12 +117,12 @@ describe("cordon mcp: upstream tools that require task-based execution", () => {
     expect(tools[0]!.description).not.toContain("tasks__research");
     expect(tools[0]!.description).toContain("tasks__summarize");
     const connected = mcp;
-    await until(
+    await vi.waitFor(
       () =>
-        connected
-          .stderr()
-          .includes("upstream tasks: skipped its tool research: it requires task-based execution"),
-      "cordon logged the skipped tool",
+        expect(connected.stderr()).toContain(
+          "upstream tasks: skipped its tool research: it requires task-based execution",
+        ),
+      { timeout: 15_000 },
     );
     expect(connected.stderr()).toContain("does not declare task support for tools/call");
   });

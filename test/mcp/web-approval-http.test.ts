@@ -9,7 +9,7 @@ import { request as httpRequest } from "node:http";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { tool } from "../../src/index.js";
@@ -321,8 +321,7 @@ describe("cordon mcp: the approval page over HTTP", () => {
   it("with --approve ask, a client that supports only URL-mode elicitation is sent the page's URL (not the log)", async () => {
     const { client, logs, elicited } = await serve("ask", { elicitation: "url" });
     const call = runCode(client, WIRE);
-    for (let i = 0; i < 400 && elicited.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(elicited).toHaveLength(1);
+    await vi.waitFor(() => expect(elicited).toHaveLength(1), { timeout: 10_000, interval: 25 });
     const url = elicited[0]!;
     expect(logs.join("\n")).not.toContain(url);
     const csrf = csrfOf((await read(url)).text);

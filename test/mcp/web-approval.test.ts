@@ -15,7 +15,7 @@ import {
   ElicitRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type Browser, chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ensureBuilt, SHOP_TOOLS } from "../cli/helpers.js";
 import { type Connected, connectHttp, runCode, textOf } from "./helpers.js";
 
@@ -130,8 +130,7 @@ describe.runIf(BROWSER_REQUIRED || existsSync(CHROMIUM))("approval in a browser 
       name: "run_code",
       arguments: { code: REFUND },
     }) as Promise<CallToolResult>;
-    for (let i = 0; i < 600 && urls.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(urls).toHaveLength(1);
+    await vi.waitFor(() => expect(urls).toHaveLength(1), { timeout: 15_000, interval: 25 });
     const asked = urls[0]!;
     expect(asked.message).toContain("refund_order");
     expect(asked.message).toContain('order_id: "A115"');

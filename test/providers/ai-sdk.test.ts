@@ -265,7 +265,8 @@ describe("cordon/ai-sdk with the AI SDK's mock language model (scripted model)",
       },
     });
     const tools = aiSdkTools([gated]);
-    const call = tools.wipe!.execute!({}, { toolCallId: "x1", messages: [] });
+    // AI SDK 7 passes a context too (6 has none).
+    const call = tools.wipe!.execute!({}, { toolCallId: "x1", messages: [], context: {} });
     await expect(call).rejects.toThrow("wipe was not run: the call was denied: nobody approved it");
     expect(ran).toBe(false);
   });

@@ -6,10 +6,10 @@
  * that shares the store, exactly one wins.
  */
 
-import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { UserError } from "../../../common/errors.js";
+import { writeFileAtomic } from "../../files/atomic-write.js";
 
 /**
  * A place for recorded values, by key (the base64url SHA-256 digest of the value), and for claims of
@@ -111,10 +111,7 @@ export function fileCheckpointStore(directory: string): CheckpointStore {
   return {
     async put(key, value) {
       await mkdir(directory, { recursive: true, mode: 0o700 });
-      const target = path(key);
-      const temporary = `${target}.${randomUUID()}.tmp`;
-      await writeFile(temporary, value, { mode: 0o600 });
-      await rename(temporary, target);
+      await writeFileAtomic(path(key), value, { mode: 0o600 });
     },
     async get(key) {
       try {

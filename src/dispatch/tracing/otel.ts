@@ -10,7 +10,11 @@ export type OTelApi = Pick<typeof OTel, "trace" | "context" | "SpanStatusCode">;
 
 let loaded: OTelApi | null | undefined;
 
-/** Where `@opentelemetry/api` 1.x keeps whatever an application registered with it (its global symbol). */
+/**
+ * Where `@opentelemetry/api` 1.x keeps whatever an application registered with it (its global symbol).
+ * Internal to the API, but no public call answers "did anything register?" without loading the API:
+ * test/tracing/otel-registered.test.ts holds it for the oldest, the installed and the newest 1.x.
+ */
 const REGISTERED = Symbol.for("opentelemetry.js.api.1");
 
 /**
