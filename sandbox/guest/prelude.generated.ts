@@ -419,17 +419,47 @@ var callPromiseParts = {
   }
 };
 var chaining = false;
-function CallPromise() {
-  throw new TypeErrorCtor("Illegal constructor");
-}
-CallPromise.prototype = freeze(
-  create(PromiseCtor.prototype, {
-    constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor").get }),
-    // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
-    then: bare({ value: callPromiseParts.then })
-  })
-);
-freeze(CallPromise);
+var promiseKeys = new SetCtor();
+var promiseKeyList = [
+  ...ownKeys(PromiseCtor.prototype),
+  ...ownKeys(ObjectCtor.prototype),
+  Symbol.toPrimitive
+];
+for (let i = 0; i < promiseKeyList.length; i++) apply(setAdd, promiseKeys, [promiseKeyList[i]]);
+var hintTarget = freeze(create(PromiseCtor.prototype));
+var keyText = (key) => {
+  if (typeof key === "string") return \`.\${key}\`;
+  const text = toText(key);
+  return \`[\${slice(text, 7, text.length - 1)}]\`;
+};
+var callPromiseTypes = new MapCtor();
+var callPromiseNames = new MapCtor();
+var callPromiseType = (codeName) => {
+  const known = apply(mapGet, callPromiseTypes, [codeName]);
+  if (known !== void 0) return known;
+  const hint = \`tools.\${codeName}(...) returns a Promise: did you forget \\\`await\\\`?\`;
+  const forgotten = bare({
+    get(target, key, receiver) {
+      if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
+      throw new TypeErrorCtor(\`\${hint} (the code read \${keyText(key)} of the Promise, not of its value)\`);
+    }
+  });
+  const prototype = freeze(
+    create(new ProxyCtor(hintTarget, forgotten), {
+      constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor").get }),
+      // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
+      then: bare({ value: callPromiseParts.then })
+    })
+  );
+  function CallPromise() {
+    throw new TypeErrorCtor("Illegal constructor");
+  }
+  CallPromise.prototype = prototype;
+  freeze(CallPromise);
+  apply(mapSet, callPromiseTypes, [codeName, CallPromise]);
+  apply(mapSet, callPromiseNames, [prototype, codeName]);
+  return CallPromise;
+};
 function OutcomePromise() {
   throw new TypeErrorCtor("Illegal constructor");
 }
@@ -483,6 +513,8 @@ var formatValue = (value, depth, seen, budget) => {
   }
   const object = value;
   for (let i = 0; i < seen.length; i++) if (seen[i] === object) return "[Circular]";
+  const call = apply(mapGet, callPromiseNames, [getPrototypeOf(object)]);
+  if (call !== void 0) return \`Promise { tools.\${call}(...): did you forget \\\`await\\\`? }\`;
   if (isInstance(object, ErrorCtor)) {
     const stack = readField(object, "stack");
     return typeof stack === "string" ? stack : \`\${toText(readField(object, "name"))}: \${toText(readField(object, "message"))}\`;
@@ -1011,11 +1043,16 @@ function decide(resolve) {
     startAlone(current, this);
   } else startQueued(current);
 }
-var refuseCall = (tool, kind, message) => apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]);
-var callTool = (owner, codeName, realName, args, requested) => {
+var refuseCall = (type, tool, kind, message) => {
+  const refused = apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]);
+  setPrototypeOf(refused, type.prototype);
+  return refused;
+};
+var callTool = (owner, type, codeName, realName, args, requested) => {
   const current = owner;
   if (current.finished || run !== current) {
     return refuseCall(
+      type,
       realName,
       "refused",
       \`tools.\${codeName}() was called after the run_code run ended; the call was refused.\`
@@ -1023,6 +1060,7 @@ var callTool = (owner, codeName, realName, args, requested) => {
   }
   if (current.calls >= current.config.maxToolCalls) {
     return refuseCall(
+      type,
       realName,
       "limit",
       \`tools.\${codeName}() was refused: this run already made \${current.config.maxToolCalls} tool calls, the most allowed in one run_code run.\`
@@ -1033,6 +1071,7 @@ var callTool = (owner, codeName, realName, args, requested) => {
     argsJson = args === void 0 ? "{}" : stringify(args);
   } catch (cause) {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       \`The arguments of tools.\${codeName}() could not be turned into JSON: \${describeError(cause).message}\`
@@ -1040,6 +1079,7 @@ var callTool = (owner, codeName, realName, args, requested) => {
   }
   if (typeof argsJson !== "string") {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       \`The arguments of tools.\${codeName}() must be plain data (an object).\`
@@ -1048,13 +1088,14 @@ var callTool = (owner, codeName, realName, args, requested) => {
   const maxArgs = current.config.maxArgsChars;
   if (argsJson.length > maxArgs) {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       \`The arguments of tools.\${codeName}() are \${argsJson.length} characters of JSON; one call may carry at most \${maxArgs}. Pass less data per call (split it over several calls, or pass ids instead of contents).\`
     );
   }
   const callId = ++current.calls;
-  const promise = construct(PromiseCtor, captureArgs, CallPromise);
+  const promise = construct(PromiseCtor, captureArgs, type);
   const replay = current.replay;
   const inJournal = replay !== void 0 && callId <= replay.length;
   if (inJournal && settleInTurn(current, replay, callId - 1, realName, argsJson)) return promise;
@@ -1238,8 +1279,10 @@ var tampering = () => {
 var discoveryCall = (owner, callName, args) => {
   const current = owner;
   const discovery = current.config.discovery;
+  const type = callPromiseType(callName);
   if (current.finished || run !== current) {
     return refuseCall(
+      type,
       callName,
       "refused",
       \`tools.\${callName}() was called after the run_code run ended; the call was refused.\`
@@ -1247,13 +1290,14 @@ var discoveryCall = (owner, callName, args) => {
   }
   if (current.discoveries >= discovery.maxCalls) {
     return refuseCall(
+      type,
       callName,
       "limit",
       \`tools.\${callName}() was refused: this run already made \${discovery.maxCalls} $search and $describe calls, the most allowed in one run. Keep the declarations you found in a variable instead of searching again.\`
     );
   }
   const callId = -++current.discoveries;
-  const promise = construct(PromiseCtor, captureArgs, CallPromise);
+  const promise = construct(PromiseCtor, captureArgs, type);
   const pending = {
     promise,
     resolve: captured,
@@ -1274,10 +1318,16 @@ var searchTools = (owner, query, options) => {
   const discovery = owner.config.discovery;
   const usage = \`tools.$search(query, { limit }) takes the words to look for as a string and an optional limit from 1 to \${discovery.maxLimit}, e.g. await tools.$search("refund an order", { limit: 3 })\`;
   if (typeof query !== "string" || apply(stringTrim, query, []) === "") {
-    return refuseCall(SEARCH_CALL, "invalid_arguments", \`\${usage}; the query was \${argumentKind(query)}.\`);
+    return refuseCall(
+      callPromiseType(SEARCH_CALL),
+      SEARCH_CALL,
+      "invalid_arguments",
+      \`\${usage}; the query was \${argumentKind(query)}.\`
+    );
   }
   if (query.length > discovery.maxQueryChars) {
     return refuseCall(
+      callPromiseType(SEARCH_CALL),
       SEARCH_CALL,
       "invalid_arguments",
       \`\${usage}; the query was \${query.length} characters long, over \${discovery.maxQueryChars}.\`
@@ -1287,6 +1337,7 @@ var searchTools = (owner, query, options) => {
   if (options !== void 0 && options !== null) {
     if (typeof options !== "object" || isArray(options)) {
       return refuseCall(
+        callPromiseType(SEARCH_CALL),
         SEARCH_CALL,
         "invalid_arguments",
         \`\${usage}; the second argument was \${argumentKind(options)}, not an object.\`
@@ -1297,6 +1348,7 @@ var searchTools = (owner, query, options) => {
   }
   if (typeof limit !== "number" || limit % 1 !== 0 || limit < 1 || limit > discovery.maxLimit) {
     return refuseCall(
+      callPromiseType(SEARCH_CALL),
       SEARCH_CALL,
       "invalid_arguments",
       \`\${usage}; the limit was \${typeof limit === "number" ? toText(limit) : argumentKind(limit)}.\`
@@ -1308,6 +1360,7 @@ var describeTool = (owner, name) => {
   const discovery = owner.config.discovery;
   if (typeof name !== "string" || name === "" || name.length > discovery.maxQueryChars) {
     return refuseCall(
+      callPromiseType(DESCRIBE_CALL),
       DESCRIBE_CALL,
       "invalid_arguments",
       \`tools.$describe(name) takes one tool's name as a string, e.g. await tools.$describe("get_order"); got \${typeof name === "string" && name !== "" ? \`a name of \${name.length} characters\` : argumentKind(name)}.\`
@@ -1332,7 +1385,7 @@ var makeTools = (owner, toolNames) => {
       if (realName === void 0) return void 0;
       const holder = {
         [key](args) {
-          return callTool(owner, key, realName, args, key === realName ? "" : key);
+          return callTool(owner, callPromiseType(key), key, realName, args, key === realName ? "" : key);
         }
       };
       const method = getOwnPropertyDescriptor(holder, key).value;
@@ -1345,9 +1398,11 @@ var makeTools = (owner, toolNames) => {
   for (let i = 0; i < codeNames.length; i++) {
     const codeName = codeNames[i];
     const realName = toText(toolNames[codeName]);
+    let type;
     const holder = {
       [codeName](args) {
-        return callTool(owner, codeName, realName, args, "");
+        type ??= callPromiseType(codeName);
+        return callTool(owner, type, codeName, realName, args, "");
       }
     };
     defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));

@@ -10,13 +10,22 @@ import {
   defineProperty,
   freeze,
   getOwnPropertyDescriptor,
+  MapCtor,
   mapGet,
+  mapSet,
+  ObjectCtor,
+  ownKeys,
   PromiseCtor,
+  ProxyCtor,
   promiseThen,
+  reflectGet,
+  SetCtor,
+  setAdd,
+  setHas,
   setPrototypeOf,
   TypeErrorCtor,
 } from "./intrinsics.js";
-import { bare } from "./objects.js";
+import { bare, slice, toText } from "./objects.js";
 import { ToolCallError } from "./tool-call-error.js";
 import type { Pending } from "./types.js";
 
@@ -69,22 +78,73 @@ const callPromiseParts = {
 /** Set while a call promise's own `then` runs. */
 let chaining = false;
 /**
- * What a call's promise is made with (`construct(PromiseCtor, [executor], CallPromise)`): a native
- * promise whose frozen prototype tells the prelude when the code waits for the call (its constructor
- * getter and its `then`, above; see `decide` in `calls.ts`). Its constructor reads as the real Promise, so
- * `then`, `catch` and `finally` give plain promises. It is never called: it only names the prototype.
+ * The keys a call's promise answers as any promise does: a promise's own (Promise.prototype's `then`,
+ * `catch`, `finally`, `constructor`, Symbol.toStringTag), every object's (Object.prototype's `toString`,
+ * `valueOf`, `hasOwnProperty`...) and Symbol.toPrimitive, which turning it into text looks for. Taken as
+ * the prelude is installed, before any code ran.
  */
-export function CallPromise() {
-  throw new TypeErrorCtor("Illegal constructor");
-}
-CallPromise.prototype = freeze(
-  create(PromiseCtor.prototype, {
-    constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor")!.get }),
-    // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
-    then: bare({ value: callPromiseParts.then }),
-  }),
-);
-freeze(CallPromise);
+const promiseKeys = new SetCtor<string | symbol>();
+const promiseKeyList = [
+  ...ownKeys(PromiseCtor.prototype),
+  ...ownKeys(ObjectCtor.prototype),
+  Symbol.toPrimitive,
+];
+for (let i = 0; i < promiseKeyList.length; i++) apply(setAdd, promiseKeys, [promiseKeyList[i]]);
+/**
+ * Where the prototype chain of a call's promise ends: a frozen, empty object of the prelude's whose own
+ * prototype is Promise.prototype (so the promise is still `instanceof Promise`), seen through a proxy
+ * per tool that answers every other key with the forgotten-`await` hint.
+ */
+const hintTarget = freeze(create(PromiseCtor.prototype));
+/** The part of a forgotten-`await` hint that says which key was read: `.reduce`, `[Symbol.iterator]`. */
+const keyText = (key: string | symbol): string => {
+  if (typeof key === "string") return `.${key}`;
+  const text = toText(key);
+  return `[${slice(text, 7, text.length - 1)}]`;
+};
+/** What the promises of one tool's calls are made with: `construct(PromiseCtor, [executor], type)`. */
+export type CallPromiseType = () => never;
+/** The call promise types made in this sandbox, by the name the code calls the tool by. */
+const callPromiseTypes = new MapCtor<string, CallPromiseType>();
+/** The name the code called a tool by, by the prototype of its calls' promises (for the console). */
+export const callPromiseNames = new MapCtor<object, string>();
+/**
+ * What the promises of `tools.<codeName>()` are made with, made once per sandbox: native promises whose
+ * frozen prototype tells the prelude when the code waits for the call (its constructor getter and its
+ * `then`, above; see `decide` in `calls.ts`). Their constructor reads as the real Promise, so `then`,
+ * `catch` and `finally` give plain promises. Any other key is looked up on a proxy that throws a
+ * TypeError saying `tools.<codeName>(...) returns a Promise: did you forget \`await\`?`: the model's most
+ * common mistake reads as itself rather than as `orders.reduce is not a function`, or as a silent
+ * `undefined` for `orders.length`. The proxy's handler has no prototype and its target is a frozen
+ * object of the prelude's, so the code can neither change it nor reach anything through it; nothing is
+ * made per call. The type is never called: it only names the prototype.
+ */
+export const callPromiseType = (codeName: string): CallPromiseType => {
+  const known = apply(mapGet, callPromiseTypes, [codeName]) as CallPromiseType | undefined;
+  if (known !== undefined) return known;
+  const hint = `tools.${codeName}(...) returns a Promise: did you forget \`await\`?`;
+  const forgotten = bare({
+    get(target: object, key: string | symbol, receiver: unknown): unknown {
+      if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
+      throw new TypeErrorCtor(`${hint} (the code read ${keyText(key)} of the Promise, not of its value)`);
+    },
+  });
+  const prototype = freeze(
+    create(new ProxyCtor(hintTarget, forgotten), {
+      constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor")!.get }),
+      // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
+      then: bare({ value: callPromiseParts.then }),
+    }),
+  );
+  function CallPromise(): never {
+    throw new TypeErrorCtor("Illegal constructor");
+  }
+  CallPromise.prototype = prototype;
+  freeze(CallPromise);
+  apply(mapSet, callPromiseTypes, [codeName, CallPromise]);
+  apply(mapSet, callPromiseNames, [prototype, codeName]);
+  return CallPromise;
+};
 /**
  * The prototype of a failed call's outcome ({@link failLater}): the real `then`, and a constructor
  * whose species is the real Promise, all frozen. A call's promise adopts that outcome through its

@@ -6,7 +6,7 @@
 
 import { MAX_ERROR_MESSAGE_CHARS } from "../../contract/index.js";
 import { ANSWER_LENGTH, ANSWER_SPINS_WORD, ANSWER_STATE, ANSWER_TEXT_BYTE, ANSWERED } from "../interface.js";
-import { CallPromise, captureArgs, captured } from "./call-promises.js";
+import { type CallPromiseType, captureArgs, captured } from "./call-promises.js";
 import { run } from "./current-run.js";
 import { describeError } from "./errors.js";
 import {
@@ -32,6 +32,7 @@ import {
   promiseRejectStatic,
   StringCtor,
   setHas,
+  setPrototypeOf,
   stringCharCodeAt,
   stringify,
   TypedArrayCtor,
@@ -74,16 +75,24 @@ export function decide(this: Pending, resolve: (value: unknown) => void): void {
   } else startQueued(current);
 }
 
-/** A call refused in the sandbox, before it reached the host: a rejected promise, made at the call. */
-export const refuseCall = (tool: string, kind: string, message: string) =>
-  apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]) as Promise<unknown>;
+/**
+ * A call refused in the sandbox, before it reached the host: a rejected promise, made at the call, with
+ * the prototype of its tool's call promises (`type`), so that it too says when it was not awaited.
+ */
+export const refuseCall = (type: CallPromiseType, tool: string, kind: string, message: string) => {
+  const refused = apply(promiseRejectStatic, PromiseCtor, [new ToolCallError(tool, kind, message)]);
+  setPrototypeOf(refused, type.prototype);
+  return refused as Promise<unknown>;
+};
 
 /**
  * `tools.<codeName>(args)` of `owner`'s tools object, reaching `realName` (`requested`: the name the code
- * used, when no declared name was it): checked and queued here, or refused with a rejected promise.
+ * used, when no declared name was it): checked and queued here, or refused with a rejected promise. Its
+ * promise is made with `type`, the call promise type of `codeName` (see `call-promises.ts`).
  */
 export const callTool = (
   owner: Run,
+  type: CallPromiseType,
   codeName: string,
   realName: string,
   args: unknown,
@@ -93,6 +102,7 @@ export const callTool = (
   const current = owner;
   if (current.finished || run !== current) {
     return refuseCall(
+      type,
       realName,
       "refused",
       `tools.${codeName}() was called after the run_code run ended; the call was refused.`,
@@ -100,6 +110,7 @@ export const callTool = (
   }
   if (current.calls >= current.config.maxToolCalls) {
     return refuseCall(
+      type,
       realName,
       "limit",
       `tools.${codeName}() was refused: this run already made ${current.config.maxToolCalls} tool calls, the most allowed in one run_code run.`,
@@ -110,6 +121,7 @@ export const callTool = (
     argsJson = args === undefined ? "{}" : stringify(args);
   } catch (cause) {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       `The arguments of tools.${codeName}() could not be turned into JSON: ${describeError(cause).message}`,
@@ -117,6 +129,7 @@ export const callTool = (
   }
   if (typeof argsJson !== "string") {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       `The arguments of tools.${codeName}() must be plain data (an object).`,
@@ -125,13 +138,14 @@ export const callTool = (
   const maxArgs = current.config.maxArgsChars;
   if (argsJson.length > maxArgs) {
     return refuseCall(
+      type,
       realName,
       "invalid_arguments",
       `The arguments of tools.${codeName}() are ${argsJson.length} characters of JSON; one call may carry at most ${maxArgs}. Pass less data per call (split it over several calls, or pass ids instead of contents).`,
     );
   }
   const callId = ++current.calls;
-  const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
+  const promise = construct(PromiseCtor, captureArgs, type) as Promise<unknown>;
   const replay = current.replay;
   const inJournal = replay !== undefined && callId <= replay.length;
   if (inJournal && settleInTurn(current, replay, callId - 1, realName, argsJson)) return promise;

@@ -1,7 +1,7 @@
 /** `tools.$search` and `tools.$describe`: checked here, then sent over the channel of tool calls. */
 
 import { DESCRIBE_CALL, SEARCH_CALL } from "../../contract/index.js";
-import { CallPromise, captureArgs, captured } from "./call-promises.js";
+import { callPromiseType, captureArgs, captured } from "./call-promises.js";
 import { decide, refuseCall } from "./calls.js";
 import { run } from "./current-run.js";
 import { apply, construct, isArray, mapSet, PromiseCtor, stringify, stringTrim } from "./intrinsics.js";
@@ -16,8 +16,10 @@ import type { Pending, Run } from "./types.js";
 const discoveryCall = (owner: Run, callName: string, args: Record<string, unknown>): Promise<unknown> => {
   const current = owner;
   const discovery = current.config.discovery!;
+  const type = callPromiseType(callName);
   if (current.finished || run !== current) {
     return refuseCall(
+      type,
       callName,
       "refused",
       `tools.${callName}() was called after the run_code run ended; the call was refused.`,
@@ -25,13 +27,14 @@ const discoveryCall = (owner: Run, callName: string, args: Record<string, unknow
   }
   if (current.discoveries >= discovery.maxCalls) {
     return refuseCall(
+      type,
       callName,
       "limit",
       `tools.${callName}() was refused: this run already made ${discovery.maxCalls} $search and $describe calls, the most allowed in one run. Keep the declarations you found in a variable instead of searching again.`,
     );
   }
   const callId = -++current.discoveries;
-  const promise = construct(PromiseCtor, captureArgs, CallPromise) as Promise<unknown>;
+  const promise = construct(PromiseCtor, captureArgs, type) as Promise<unknown>;
   const pending: Pending = {
     promise,
     resolve: captured,
@@ -63,10 +66,16 @@ export const searchTools = (owner: Run, query: unknown, options: unknown): Promi
   const discovery = owner.config.discovery!;
   const usage = `tools.$search(query, { limit }) takes the words to look for as a string and an optional limit from 1 to ${discovery.maxLimit}, e.g. await tools.$search("refund an order", { limit: 3 })`;
   if (typeof query !== "string" || apply(stringTrim, query, []) === "") {
-    return refuseCall(SEARCH_CALL, "invalid_arguments", `${usage}; the query was ${argumentKind(query)}.`);
+    return refuseCall(
+      callPromiseType(SEARCH_CALL),
+      SEARCH_CALL,
+      "invalid_arguments",
+      `${usage}; the query was ${argumentKind(query)}.`,
+    );
   }
   if (query.length > discovery.maxQueryChars) {
     return refuseCall(
+      callPromiseType(SEARCH_CALL),
       SEARCH_CALL,
       "invalid_arguments",
       `${usage}; the query was ${query.length} characters long, over ${discovery.maxQueryChars}.`,
@@ -76,6 +85,7 @@ export const searchTools = (owner: Run, query: unknown, options: unknown): Promi
   if (options !== undefined && options !== null) {
     if (typeof options !== "object" || isArray(options)) {
       return refuseCall(
+        callPromiseType(SEARCH_CALL),
         SEARCH_CALL,
         "invalid_arguments",
         `${usage}; the second argument was ${argumentKind(options)}, not an object.`,
@@ -86,6 +96,7 @@ export const searchTools = (owner: Run, query: unknown, options: unknown): Promi
   }
   if (typeof limit !== "number" || limit % 1 !== 0 || limit < 1 || limit > discovery.maxLimit) {
     return refuseCall(
+      callPromiseType(SEARCH_CALL),
       SEARCH_CALL,
       "invalid_arguments",
       `${usage}; the limit was ${typeof limit === "number" ? toText(limit) : argumentKind(limit)}.`,
@@ -99,6 +110,7 @@ export const describeTool = (owner: Run, name: unknown): Promise<unknown> => {
   const discovery = owner.config.discovery!;
   if (typeof name !== "string" || name === "" || name.length > discovery.maxQueryChars) {
     return refuseCall(
+      callPromiseType(DESCRIBE_CALL),
       DESCRIBE_CALL,
       "invalid_arguments",
       `tools.$describe(name) takes one tool's name as a string, e.g. await tools.$describe("get_order"); got ${typeof name === "string" && name !== "" ? `a name of ${name.length} characters` : argumentKind(name)}.`,

@@ -1,5 +1,6 @@
 /** Console formatting, roughly like Node's util.inspect, bounded by a character budget. */
 
+import { callPromiseNames } from "./call-promises.js";
 import {
   apply,
   dateGetTime,
@@ -9,6 +10,7 @@ import {
   isArray,
   keys,
   mapEntries,
+  mapGet,
   mapIteratorNext,
   mapSize,
   mathMin,
@@ -46,6 +48,9 @@ export const formatValue = (value: unknown, depth: number, seen: unknown[], budg
   }
   const object = value as Record<string, unknown>;
   for (let i = 0; i < seen.length; i++) if (seen[i] === object) return "[Circular]";
+  // A call's promise answers no other key (see callPromiseType): it is shown as what it most likely is.
+  const call = apply(mapGet, callPromiseNames, [getPrototypeOf(object)]) as string | undefined;
+  if (call !== undefined) return `Promise { tools.${call}(...): did you forget \`await\`? }`;
   if (isInstance(object, ErrorCtor)) {
     const stack = readField(object, "stack");
     return typeof stack === "string"

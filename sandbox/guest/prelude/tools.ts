@@ -1,6 +1,7 @@
 /** A run's `tools` object. */
 
 import { DESCRIBE_CALL, SEARCH_CALL } from "../../contract/index.js";
+import { type CallPromiseType, callPromiseType } from "./call-promises.js";
 import { callTool } from "./calls.js";
 import { describeTool, searchTools } from "./discovery.js";
 import {
@@ -47,7 +48,7 @@ export const makeTools = (owner: Run, toolNames: Record<string, string>) => {
       if (realName === undefined) return undefined;
       const holder = {
         [key](args?: unknown) {
-          return callTool(owner, key, realName, args, key === realName ? "" : key);
+          return callTool(owner, callPromiseType(key), key, realName, args, key === realName ? "" : key);
         },
       };
       const method = getOwnPropertyDescriptor(holder, key)!.value;
@@ -60,10 +61,13 @@ export const makeTools = (owner: Run, toolNames: Record<string, string>) => {
   for (let i = 0; i < codeNames.length; i++) {
     const codeName = codeNames[i];
     const realName = toText(toolNames[codeName]);
+    // Made at the tool's first call in this run (in a map of the sandbox's), then kept by the method.
+    let type: CallPromiseType | undefined;
     // A method definition has the tool's own name and cannot be called with `new`.
     const holder = {
       [codeName](args?: unknown) {
-        return callTool(owner, codeName, realName, args, "");
+        type ??= callPromiseType(codeName);
+        return callTool(owner, type, codeName, realName, args, "");
       },
     };
     defineProperty(tools, codeName, bare({ value: holder[codeName], enumerable: true }));
