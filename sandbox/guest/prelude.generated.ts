@@ -426,31 +426,34 @@ var promiseKeyList = [
   Symbol.toPrimitive
 ];
 for (let i = 0; i < promiseKeyList.length; i++) apply(setAdd, promiseKeys, [promiseKeyList[i]]);
-var hintTarget = freeze(create(PromiseCtor.prototype));
 var keyText = (key) => {
   if (typeof key === "string") return \`.\${key}\`;
   const text = toText(key);
   return \`[\${slice(text, 7, text.length - 1)}]\`;
 };
+var hintNames = new MapCtor();
+var forgottenAwait = bare({
+  get(target, key, receiver) {
+    if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
+    const name = apply(mapGet, hintNames, [target]);
+    throw new TypeErrorCtor(
+      \`tools.\${name}(...) returns a Promise: did you forget \\\`await\\\`? (the code read \${keyText(key)} of the Promise, not of its value)\`
+    );
+  }
+});
+var callPromiseDescriptors = bare({
+  constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor").get }),
+  // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
+  then: bare({ value: callPromiseParts.then })
+});
 var callPromiseTypes = new MapCtor();
 var callPromiseNames = new MapCtor();
 var callPromiseType = (codeName) => {
   const known = apply(mapGet, callPromiseTypes, [codeName]);
   if (known !== void 0) return known;
-  const hint = \`tools.\${codeName}(...) returns a Promise: did you forget \\\`await\\\`?\`;
-  const forgotten = bare({
-    get(target, key, receiver) {
-      if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
-      throw new TypeErrorCtor(\`\${hint} (the code read \${keyText(key)} of the Promise, not of its value)\`);
-    }
-  });
-  const prototype = freeze(
-    create(new ProxyCtor(hintTarget, forgotten), {
-      constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor").get }),
-      // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
-      then: bare({ value: callPromiseParts.then })
-    })
-  );
+  const end = freeze(create(PromiseCtor.prototype));
+  apply(mapSet, hintNames, [end, codeName]);
+  const prototype = freeze(create(new ProxyCtor(end, forgottenAwait), callPromiseDescriptors));
   function CallPromise() {
     throw new TypeErrorCtor("Illegal constructor");
   }

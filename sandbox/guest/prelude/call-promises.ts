@@ -90,18 +90,34 @@ const promiseKeyList = [
   Symbol.toPrimitive,
 ];
 for (let i = 0; i < promiseKeyList.length; i++) apply(setAdd, promiseKeys, [promiseKeyList[i]]);
-/**
- * Where the prototype chain of a call's promise ends: a frozen, empty object of the prelude's whose own
- * prototype is Promise.prototype (so the promise is still `instanceof Promise`), seen through a proxy
- * per tool that answers every other key with the forgotten-`await` hint.
- */
-const hintTarget = freeze(create(PromiseCtor.prototype));
 /** The part of a forgotten-`await` hint that says which key was read: `.reduce`, `[Symbol.iterator]`. */
 const keyText = (key: string | symbol): string => {
   if (typeof key === "string") return `.${key}`;
   const text = toText(key);
   return `[${slice(text, 7, text.length - 1)}]`;
 };
+/** The name the code called a tool by, by the object its calls' promises' prototype chain ends in. */
+const hintNames = new MapCtor<object, string>();
+/**
+ * The handler of the proxy each tool's call promises end their prototype chain in (see
+ * {@link callPromiseType}): a promise's own keys are looked up as on any promise, any other throws the
+ * forgotten-`await` hint. It has no prototype: a trap it lacks is never looked up on Object.prototype.
+ */
+const forgottenAwait = bare({
+  get(target: object, key: string | symbol, receiver: unknown): unknown {
+    if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
+    const name = apply(mapGet, hintNames, [target]) as string;
+    throw new TypeErrorCtor(
+      `tools.${name}(...) returns a Promise: did you forget \`await\`? (the code read ${keyText(key)} of the Promise, not of its value)`,
+    );
+  },
+});
+/** The own properties of every call promise's prototype: the constructor getter and `then` above. */
+const callPromiseDescriptors = bare({
+  constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor")!.get }),
+  // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
+  then: bare({ value: callPromiseParts.then }),
+});
 /** What the promises of one tool's calls are made with: `construct(PromiseCtor, [executor], type)`. */
 export type CallPromiseType = () => never;
 /** The call promise types made in this sandbox, by the name the code calls the tool by. */
@@ -112,30 +128,20 @@ export const callPromiseNames = new MapCtor<object, string>();
  * What the promises of `tools.<codeName>()` are made with, made once per sandbox: native promises whose
  * frozen prototype tells the prelude when the code waits for the call (its constructor getter and its
  * `then`, above; see `decide` in `calls.ts`). Their constructor reads as the real Promise, so `then`,
- * `catch` and `finally` give plain promises. Any other key is looked up on a proxy that throws a
- * TypeError saying `tools.<codeName>(...) returns a Promise: did you forget \`await\`?`: the model's most
- * common mistake reads as itself rather than as `orders.reduce is not a function`, or as a silent
- * `undefined` for `orders.length`. The proxy's handler has no prototype and its target is a frozen
- * object of the prelude's, so the code can neither change it nor reach anything through it; nothing is
+ * `catch` and `finally` give plain promises. Any other key is looked up on what the prototype's chain
+ * ends in: a proxy ({@link forgottenAwait}) that throws a TypeError saying `tools.<codeName>(...) returns
+ * a Promise: did you forget \`await\`?`, so the model's most common mistake reads as itself rather than
+ * as `orders.reduce is not a function`, or as a silent `undefined` for `orders.length`. The proxy's
+ * target is a frozen, empty object of the prelude's whose prototype is Promise.prototype (the promise is
+ * still `instanceof Promise`): the code can neither change it nor reach anything through it. Nothing is
  * made per call. The type is never called: it only names the prototype.
  */
 export const callPromiseType = (codeName: string): CallPromiseType => {
   const known = apply(mapGet, callPromiseTypes, [codeName]) as CallPromiseType | undefined;
   if (known !== undefined) return known;
-  const hint = `tools.${codeName}(...) returns a Promise: did you forget \`await\`?`;
-  const forgotten = bare({
-    get(target: object, key: string | symbol, receiver: unknown): unknown {
-      if (apply(setHas, promiseKeys, [key])) return reflectGet(target, key, receiver);
-      throw new TypeErrorCtor(`${hint} (the code read ${keyText(key)} of the Promise, not of its value)`);
-    },
-  });
-  const prototype = freeze(
-    create(new ProxyCtor(hintTarget, forgotten), {
-      constructor: bare({ get: getOwnPropertyDescriptor(callPromiseParts, "constructor")!.get }),
-      // biome-ignore lint/suspicious/noThenProperty: see callPromiseParts.
-      then: bare({ value: callPromiseParts.then }),
-    }),
-  );
+  const end = freeze(create(PromiseCtor.prototype));
+  apply(mapSet, hintNames, [end, codeName]);
+  const prototype = freeze(create(new ProxyCtor(end, forgottenAwait), callPromiseDescriptors));
   function CallPromise(): never {
     throw new TypeErrorCtor("Illegal constructor");
   }
