@@ -463,6 +463,8 @@ var callPromiseType = (codeName) => {
   apply(mapSet, callPromiseNames, [prototype, codeName]);
   return CallPromise;
 };
+callPromiseType(SEARCH_CALL);
+callPromiseType(DESCRIBE_CALL);
 function OutcomePromise() {
   throw new TypeErrorCtor("Illegal constructor");
 }

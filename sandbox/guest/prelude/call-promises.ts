@@ -3,6 +3,7 @@
  * tells the prelude when the code waits for the call) and the outcome a failed call's promise adopts.
  */
 
+import { DESCRIBE_CALL, SEARCH_CALL } from "../../contract/index.js";
 import { run } from "./current-run.js";
 import {
   apply,
@@ -151,6 +152,10 @@ export const callPromiseType = (codeName: string): CallPromiseType => {
   apply(mapSet, callPromiseNames, [prototype, codeName]);
   return CallPromise;
 };
+// The discovery calls' types are made at install, which compiles callPromiseType there rather than at a
+// sandbox's first tool call: a warm spare is installed before its run starts.
+callPromiseType(SEARCH_CALL);
+callPromiseType(DESCRIBE_CALL);
 /**
  * The prototype of a failed call's outcome ({@link failLater}): the real `then`, and a constructor
  * whose species is the real Promise, all frozen. A call's promise adopts that outcome through its
