@@ -166,7 +166,7 @@ describe("the layout", () => {
       logLevel: "silent",
     });
     const inputs = Object.keys(bundle.metafile.inputs);
-    expect(inputs).toContain("sandbox/guest/prelude.ts");
+    expect(inputs).toContain("sandbox/guest/prelude.generated.ts");
     const outside = inputs.filter(
       (input) =>
         !isUnder(input, "sandbox") && !LEAVES.includes(input) && !isUnder(input, "node_modules/acorn"),
@@ -241,6 +241,14 @@ describe("the layout", () => {
         (target) => isUnder(target, "sandbox/contract") && target !== "sandbox/contract/index.ts",
       ),
     ).toEqual([]);
+  });
+
+  it("the guest prelude's modules are imported by one another only: they reach the host as one bundle", () => {
+    // Their top-level code captures built-ins and holds a sandbox's state: it runs inside each guest,
+    // when the bundled function (sandbox/guest/prelude.generated.ts) is called, never on the host.
+    const inPrelude = (file: string) => isUnder(file, "sandbox/guest/prelude");
+    expect(edgesWhere(graph, (file) => !inPrelude(file), inPrelude)).toEqual([]);
+    expect(graph.imports.has("sandbox/guest/prelude/index.ts")).toBe(true);
   });
 
   it("the agent's side never imports the guest prelude or the sandbox-host program", () => {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { DEFAULT_MATCH_LIMIT, MAX_MATCH_LIMIT } from "../../src/codemode/discovery/tool-index.js";
+import { renderCodeRunResult } from "../../src/codemode/result.js";
 import { askHuman, HumanChannel } from "../../src/entries/builtins.js";
 import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool } from "../../src/index.js";
 import { checkUsage } from "./typescript-check.js";
@@ -202,5 +203,25 @@ describe("waits for a person", () => {
     expect(asking.instructions).toContain(
       "30 s wall-clock time (time a call waits for a person's approval, or for a person's answer in tools.ask_human, does not count)",
     );
+  });
+});
+
+describe("a forgotten await", () => {
+  const listOrders = tool({
+    name: "list_orders",
+    description: "List the orders.",
+    input: z.object({}),
+    run: () => [{ amount: 2 }, { amount: 3 }],
+  });
+
+  it("reads as a forgotten await of the tool the code called, not as `orders.reduce is not a function`", async () => {
+    const cm = make({ tools: new Toolset([listOrders]) });
+    const result = await cm.run(
+      "const orders = tools.list_orders({});\norders.reduce((sum, order) => sum + order.amount, 0)",
+    );
+    const text = renderCodeRunResult(result, 10_000);
+    expect(text).toContain("tools.list_orders(...) returns a Promise: did you forget `await`?");
+    expect(text).toContain("line 2");
+    expect(text).not.toContain("is not a function");
   });
 });

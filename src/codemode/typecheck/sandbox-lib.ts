@@ -1,6 +1,6 @@
 /**
  * The lib the model's code is checked against: what the sandbox's global scope holds, no more. The
- * sandbox is a bare V8 isolate with cordon's prelude (sandbox/guest/prelude.ts): the ES2023 built-ins,
+ * sandbox is a bare V8 isolate with cordon's prelude (sandbox/guest/prelude/): the ES2023 built-ins,
  * minus the few the prelude removes, plus `tools`, `console`, `ToolCallError` and `queueMicrotask`. There
  * is no DOM and no Node: no timers, `fetch`, `structuredClone`, `TextEncoder`, `URL` or `process`, so
  * none of them is declared, and code that uses them fails the check as it would fail the run.
