@@ -104,12 +104,18 @@ export function fileJournal(directory: string): RunJournal {
     }
   };
 
-  /** Where reading a log may start: this handle's last read of it, else its state file, else the start. */
-  const startOf = async (runId: string, head: string): Promise<KnownLog> => {
+  /**
+   * Where reading a log may start: this handle's last read of it, else its state file, else the start.
+   * Either must be of this log (its head) and within it: a log is only appended to, so a shorter one is
+   * not the log that was read (a hand cut it short), and is read from its start.
+   */
+  const startOf = async (runId: string, head: string, size: number): Promise<KnownLog> => {
+    const applies = (log: KnownLog | undefined): log is KnownLog =>
+      log !== undefined && log.head === head && log.offset <= size;
     const cached = known.get(runId);
-    if (cached?.head === head) return cached;
-    const saved = await readState(statePath(runId), head);
-    return saved ?? { head, offset: 0, state: undefined, savedAt: 0 };
+    if (applies(cached)) return cached;
+    const saved = await readState(statePath(runId));
+    return applies(saved) ? saved : { head, offset: 0, state: undefined, savedAt: 0 };
   };
 
   /** Keeps the furthest read of a log (two reads of one run may end in either order). */
@@ -124,10 +130,11 @@ export function fileJournal(directory: string): RunJournal {
    */
   const catchUp = async (runId: string, file: FileHandle, own?: { id: string; from: KnownLog }) => {
     const head = await readHead(file);
-    const from = own?.from ?? (await startOf(runId, head));
+    const size = (await file.stat()).size;
+    const from = own?.from ?? (await startOf(runId, head, size));
     let state = from.state;
     let counted: boolean | undefined;
-    const offset = await readLines(file, from.offset, (line) => {
+    const offset = await readLines(file, from.offset, size, (line) => {
       const next = line === undefined ? undefined : applyOp(state, line.op);
       if (next !== undefined) state = next;
       if (own !== undefined && line?.id === own.id) counted = next !== undefined;
@@ -318,14 +325,16 @@ async function readHead(file: FileHandle): Promise<string> {
   return head.toString("latin1", 0, bytesRead);
 }
 
-/** A run's state file, if there is one that belongs to the log that starts with `head`. */
-async function readState(path: string, head: string): Promise<KnownLog | undefined> {
+/** A run's state file, if there is one. */
+async function readState(path: string): Promise<KnownLog | undefined> {
   try {
     const saved = JSON.parse(await readFile(path, "utf8")) as KnownLog;
     const valid =
-      saved.head === head && Number.isInteger(saved.offset) && typeof saved.state?.runId === "string";
+      typeof saved.head === "string" &&
+      Number.isInteger(saved.offset) &&
+      typeof saved.state?.runId === "string";
     if (!valid) return undefined;
-    return { head, offset: saved.offset, state: saved.state, savedAt: saved.offset };
+    return { head: saved.head, offset: saved.offset, state: saved.state, savedAt: saved.offset };
   } catch {
     // None, or not one of ours: the log is read from its start.
     return undefined;
@@ -336,7 +345,7 @@ async function readState(path: string, head: string): Promise<KnownLog | undefin
 async function readRun(runId: string, path: string, file: FileHandle): Promise<StoredRun | undefined> {
   let state: RunState | undefined;
   const records: JournalRecord[] = [];
-  await readLines(file, 0, (line) => {
+  await readLines(file, 0, (await file.stat()).size, (line) => {
     const next = line === undefined ? undefined : applyOp(state, line.op);
     if (next === undefined || line === undefined) return;
     state = next;

@@ -128,7 +128,7 @@ function isLogOp(op: Record<string, unknown>): op is LogOp {
 }
 
 /**
- * Reads the whole lines of a log from `from` (the start of a line) to the end of the file as it is now,
+ * Reads the whole lines of a log from `from` (the start of a line) to `size` (the file's size, as read),
  * calling `each` with each one (undefined for a torn or damaged line) and the offset right after it.
  * Returns where the next line starts: the end of the last whole line, before any bytes that do not end
  * in a newline yet (a line being written, or torn by a crash, which a later line's leading newline ends).
@@ -136,9 +136,9 @@ function isLogOp(op: Record<string, unknown>): op is LogOp {
 export async function readLines(
   file: FileHandle,
   from: number,
+  size: number,
   each: (line: LogLine | undefined, end: number) => void,
 ): Promise<number> {
-  const size = (await file.stat()).size;
   const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, Math.max(size - from, 1)));
   let lineStart = from;
   let position = from;
