@@ -73,7 +73,7 @@ describe("the file journal", () => {
     const folder = newFolder();
     const journal = fileJournal(folder);
     await journal.create("damaged", record(0), lease("a"));
-    const forged = '{"id":"x","op":"append","owner":"a","records":[{"seq":1,"text":"forged"}]}';
+    const forged = '{"id":"x","op":"append","owner":"a"}\t{"seq":1,"text":"forged"}';
     appendFileSync(join(folder, "damaged.log"), `\n0badc0de ${forged}\n`);
     expect(await journal.append("damaged", [record(1)], "a")).toBe(true);
     expect((await fileJournal(folder).read("damaged"))?.records).toEqual([record(0), record(1)]);

@@ -68,34 +68,76 @@ export function follows(state: RunState, records: readonly JournalRecord[]): boo
 
 /**
  * A line as written: a newline first (so that a line torn by a crash before it ends as a line of its own
- * and spoils nothing after it), the checksum of the JSON, a space, the JSON, a newline. JSON escapes
- * every control character, so the text of a record never breaks a line, and it round-trips every
- * string exactly (lone surrogates included).
+ * and spoils nothing after it), the checksum of the rest, a space, the operation as JSON without its
+ * records, then each record as JSON after a tab, and a newline. JSON escapes every control character, so
+ * a record's text never breaks a line or a field, and it round-trips every string exactly (lone
+ * surrogates included); a record apart from the others keeps each JSON string far below the longest
+ * string JavaScript has, whatever the number of records in one append.
  */
 export function encodeLine(op: LogOp): { id: string; bytes: Buffer } {
   const id = randomBytes(12).toString("base64url");
-  const json = Buffer.from(JSON.stringify({ id, ...op }), "utf8");
-  const bytes = Buffer.concat([Buffer.from(`\n${checksum(json)} `, "latin1"), json, Buffer.from("\n")]);
-  return { id, bytes };
+  const { fields, records } = splitOp(op);
+  const pieces = [Buffer.from(JSON.stringify({ id, ...fields }), "utf8")];
+  for (const { seq, text } of records) pieces.push(TAB, Buffer.from(JSON.stringify({ seq, text }), "utf8"));
+  const prefix = Buffer.from(`\n${checksum(pieces)} `, "latin1");
+  return { id, bytes: Buffer.concat([prefix, ...pieces, NEWLINE]) };
 }
 
-/** The first 32 bits of the SHA-256 of `bytes`, in hex: enough to tell a torn line from a whole one. */
-function checksum(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex").slice(0, 8);
+const TAB = Buffer.from("\t");
+const NEWLINE = Buffer.from("\n");
+
+/** An operation's records (a creation's header is its one record), and the rest of it. */
+function splitOp(op: LogOp): { fields: Record<string, unknown>; records: readonly JournalRecord[] } {
+  if (op.op === "create") {
+    const { header, ...fields } = op;
+    return { fields, records: [header] };
+  }
+  if (op.op === "append" || op.op === "end") {
+    const { records, ...fields } = op;
+    return { fields, records };
+  }
+  return { fields: op, records: [] };
+}
+
+/** The first 32 bits of the SHA-256 of `pieces`, in hex: enough to tell a torn line from a whole one. */
+function checksum(pieces: readonly Uint8Array[]): string {
+  const hash = createHash("sha256");
+  for (const piece of pieces) hash.update(piece);
+  return hash.digest("hex").slice(0, 8);
 }
 
 /** The line in `bytes` (without its newline), or undefined when it is torn, damaged or not one of ours. */
 function decodeLine(bytes: Buffer): LogLine | undefined {
   if (bytes.length < 10 || bytes[8] !== 0x20) return undefined;
-  const json = bytes.subarray(9);
-  if (bytes.toString("latin1", 0, 8) !== checksum(json)) return undefined;
+  const body = bytes.subarray(9);
+  if (bytes.toString("latin1", 0, 8) !== checksum([body])) return undefined;
   try {
-    const line = JSON.parse(json.toString("utf8")) as LogLine & LogOp;
-    const { id, ...op } = line;
-    return typeof id === "string" && isLogOp(op) ? { id, op } : undefined;
+    const [first, ...rest] = splitAtTabs(body).map((piece) => JSON.parse(piece.toString("utf8")) as unknown);
+    const { id, ...fields } = first as { id: unknown } & Record<string, unknown>;
+    const op = joinOp(fields, rest);
+    return typeof id === "string" && op !== undefined && isLogOp(op) ? { id, op } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** An operation from its fields and records, as {@link splitOp} parted them; undefined if they do not fit. */
+function joinOp(fields: Record<string, unknown>, records: unknown[]): Record<string, unknown> | undefined {
+  if (fields.op === "create") return records.length === 1 ? { ...fields, header: records[0] } : undefined;
+  if (fields.op === "append" || fields.op === "end") return { ...fields, records };
+  return records.length === 0 ? fields : undefined;
+}
+
+/** The pieces of `bytes` between tabs. */
+function splitAtTabs(bytes: Buffer): Buffer[] {
+  const pieces: Buffer[] = [];
+  let start = 0;
+  for (let tab = bytes.indexOf(0x09); tab !== -1; tab = bytes.indexOf(0x09, start)) {
+    pieces.push(bytes.subarray(start, tab));
+    start = tab + 1;
+  }
+  pieces.push(bytes.subarray(start));
+  return pieces;
 }
 
 const isLease = (value: unknown): value is Lease =>
