@@ -69,3 +69,16 @@ return { total, when: Date.now() > 0, dice: Math.random() < 2 };
 
 /** The value {@link FORTY_CALLS} returns. */
 export const FORTY_CALLS_VALUE = { total: 2 * ((39 * 40) / 2), when: true, dice: true };
+
+/** Effects, one that needs a person's approval (`send`), then more effects. */
+export const APPROVAL_CALLS = `
+let total = 0;
+for (let i = 0; i < 5; i++) total += await tools.effect({ n: i });
+const sent = await tools.send({ to: "ops" });
+for (let i = 5; i < 15; i++) total += await tools.effect({ n: i });
+const more = await Promise.all([15, 16, 17, 18, 19].map((n) => tools.effect({ n })));
+return { total: total + more.reduce((a, b) => a + b, 0), sent };
+`;
+
+/** The value {@link APPROVAL_CALLS} returns once `send` was approved. */
+export const APPROVAL_CALLS_VALUE = { total: 2 * ((19 * 20) / 2), sent: "sent to ops" };
