@@ -52,7 +52,6 @@ export type {
   SessionOptions,
   TypeCheckOptions,
 } from "./options.js";
-export type { OutcomeDecision, RecoverOptions } from "./recover-run.js";
 export { DEFAULT_INLINE_BUDGET } from "./resolve-options.js";
 export {
   type CodeRunOptions,

@@ -27,7 +27,7 @@ import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
 import { DurableRecorder } from "./durable/recorder.js";
-import { journalKeyId, type SealChain, sealRecord } from "./durable/records.js";
+import { JOURNAL_FORMAT, journalKeyId, type SealChain, sealRecord } from "./durable/records.js";
 import { MAX_RUN_ID_CHARS, type RunJournal } from "./durable/run-journal.js";
 import { JournalStopped, RunWriter } from "./durable/writer.js";
 import type { CodeModeLimits } from "./limits.js";
@@ -485,7 +485,7 @@ async function openJournal(
   const chain: SealChain = { seq: 0, mac: "" };
   const header = sealRecord(key, runId, chain, {
     t: "header",
-    format: 1,
+    format: JOURNAL_FORMAT,
     runId,
     code,
     ...durable.binding,

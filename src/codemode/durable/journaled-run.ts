@@ -9,6 +9,7 @@ import type { PersonPolicy } from "../../dispatch/types.js";
 import type { CheckpointBinding } from "../pause/checkpoint.js";
 import { type JournalEntry, type JournalState, outcomeOf } from "../pause/journal.js";
 import {
+  JOURNAL_FORMAT,
   journalKeyId,
   openRecord,
   peekHeader,
@@ -116,7 +117,7 @@ export function readJournaledRun(
     chain.mac = opened.mac;
     const body = opened.record;
     if (header === undefined) {
-      if (body.t !== "header" || body.format !== 1) {
+      if (body.t !== "header" || body.format !== JOURNAL_FORMAT) {
         throw new RecoveryRefused("malformed", `Run ${runId}'s header is not one this cordon reads.`);
       }
       header = body;
