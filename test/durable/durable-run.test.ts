@@ -10,6 +10,7 @@ import { RecoveryRefused } from "../../src/codemode/durable/journaled-run.js";
 import { memoryJournal } from "../../src/codemode/durable/memory-journal.js";
 import type { RunJournal } from "../../src/codemode/durable/run-journal.js";
 import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool, UserError } from "../../src/index.js";
+import type { RunContext } from "../../src/tools/types.js";
 import { crashable, effectWorld, FORTY_CALLS, FORTY_CALLS_VALUE, KEY } from "./helpers.js";
 
 const opened: CodeMode[] = [];
@@ -147,6 +148,124 @@ describe("a durable run", () => {
     await expect(make([slow], store).recover(runId)).rejects.toMatchObject({ problem: "live" });
     await vi.waitFor(() => release());
     expect((await running).status).toBe("ok");
+  });
+});
+
+describe("writing ahead", () => {
+  it("records that come while an append is under way go in the next: a Promise.all of 100 calls is a few appends, not 200", async () => {
+    const store = memoryJournal();
+    let appends = 0;
+    // A store that takes a few ms to make a write durable, as a disk or a database does.
+    const counted: RunJournal = {
+      ...store,
+      append: async (...args) => {
+        appends++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return store.append(...args);
+      },
+    };
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], counted, { limits: { maxToolCalls: 100, maxConcurrentCalls: 100 } });
+    const result = await cm.run(
+      "return (await Promise.all(Array.from({ length: 100 }, (_, n) => tools.effect({ n })))).length",
+    );
+    expect(result).toMatchObject({ status: "ok", value: 100 });
+    expect(world.effects).toHaveLength(100);
+    expect(appends).toBeLessThan(20);
+  });
+
+  it("a run claimed by another process stops at once with LeaseLost, and no call starts after", async () => {
+    const store = memoryJournal();
+    let claimed = false;
+    const world = effectWorld({ idempotent: false });
+    const thief = tool({
+      name: "thief",
+      description: "Claims the run from elsewhere, as a recoverer would once its lease ran out.",
+      input: z.object({}),
+      run: async (_args, ctx: RunContext) => {
+        const later = Date.now() + 60_000;
+        claimed = await store.claim(ctx.runId, { owner: "elsewhere", until: later + 60_000 }, later);
+        return claimed;
+      },
+    });
+    const cm = make([world.effect, thief], store);
+    const result = await cm.run(
+      "await tools.effect({ n: 1 }); await tools.thief({}); for (let n = 2; n < 10; n++) await tools.effect({ n }); return 1",
+    );
+    expect(claimed).toBe(true);
+    expect(result.status).toBe("error");
+    expect(result.error?.name).toBe("LeaseLost");
+    expect(world.invocations).toHaveLength(1);
+  });
+
+  it("tells onRunStart the run id before the first call, and gives each call <runId>:<index> as its key", async () => {
+    const store = memoryJournal();
+    const order: string[] = [];
+    const world = effectWorld({ idempotent: false, onEffect: () => order.push("effect") });
+    const cm = make([world.effect], store);
+    const result = await cm.run("await tools.effect({ n: 1 }); return await tools.effect({ n: 2 })", {
+      onRunStart: ({ runId }) => order.push(`start ${runId}`),
+    });
+    expect(order).toEqual([`start ${result.runId}`, "effect", "effect"]);
+    expect(world.invocations).toEqual([`${result.runId}:0`, `${result.runId}:1`]);
+  });
+});
+
+describe("a journaled run that pauses", () => {
+  const gated = (sent: string[]) =>
+    tool({
+      name: "send",
+      description: "Sends, once approved.",
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      run: ({ to }) => {
+        sent.push(to);
+        return `sent to ${to}`;
+      },
+    });
+
+  it("is continued by recover with the decisions; without any, recover runs nothing and says what it waits for", async () => {
+    const store = memoryJournal();
+    const sent: string[] = [];
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect, gated(sent)], store, { approval: "pause" });
+    const code =
+      'await tools.effect({ n: 1 }); const s = await tools.send({ to: "ops" }); await tools.effect({ n: 2 }); return s';
+    const paused = await cm.run(code);
+    expect(paused.status).toBe("paused");
+    const [call] = paused.pending!;
+    const waiting = await make([world.effect, gated(sent)], store, { approval: "pause" }).recover(
+      paused.runId!,
+    );
+    expect(waiting).toMatchObject({ status: "paused", pending: [{ id: call!.id, kind: "approval" }] });
+    expect(world.invocations).toHaveLength(1);
+    const other = make([world.effect, gated(sent)], store, { approval: "pause" });
+    const done = await other.recover(paused.runId!, { decisions: { [call!.id]: true } });
+    expect(done).toMatchObject({ status: "ok", value: "sent to ops" });
+    expect(sent).toEqual(["ops"]);
+    expect(world.invocations).toEqual([`${paused.runId}:0`, `${paused.runId}:2`]);
+  });
+
+  it("its checkpoint resumes through the journal, once; a code mode without the journal refuses it", async () => {
+    const store = memoryJournal();
+    const sent: string[] = [];
+    const cm = make([gated(sent)], store, { approval: "pause" });
+    const paused = await cm.run('return await tools.send({ to: "ops" })');
+    const decisions = { [paused.pending![0]!.id]: true };
+    const plain = codeMode({
+      tools: [gated(sent)],
+      environment: isolateEnvironment(),
+      approval: "pause",
+      pause: { key: KEY },
+    });
+    opened.push(plain);
+    await expect(plain.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({ problem: "store" });
+    expect(await cm.resume(paused.checkpoint!, { decisions })).toMatchObject({
+      status: "ok",
+      value: "sent to ops",
+    });
+    await expect(cm.recover(paused.runId!, { decisions })).rejects.toMatchObject({ problem: "ended" });
+    expect(sent).toEqual(["ops"]);
   });
 });
 
