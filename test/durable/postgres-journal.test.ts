@@ -194,6 +194,17 @@ describe.runIf(POSTGRES_SUITES)("the Postgres journal", () => {
     }
   });
 
+  it("keeps two journals of different tables on one connection apart (each prepares statements of its own)", async () => {
+    const one = pool({ max: 1 });
+    const [first, second] = [table(), table()].map((name) => postgresJournal({ pool: one, table: name }));
+    const runId = `run-${randomUUID()}`;
+    expect(await first!.create(runId, { seq: 0, text: "first" }, { owner: "a", until: 0 })).toBe(true);
+    expect(await second!.create(runId, { seq: 0, text: "second" }, { owner: "b", until: 0 })).toBe(true);
+    expect(await first!.append(runId, [{ seq: 1, text: "first's" }], "a")).toBe(true);
+    expect((await first!.read(runId))?.records.map((record) => record.text)).toEqual(["first", "first's"]);
+    expect((await second!.read(runId))?.records.map((record) => record.text)).toEqual(["second"]);
+  });
+
   it("keeps its tables in the schema its table name names", async () => {
     const schema = `cordon_test_schema_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const admin = pool({ max: 1 });
