@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 bench-postgres clean docker-engine postgres image chromium conformance node-matrix
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -45,12 +45,16 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite, the MCP conformance suite, and the Node matrix
-test: setup lint typecheck build image chromium unit conformance node-matrix
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, then every test suite, the MCP conformance suite, and the Node matrix
+test: setup lint typecheck build image postgres chromium unit conformance node-matrix
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
 	scripts/docker-engine.sh --second
+
+## postgres: install Debian's Postgres server if missing, and start the cluster the tests use (127.0.0.1:54329)
+postgres:
+	scripts/postgres.sh
 
 ## image: build the sandbox container image on those engines (from this machine's node; no registry)
 image: setup docker-engine
@@ -67,9 +71,10 @@ lint: setup
 typecheck: setup
 	npm run typecheck
 
-# The Docker suites and the browser test must run, not skip, once the engines are up and chromium is in.
+# The Docker and Postgres suites and the browser test must run, not skip, once the engines and the
+# server are up and chromium is in.
 unit: setup
-	CORDON_REQUIRE_DOCKER=1 CORDON_REQUIRE_BROWSER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
+	CORDON_REQUIRE_DOCKER=1 CORDON_REQUIRE_POSTGRES=1 CORDON_REQUIRE_BROWSER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
 ## conformance: the official MCP conformance suite's server scenarios against cordon mcp --http (Node 22 and the suite from the npm registry), compared with test/mcp/conformance/expected.json
 conformance: build
@@ -95,6 +100,10 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts
+
+## bench-postgres: the Postgres journal's writes (sequential, 100 at once, 100 in one append) on the server make postgres starts
+bench-postgres: build postgres
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/postgres-journal.ts
 
 ## bench-startup-nodes: bench/startup.ts (cordon run of the shop example) on each pinned Node, in the trees make node-matrix lays out
 bench-startup-nodes: build

@@ -61,6 +61,7 @@ describe("the published package", () => {
       "cordon/in-process": ["isolateEnvironment"],
       "cordon/docker": ["dockerEnvironment", "buildSandboxImage"],
       "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
+      "cordon/postgres": ["postgresJournal"],
       "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
     };
     const out = {};
