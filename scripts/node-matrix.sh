@@ -28,7 +28,7 @@ pins="$here/scripts/node-matrix.json"
 suites=(test/security test/conformance test/packed.test.ts test/docker/isolated-vm-files.test.ts
   test/providers/openai.test.ts test/providers/ai-sdk.test.ts)
 # What a copy of the checkout needs to run those suites (and `npm pack`, which the packed suite runs).
-copied=(package.json README.md tsconfig.json tsconfig.build.json vitest.config.ts dist src sandbox environments test)
+copied=(package.json README.md tsconfig.json tsconfig.build.json vitest.config.ts dist common scripts src sandbox environments test)
 
 [ -f "$here/dist/index.js" ] || { echo "node-matrix: dist/ is not built: run make build first" >&2; exit 1; }
 [ -d "$here/node_modules/vitest" ] || { echo "node-matrix: node_modules/ is not installed: run make setup first" >&2; exit 1; }
