@@ -84,11 +84,12 @@ conformance: build
 node-matrix: build
 	scripts/node-matrix.sh
 
-## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/
-bench: build image
+## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/ (Postgres for the durable runs' journal)
+bench: build image postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/codemode.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/pause.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/durable.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/out-of-process.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts

@@ -4,7 +4,9 @@
 # its data in /var/lib/cordon-postgres (owned by the postgres user), listening on 127.0.0.1:54329 and on
 # a unix socket in /run/cordon-postgres only, with a role and database `cordon` for the tests. A server
 # that already answers is left as it is. Prints the URL the tests use (they read CORDON_POSTGRES_URL, and
-# this URL when it is unset). Only Debian's mirror is needed.
+# this URL when it is unset). Installs iproute2 too where `ip` is missing: the fleet test's workers reach
+# this server from network namespaces, through a relay the test runs (the server stays on 127.0.0.1).
+# Only Debian's mirror is needed.
 set -euo pipefail
 
 DATA=/var/lib/cordon-postgres
@@ -25,6 +27,13 @@ if [ -z "$(server_bin)" ] || [ ! -x "$(server_bin)/initdb" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
 fi
 BIN=$(server_bin)
+
+# The fleet test (test/durable/fleet.test.ts) runs its workers in network namespaces: iproute2's ip.
+if ! command -v ip >/dev/null 2>&1; then
+  echo "postgres: installing iproute2 (ip netns, for the fleet test's hosts)"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null
+fi
 as_postgres() { runuser -u postgres -- "$@"; }
 
 # The socket directory is in /run, which a reboot empties: made on every start.

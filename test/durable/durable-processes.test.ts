@@ -97,7 +97,7 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
 
   it("a call in flight that is not idempotent: the recovery pauses with unknown-outcome, and a decision finishes it", async () => {
     const at = place();
-    const first = worker("run", at);
+    const first = worker("run", at, { HANG_AT: "15" });
     await killAt(first, at.effects, 15);
     const paused = await worker("recover", at).result;
     expect(paused.status).toBe("paused");
@@ -133,7 +133,11 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
     for (const w of both) w.child.stdin!.write("go\n");
     const results = await Promise.all(both.map((w) => w.result));
     expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
-    expect(results.filter((r) => r.refused === "claimed")).toHaveLength(1);
+    // The other is refused: it lost the claim, or (on a loaded machine) it read the run once the winner
+    // held it, waited while its lease was live, and found it ended.
+    const refused = results.filter((r) => r.refused !== undefined);
+    expect(refused).toHaveLength(1);
+    expect(["claimed", "ended"]).toContain(refused[0]!.refused);
     expect(linesOf(at.effects).sort()).toEqual(keys(at.runId, range(0, 40)));
   }, 120_000);
 

@@ -1,7 +1,8 @@
 /**
  * Writes one durable run's journal to its store, ahead of what it records: records are sealed as they
- * come and appended in order; records that come while an append is under way go in the next one (group
- * commit), so a `Promise.all` of a hundred calls is a few appends, not two hundred. The writer holds the
+ * come and appended in order; records that come while an append is under way, or in the same turn of the
+ * event loop, go in the same append (group commit), so a `Promise.all` of a hundred calls is three
+ * appends (the starts, the outcomes, the end), not two hundred. The writer holds the
  * run's lease and renews it; when the store says the lease is another's (the run was claimed) or fails,
  * the writer fails for good and every wait on it rejects: the run stops, and no call starts after.
  */
@@ -49,6 +50,8 @@ export class RunWriter {
   #failure: JournalStopped | undefined;
   #renewal: NodeJS.Timeout | undefined;
   #finished = false;
+  /** A flush is scheduled for the end of this turn of the event loop. */
+  #scheduled = false;
 
   constructor(init: RunWriterInit) {
     this.#init = init;
@@ -75,10 +78,23 @@ export class RunWriter {
     if (this.#queue.length === 0) return this.#flushing ?? RESOLVED;
     if (this.#next === undefined) {
       this.#next = deferred();
-      // After the records of this turn of the event loop: calls made together are appended together.
-      if (this.#flushing === undefined) queueMicrotask(() => this.#flush());
+      if (this.#flushing === undefined) this.#schedule();
     }
     return this.#next.promise;
+  }
+
+  /**
+   * Flushes once this turn of the event loop is over: the calls the code makes together reach the host
+   * as separate callbacks of one turn (and the calls an append let start end in it), so they are
+   * appended together rather than the first alone and the rest after it.
+   */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flush();
+    });
   }
 
   /**
@@ -141,7 +157,8 @@ export class RunWriter {
           return;
         }
         waiting.resolve();
-        this.#flush();
+        // What the waiters do now (calls that start, outcomes that come back) goes in the next append.
+        if (this.#next !== undefined) this.#schedule();
       },
       (error: unknown) => {
         this.#flushing = undefined;
