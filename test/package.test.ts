@@ -62,6 +62,7 @@ describe("the published package", () => {
       "cordon/docker": ["dockerEnvironment", "buildSandboxImage"],
       "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
       "cordon/postgres": ["postgresJournal"],
+      "cordon/durable": ["memoryJournal", "fileJournal", "RecoveryRefused"],
       "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
     };
     const out = {};
