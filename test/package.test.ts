@@ -63,6 +63,7 @@ describe("the published package", () => {
       "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
       "cordon/postgres": ["postgresJournal"],
       "cordon/durable": ["memoryJournal", "fileJournal", "RecoveryRefused"],
+      "cordon/dbos": ["dbosRunCode"],
       "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
     };
     const out = {};
