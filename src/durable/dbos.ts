@@ -14,7 +14,7 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DBOS, DBOSWorkflowConflictError } from "@dbos-inc/dbos-sdk";
-import { UserError } from "../../common/errors.js";
+import { messageOf, UserError } from "../../common/errors.js";
 import type { CodeModeErrorName } from "../../common/failures.js";
 import type { CodeMode } from "../codemode/code-mode.js";
 import type { Decision } from "../codemode/pause/pause.js";
@@ -42,7 +42,8 @@ export interface DbosRunCodeOptions {
   /**
    * Told what the run waits for each time it pauses (in a step of the workflow: once, unless a crash
    * cuts it off), for example to ask the person. The same list is the workflow's event
-   * {@link DBOS_PENDING_EVENT}.
+   * {@link DBOS_PENDING_EVENT}. A rejection is logged (`DBOS.logger.error`), and the run waits all the
+   * same.
    */
   onPending?: (pending: DbosPendingCall[]) => unknown;
 }
@@ -141,7 +142,14 @@ async function decisionsOn(
   if (onPending) {
     await DBOS.runStep(
       async () => {
-        await onPending(waiting);
+        try {
+          await onPending(waiting);
+        } catch (error) {
+          // A notice that failed must not end the run: the event lists what it waits for all the same.
+          DBOS.logger.error(
+            `dbosRunCode: onPending failed (${messageOf(error)}); the run waits for ${waiting.map((call) => call.id).join(", ")} all the same, as the workflow's event ${DBOS_PENDING_EVENT} says.`,
+          );
+        }
         return null;
       },
       { name: "cordon.onPending" },

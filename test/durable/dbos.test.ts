@@ -69,6 +69,16 @@ const runProbe = DBOS.registerWorkflow(
   { name: "cordon-test-probe" },
 );
 
+const runCodeNotifying = DBOS.registerWorkflow(
+  async (code: string) =>
+    dbosRunCode(cm, code, {
+      onPending: () => {
+        throw new Error("the mail server is down");
+      },
+    }),
+  { name: "cordon-test-run-code-notifying" },
+);
+
 /** The errors that reached the workflows, by workflow id. */
 const thrown = new Map<string, unknown>();
 const runCode = DBOS.registerWorkflow(
@@ -163,7 +173,7 @@ describe.runIf(POSTGRES_SUITES)("dbosRunCode in a DBOS workflow", () => {
     const [call] = pending;
     expect(call).toMatchObject({ kind: "approval", tool: "send", workflowID: handle.workflowID });
     expect(call!.topic).toBe(`cordon:${call!.id}`);
-    const warn = vi.spyOn(DBOS.logger, "warn");
+    const warn = vi.spyOn(DBOS.logger, "warn").mockImplementation(() => {});
     await DBOS.send(handle.workflowID, "yes please", call!.topic);
     await vi.waitFor(() =>
       expect(warn.mock.calls.flat().join("\n")).toMatch(/send true, false, or \{ approved/),
@@ -175,6 +185,19 @@ describe.runIf(POSTGRES_SUITES)("dbosRunCode in a DBOS workflow", () => {
     expect(result.value).toMatch(/^not sent: .*not today/);
     expect(sent).toEqual([]);
     expect(await DBOS.getEvent(handle.workflowID, DBOS_PENDING_EVENT, 0)).toEqual([]);
+  });
+
+  it("waits all the same when onPending fails, and says so in DBOS's log", async () => {
+    const error = vi.spyOn(DBOS.logger, "error").mockImplementation(() => {});
+    const handle = await DBOS.startWorkflow(runCodeNotifying, { workflowID: "notifying" })(
+      'return await tools.send({ to: "notified" })',
+    );
+    await vi.waitFor(() => expect(error.mock.calls.flat().join("\n")).toMatch(/the mail server is down/));
+    error.mockRestore();
+    const [call] = (await DBOS.getEvent<DbosPendingCall[]>("notifying", DBOS_PENDING_EVENT, 0)) ?? [];
+    await DBOS.send("notifying", true, call!.topic);
+    expect(await handle.getResult()).toMatchObject({ status: "ok", value: "sent to notified" });
+    expect(sent.filter((to) => to === "notified")).toHaveLength(1);
   });
 
   it("gives each run of a workflow that runs code twice its own id and keys", async () => {
