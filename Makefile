@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 bench-postgres clean docker-engine postgres image chromium conformance node-matrix
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -105,6 +105,10 @@ bench: build image postgres
 ## bench-postgres: the Postgres journal's writes (sequential, 100 at once, 100 in one append) on the server make postgres starts
 bench-postgres: build postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/postgres-journal.ts
+
+## bench-dbos: a durable run inside a DBOS workflow (sequential calls, a fan-out of 100) beside no journal, on the server make postgres starts
+bench-dbos: build postgres
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dbos.ts
 
 ## bench-startup-nodes: bench/startup.ts (cordon run of the shop example) on each pinned Node, in the trees make node-matrix lays out
 bench-startup-nodes: build

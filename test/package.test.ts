@@ -62,7 +62,8 @@ describe("the published package", () => {
       "cordon/docker": ["dockerEnvironment", "buildSandboxImage"],
       "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
       "cordon/postgres": ["postgresJournal"],
-      "cordon/durable": ["memoryJournal", "fileJournal"],
+      "cordon/durable": ["memoryJournal", "fileJournal", "RecoveryRefused"],
+      "cordon/dbos": ["dbosRunCode"],
       "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
     };
     const out = {};

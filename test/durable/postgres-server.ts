@@ -59,3 +59,25 @@ export function freshTable(): string {
 export async function dropTables(pool: pg.Pool, table: string): Promise<void> {
   await pool.query(`DROP TABLE IF EXISTS "${table}_records", "${table}"`);
 }
+
+/** The URL of database `name` on the server (DBOS makes its system database there as it launches). */
+export function databaseUrl(name: string): string {
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A database name that only one run of a suite uses. */
+export function freshDatabase(): string {
+  return `cordon_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+}
+
+/** Drops database `name` and ends its sessions (a killed worker's may linger). */
+export async function dropDatabase(name: string): Promise<void> {
+  const pool = newPool({ max: 1 });
+  try {
+    await pool.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await pool.end();
+  }
+}
