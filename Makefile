@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -55,6 +55,10 @@ docker-engine:
 ## image: build the sandbox container image on those engines (from this machine's node; no registry)
 image: setup docker-engine
 	$(TSX) scripts/build-image.ts
+
+## restate: start the Restate server the Restate tests use (fetched from the npm registry into .restate/; 127.0.0.1 only, ports of its own; `scripts/restate-server.sh stop` stops it)
+restate:
+	scripts/restate-server.sh
 
 ## chromium: install Debian's chromium if missing, for the approval page's browser test
 chromium:
@@ -109,4 +113,5 @@ bench-ts7: setup
 	scripts/bench-ts7.sh
 
 clean:
-	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix
+	scripts/restate-server.sh stop
+	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix .restate
