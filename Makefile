@@ -45,8 +45,8 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, then every test suite, the MCP conformance suite, and the Node matrix
-test: setup lint typecheck build image chromium unit conformance node-matrix
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, install chromium, start the Restate server, then every test suite, the MCP conformance suite, and the Node matrix
+test: setup lint typecheck build image chromium restate unit conformance node-matrix
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
