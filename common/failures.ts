@@ -223,7 +223,14 @@ export type CodeModeErrorName =
   /** The run would have paused, but its checkpoint could not be made (too large, a store that failed). */
   | "CheckpointFailed"
   /** The run would have paused, but read the clock or `Math.random` more often than a checkpoint records. */
-  | "NotPausable";
+  | "NotPausable"
+  /**
+   * A durable run's lease is another process's (it was claimed by `cm.recover` after the lease ran out):
+   * this process stopped it, and no call started after.
+   */
+  | "LeaseLost"
+  /** A durable run's journal store failed: the run stopped, and `cm.recover` continues it later. */
+  | "JournalFailed";
 
 /** The status a run ends with for each {@link CodeModeErrorName}: code over its length is a `limit`. */
 export const CODE_MODE_ERROR_STATUS = {
@@ -232,6 +239,8 @@ export const CODE_MODE_ERROR_STATUS = {
   ReplayDiverged: "error",
   CheckpointFailed: "error",
   NotPausable: "error",
+  LeaseLost: "error",
+  JournalFailed: "error",
 } as const satisfies Readonly<Record<CodeModeErrorName, Exclude<RunStatus, "ok" | "paused">>>;
 
 /** Whether `name` is one of the {@link RunFailureName}s. */

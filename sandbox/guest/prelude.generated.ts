@@ -1018,7 +1018,7 @@ var deliverReplayed = (current, replay) => {
     replay.next++;
     settleReplayed(pending, outcomes[index]);
   }
-  if (replay.matched >= replay.length) flushReplayed(current);
+  if (replay.matched >= replay.length) beforeCallMessage(current);
 };
 var settleReplayed = (pending, text) => settleCall(pending, apply(stringCharCodeAt, text, [0]) === 111, slice(text, 1));
 var settleInTurn = (current, replay, index, tool, argsJson) => {
@@ -1030,7 +1030,7 @@ var settleInTurn = (current, replay, index, tool, argsJson) => {
   replay.next++;
   const text = outcomes[index];
   captured(outcomeValue(tool, apply(stringCharCodeAt, text, [0]) === 111, slice(text, 1)));
-  if (replay.matched >= replay.length) flushReplayed(current);
+  if (replay.matched >= replay.length) beforeCallMessage(current);
   return true;
 };
 var meetInJournal = (current, replay, pending) => {

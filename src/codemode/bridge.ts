@@ -15,6 +15,8 @@ import type { DispatchEvent, PersonPolicy, RunCallOptions, RunCallOutcome } from
 import type { RunContext } from "../tools/types.js";
 import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discovery.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
+import { type DurableRecorder, idempotencyKeyOf } from "./durable/recorder.js";
+import type { JournalStopped } from "./durable/writer.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./pause/journal.js";
 import type { CallRecord } from "./result.js";
@@ -54,11 +56,23 @@ export interface RunBridgeInit {
   signal: AbortSignal;
   /** The prefix of the ids of the calls the code makes. */
   callIdPrefix: string;
+  /** The run's id: call `i`'s `ctx.idempotencyKey` is `<runId>:<i>`. */
+  runId: string;
   /**
    * For a run that may pause (`approval: "pause"`): its calls, values and console lines go into this
    * journal, and a call that needs a person pauses the run instead of waiting (see {@link RunBridge.stop}).
    */
   journal?: JournalRecorder;
+  /**
+   * Whether a call that needs a person pauses the run (default: when there is a `journal`). A durable run
+   * keeps a journal whether it pauses or waits.
+   */
+  pause?: boolean;
+  /**
+   * For a durable run: `journal`, writing to the run's store. A call starts only once its start record
+   * is durable, and an outcome reaches the code only once its record is (see docs/durability.md).
+   */
+  durable?: DurableRecorder;
   /** For a run that resumes a paused one: the journal's calls are answered from it, not run again. */
   replay?: Replay;
   /** For a resumed run: how the call at `index` that waited for a person is met (its decision, its answer). */
@@ -88,7 +102,11 @@ interface CallName {
 }
 
 /** Why a run that may pause was stopped by its bridge. */
-export type BridgeStop = { reason: "paused" } | { reason: "diverged"; divergence: Divergence };
+export type BridgeStop =
+  | { reason: "paused" }
+  | { reason: "diverged"; divergence: Divergence }
+  /** A durable run's journal could not be written: its lease is another's, or its store failed. */
+  | { reason: "journal"; error: JournalStopped };
 
 /** An outcome the sandbox never receives: a call that waits for a person, or that was not started. */
 const NEVER: Promise<BridgeCallOutcome> = new Promise(() => {});
@@ -196,11 +214,12 @@ export class RunBridge implements SandboxBridge {
     waiting?: (waiting: boolean) => void,
     requested?: string,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
-    const { limits, signal, journal, replay } = this.#init;
+    const { signal, journal, replay } = this.#init;
     if (signal.aborted) return refused(name, "The run has ended; no more tool calls are accepted.");
     if (isDiscoveryCall(name)) return this.#discover(name, argsJson);
-    // A diverged replay ends the run; nothing the sandbox asks for meanwhile is started.
-    if (this.stop?.reason === "diverged" || this.#zoneUnknown()) {
+    // A diverged replay, or a journal that cannot be written, ends the run; nothing the sandbox asks for
+    // meanwhile is started.
+    if (this.stop?.reason === "diverged" || this.stop?.reason === "journal" || this.#zoneUnknown()) {
       return refused(name, "The run has ended; no more tool calls are accepted.", "cancelled");
     }
     const index = this.#count++;
@@ -209,6 +228,24 @@ export class RunBridge implements SandboxBridge {
     const call: CallName = { callId: `${this.#init.callIdPrefix}.${index + 1}`, name, requested, index };
     if (replay && index < replay.length) return this.#replayed(call, argsJson, waiting, replay);
     journal?.made(index, name, argsJson, requested);
+    const durable = this.#init.durable;
+    // A durable run's call starts once its start record is durable.
+    if (durable) return this.#afterWrite(durable, name, () => this.#live(call, argsJson, waiting));
+    return this.#live(call, argsJson, waiting);
+  }
+
+  /** A durable run's journal could not be written: the run stops (see {@link BridgeStop}). */
+  journalStopped(error: JournalStopped): void {
+    this.#stop({ reason: "journal", error });
+  }
+
+  /** A call of the code that its journal does not have: refused past a limit, else started. */
+  #live(
+    call: CallName,
+    argsJson: string,
+    waiting: ((waiting: boolean) => void) | undefined,
+  ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
+    const { limits } = this.#init;
     if (this.#count > limits.maxToolCalls) {
       return this.#refuse(
         call,
@@ -222,6 +259,28 @@ export class RunBridge implements SandboxBridge {
       );
     }
     return this.#start(call, argsJson, waiting, undefined);
+  }
+
+  /** `next()` once everything the journal has is durable; a refusal when the journal cannot be written. */
+  #afterWrite(
+    durable: DurableRecorder,
+    name: string,
+    next: () => BridgeCallOutcome | Promise<BridgeCallOutcome>,
+  ): Promise<BridgeCallOutcome> {
+    return durable.written().then(
+      () => (this.stop?.reason === "journal" ? ended(name) : next()),
+      () => ended(name),
+    );
+  }
+
+  /** `outcome`, once a durable run's record of it is durable. */
+  #deliver(outcome: BridgeCallOutcome): BridgeCallOutcome | Promise<BridgeCallOutcome> {
+    const durable = this.#init.durable;
+    if (durable === undefined) return outcome;
+    return durable.written().then(
+      () => outcome,
+      () => ended(outcome.ok ? "" : outcome.error.tool),
+    );
   }
 
   /**
@@ -265,10 +324,10 @@ export class RunBridge implements SandboxBridge {
   }
 
   /** A call refused before it started (a limit): the journal keeps its refusal like any outcome. */
-  #refuse(call: CallName, message: string): BridgeCallOutcome {
+  #refuse(call: CallName, message: string): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const outcome = refused(call.name, message);
     this.#init.journal?.ended(call.index, outcome, undefined, this.#count);
-    return outcome;
+    return this.#deliver(outcome);
   }
 
   /** Takes a slot (now, or once one is free) and dispatches the call. */
@@ -309,14 +368,14 @@ export class RunBridge implements SandboxBridge {
       return outcome instanceof Promise ? outcome.then(delivered) : delivered(outcome);
     }
     const { entry } = answer;
-    return answer.live.then(() =>
-      this.#start(
-        call,
-        argsJson,
-        waiting,
-        entry.pending ? this.#init.personFor?.(call.index, entry) : undefined,
-      ),
-    );
+    return answer.live.then(() => {
+      const person = this.#init.personFor?.(call.index, entry);
+      const durable = this.#init.durable;
+      if (durable === undefined) return this.#start(call, argsJson, waiting, person);
+      // From here its outcome is unknown until written: a recovery must not take it for one that never ran.
+      durable.live(call.index, person);
+      return this.#afterWrite(durable, call.name, () => this.#start(call, argsJson, waiting, person));
+    });
   }
 
   /**
@@ -349,7 +408,7 @@ export class RunBridge implements SandboxBridge {
     // it), and one that needs a person waits too.
     const policy: PersonPolicy | undefined = this.#pausing
       ? { pause: true, hold: true }
-      : (person ?? (journal ? { pause: true } : undefined));
+      : (person ?? (journal && this.#init.pause !== false ? { pause: true } : undefined));
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
     // person are watched (most calls never wait for anyone, and then no event is even made).
@@ -363,7 +422,13 @@ export class RunBridge implements SandboxBridge {
             }
           }
         : undefined;
-    const done = ({ result, value, valueJson, runningOn, paused }: RunCallOutcome) => {
+    const done = ({
+      result,
+      value,
+      valueJson,
+      runningOn,
+      paused,
+    }: RunCallOutcome): BridgeCallOutcome | Promise<BridgeCallOutcome> => {
       finish();
       this.#inFlight--;
       if (runningOn) {
@@ -372,6 +437,7 @@ export class RunBridge implements SandboxBridge {
       } else this.#settle(callId);
       human?.end();
       if (paused?.kind === "held") {
+        this.#init.durable?.held(index);
         this.#stopIfIdle();
         return NEVER;
       }
@@ -398,9 +464,9 @@ export class RunBridge implements SandboxBridge {
       }
       journal?.ended(index, outcome, record, this.#count);
       this.#stopIfIdle();
-      return outcome;
+      return this.#deliver(outcome);
     };
-    const failed = (error: unknown): BridgeCallOutcome => {
+    const failed = (error: unknown): BridgeCallOutcome | Promise<BridgeCallOutcome> => {
       finish();
       this.#inFlight--;
       this.#settle(callId);
@@ -413,12 +479,15 @@ export class RunBridge implements SandboxBridge {
       );
       journal?.ended(index, outcome, record, this.#count);
       this.#stopIfIdle();
-      return outcome;
+      return this.#deliver(outcome);
     };
     // Until the tool's own work has settled (it may run on past a timeout or the run's end).
     this.#unsettled.add(callId);
     this.#inFlight++;
-    const options: RunCallOptions = { parent: context };
+    const options: RunCallOptions = {
+      parent: context,
+      idempotencyKey: idempotencyKeyOf(this.#init.runId, index),
+    };
     if (onEvent) options.onEvent = onEvent;
     if (policy) options.person = policy;
     let outcome: RunCallOutcome | Promise<RunCallOutcome>;
@@ -598,6 +667,11 @@ class HumanWait {
 /** What to do about a resume whose sandbox does not see the zone its paused run saw. */
 function zoneRemedy(paused: RecordedZone): string {
   return `Resume it where the sandbox sees the time zone ${paused.timeZone} and the locale ${paused.locale}: a sandbox sees its process's (for the in-process isolate, the agent's TZ and LANG environment variables; sandbox-host processes and containers start with an empty environment and see their machine's or image's default zone and en-US), or start the run again.`;
+}
+
+/** The refusal of a call after the run ended. */
+function ended(tool: string): BridgeCallOutcome {
+  return refused(tool, "The run has ended; no more tool calls are accepted.", "cancelled");
 }
 
 function refused(tool: string, message: string, kind: "limit" | "cancelled" = "limit"): BridgeCallOutcome {

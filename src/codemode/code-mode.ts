@@ -15,6 +15,7 @@ import { declaredToolsOf } from "./declared-tools.js";
 import { toolIndexText } from "./discovery/index-text.js";
 import { estimateTokens } from "./discovery/token-estimate.js";
 import { createToolIndex, type ToolIndex } from "./discovery/tool-index.js";
+import type { IncompleteRun } from "./durable/run-journal.js";
 import { changedSince } from "./given-tools.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, sandboxLimitsOf } from "./limits.js";
@@ -22,7 +23,7 @@ import { type ObservedResults, observeResultsOf } from "./observed/results.js";
 import type { ObservedTypes } from "./observed/store.js";
 import { type ObservedType, renderObservedType } from "./observed/types.js";
 import type { CodeModeOptions } from "./options.js";
-import { digestOf } from "./pause/checkpoint.js";
+import { CheckpointRefused, digestOf } from "./pause/checkpoint.js";
 import {
   type CheckpointClaims,
   type CheckpointSummary,
@@ -33,6 +34,7 @@ import {
   peopleFor,
   type ResumeDecisions,
 } from "./pause/pause.js";
+import { incompleteRuns, type RecoverOptions, recoverRun } from "./recover-run.js";
 import { isClaims, type ResolvedCodeModeOptions, resolveCodeModeOptions } from "./resolve-options.js";
 import type { CodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
@@ -145,6 +147,25 @@ export interface CodeMode {
    * fine). Returns whether they changed.
    */
   refreshDeclarations(): boolean;
+  /**
+   * Continues a durable run (`codeMode({ journal })`) whose process died, or that paused, in this
+   * process: its journal is read and every record's seal checked, its lease claimed (of several
+   * recoverers one wins), and its code runs again; the journaled calls get their journaled outcomes and
+   * the run goes on live, in the same journal. A call that was in flight when the process died runs
+   * again (with the same `ctx.idempotencyKey`) when its tool is `idempotent: true`; otherwise the
+   * recovery ends `paused` with a pending call of kind `unknown-outcome` and nothing runs until
+   * `decisions` settles it (`{ rerun: true }`, `{ failed: reason }` or `{ result }`). Decisions and
+   * answers for a paused run's approvals and questions are given as to {@link resume}. Rejects with
+   * `RecoveryRefused` (nothing ran) when the journal was altered, sealed with another key, is another
+   * run's, was made for other tools or limits, ended, is still leased, or was claimed by another
+   * recoverer first. See docs/durability.md.
+   */
+  recover(runId: string, options?: RecoverOptions): Promise<CodeRunResult>;
+  /**
+   * The durable runs whose lease ran out and that did not end (their process died, or they paused and
+   * wait for a person), oldest first, at most `limit` (default 100): what {@link recover} takes.
+   */
+  incompleteRuns(limit?: number): Promise<IncompleteRun[]>;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -219,6 +240,10 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     sessions: state === "session" ? sessions : undefined,
     approval: options.approval,
     pause: options.pause && { settings: options.pause, binding: bindingOf(toolset, limits) },
+    durable:
+      options.journal && options.pause
+        ? { ...options.journal, key: options.pause.key, binding: bindingOf(toolset, limits) }
+        : undefined,
     typecheck:
       checker && options.typecheck.mode !== "off"
         ? { mode: options.typecheck.mode, checker, sessionNames: new WeakMap() }
@@ -274,6 +299,12 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
       const result = await this.resume(call.paused.checkpoint, resumeOptions);
       return callResult(call, result, name, limits.maxOutputChars, started);
     },
+    async recover(runId, recoverOptions) {
+      return refusal() ?? (await recoverRun(setup, runId, recoverOptions));
+    },
+    async incompleteRuns(limit) {
+      return incompleteRuns(setup, limit);
+    },
     observedTypes: observed.store,
     observedTypeOf: observed.typeOf,
     refreshDeclarations() {
@@ -312,6 +343,22 @@ async function resumeRun(
     throw new UserError("resume: claimIn must have claim(id, expires) and release(id).");
   }
   const { body, run: paused } = await openPausedRun(pause.settings, checkpoint, pause.binding);
+  if (paused.runId !== undefined) {
+    // A durable run's journal is what goes on, claimed there once: never the checkpoint beside it.
+    if (!setup.durable) {
+      throw new CheckpointRefused(
+        "store",
+        `This checkpoint is of durable run ${paused.runId}: resume it where its journal is (codeMode({ journal })), or cm.recover("${paused.runId}", { decisions }). Nothing ran.`,
+      );
+    }
+    const { decisions, answers } = options;
+    return recoverRun(setup, paused.runId, {
+      ...(decisions ? { decisions } : {}),
+      ...(answers ? { answers } : {}),
+      ...(approval ? { approval } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  }
   const people = peopleFor(paused, options);
   // Last of the checks, first of the steps that change anything: of two resumes, one goes on.
   const release = fork ? undefined : await claimCheckpoint(claimIn ?? pause.settings.claims, body);

@@ -9,6 +9,7 @@ import type { Environment } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext } from "../tools/types.js";
+import type { RunJournal } from "./durable/run-journal.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { ObservedTypes } from "./observed/store.js";
 import type { DeprecatedCodeModeOptions } from "./option-aliases.js";
@@ -73,6 +74,24 @@ export interface CodeModeOptions extends DeprecatedCodeModeOptions {
   discovery?: DiscoveryMode | DiscoveryOptions;
   /** Learnt result types of tools without an output schema (see {@link ObserveOptions}). */
   observe?: ObserveOptions;
+  /**
+   * Makes every run durable: its calls, outcomes and recorded clock, random and zone values are written
+   * ahead to this store, so that `cm.recover(runId)` continues a run whose process died, in any process
+   * with the same tools and `pause.key` (which seals the records). A store, or `{ store, leaseMs }`.
+   * Not with sessions. See docs/durability.md.
+   */
+  journal?: RunJournal | JournalOptions;
+}
+
+/** A durable run's store and its lease. */
+export interface JournalOptions {
+  /** Where runs are journaled: `memoryJournal()`, `fileJournal(dir)`, `postgresJournal({ pool })`, or your own. */
+  store: RunJournal;
+  /**
+   * How long a run's lease lasts unless renewed, in ms (renewed every third of it while the run lasts):
+   * a run whose process died can be recovered this long after its last renewal. Default 30 s.
+   */
+  leaseMs?: number;
 }
 
 /** Session sandboxes (`state: "session"`). */

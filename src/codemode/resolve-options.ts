@@ -10,6 +10,7 @@ import type { Environment } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext } from "../tools/types.js";
+import type { RunJournal } from "./durable/run-journal.js";
 import { givenTools } from "./given-tools.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
 import { ObservedTypes } from "./observed/store.js";
@@ -61,9 +62,14 @@ export interface ResolvedCodeModeOptions {
   discovery: { mode: DiscoveryMode; inlineBudget: number; declarationsIn: "tool" | "instructions" };
   /** `store` undefined: the code mode keeps its own. */
   observe: { results: boolean; store: ObservedTypes | undefined };
+  /** With a `journal`: where runs are journaled, and how long a lease lasts. */
+  journal: { store: RunJournal; leaseMs: number } | undefined;
 }
 
-/** The top-level option names (the old ones aside): at most 12, each group a feature's settings. */
+/** How long a durable run's lease lasts unless renewed, by default: 30 s. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+/** The top-level option names (the old ones aside): at most 13, each group a feature's settings. */
 export const CODE_MODE_OPTION_NAMES = [
   "tools",
   "dispatcher",
@@ -77,6 +83,7 @@ export const CODE_MODE_OPTION_NAMES = [
   "typecheck",
   "discovery",
   "observe",
+  "journal",
 ] as const satisfies readonly (keyof CodeModeOptions)[];
 
 /** Checks `options` and fills in every default. Throws a `UserError` naming the first bad option. */
@@ -100,6 +107,17 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
       'codeMode: approval "pause" needs pause.key: a secret of at least 16 bytes that seals checkpoints, the same wherever they are resumed.',
     );
   }
+  const journal = journalOf(grouped.journal);
+  if (journal && pause === undefined) {
+    throw new UserError(
+      "codeMode: journal needs pause.key: the secret that seals the journal's records, the same wherever its runs are recovered.",
+    );
+  }
+  if (journal && state === "session") {
+    throw new UserError(
+      'codeMode: journal does not work with state "session": a run is recovered by running its code again in a fresh sandbox, where the variables of the session\'s earlier runs are gone.',
+    );
+  }
   return {
     toolset,
     dispatcher,
@@ -113,7 +131,41 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
     typecheck: typecheckOf(grouped.typecheck),
     discovery: discoveryOf(grouped.discovery),
     observe: observeOf(grouped.observe),
+    journal,
   };
+}
+
+/** The journal store and lease, from a store or `{ store, leaseMs }`. */
+function journalOf(given: CodeModeOptions["journal"]): ResolvedCodeModeOptions["journal"] {
+  if (given === undefined) return undefined;
+  const settings = isRunJournal(given) ? { store: given } : group(given, "journal", ["store", "leaseMs"]);
+  if (!isRunJournal(settings.store)) {
+    throw new UserError(
+      "codeMode: journal must be a RunJournal store (memoryJournal(), fileJournal(dir), postgresJournal({ pool }), or one with create, append, end, renew, claim, read, incomplete and remove), or { store, leaseMs }.",
+    );
+  }
+  const leaseMs = wholeNumber(settings.leaseMs, "journal.leaseMs", 3) ?? DEFAULT_LEASE_MS;
+  return { store: settings.store, leaseMs };
+}
+
+const JOURNAL_METHODS = [
+  "create",
+  "append",
+  "end",
+  "renew",
+  "claim",
+  "read",
+  "incomplete",
+  "remove",
+] as const;
+
+function isRunJournal(value: unknown): value is RunJournal {
+  const store = value as Record<string, unknown> | undefined;
+  return (
+    typeof store === "object" &&
+    store !== null &&
+    JOURNAL_METHODS.every((name) => typeof store[name] === "function")
+  );
 }
 
 function sessionsOf(given: CodeModeOptions["sessions"]): ResolvedCodeModeOptions["sessions"] {

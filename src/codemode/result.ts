@@ -47,6 +47,11 @@ export interface CodeRunResult {
   /** What went wrong, with the position in the model's own TypeScript when known. */
   error?: { name: string; message: string; line?: number; column?: number; tool?: string; kind?: string };
   durationMs: number;
+  /**
+   * The run's id (`CodeRunOptions.runId`, else a random UUID): with a journal, what `cm.recover` takes.
+   * Absent for a run refused before it started.
+   */
+  runId?: string;
   /** How many console entries the sandbox dropped after its log limit was reached. */
   logsDropped?: number;
   /** For a paused run: the sealed checkpoint to resume it with (`CodeMode.resume`). Store it as it is. */

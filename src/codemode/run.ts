@@ -7,7 +7,7 @@
 
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import { messageOf } from "../../common/errors.js";
+import { messageOf, UserError } from "../../common/errors.js";
 import type { CodeModeErrorName } from "../../common/failures.js";
 import { groupDigits } from "../../common/numbers.js";
 import {
@@ -26,6 +26,10 @@ import type { PersonPolicy } from "../dispatch/types.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
+import { DurableRecorder } from "./durable/recorder.js";
+import { JOURNAL_FORMAT, journalKeyId, type SealChain, sealRecord } from "./durable/records.js";
+import { MAX_RUN_ID_CHARS, type RunJournal } from "./durable/run-journal.js";
+import { JournalStopped, RunWriter } from "./durable/writer.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { CheckpointBinding } from "./pause/checkpoint.js";
 import { JournalRecorder, Replay, sandboxReplay } from "./pause/journal.js";
@@ -92,6 +96,17 @@ export interface CodeRunOptions {
    * without a session share one client).
    */
   client?: string;
+  /**
+   * The run's id (at most `MAX_RUN_ID_CHARS` characters): with a journal, what `cm.recover(runId)` takes,
+   * and never used twice (a run id the journal has is refused with a `UserError`). Default: a random UUID.
+   * A call's `ctx.idempotencyKey` is `<runId>:<index of the call>`.
+   */
+  runId?: string;
+  /**
+   * Told the run's id before its first call (with a journal: once its header is durable), for a host
+   * that keeps it to recover the run after a crash. A rejection ends the run before anything ran.
+   */
+  onRunStart?: (run: { runId: string }) => unknown;
 }
 
 /** A paused run being resumed: its checkpoint's content, and how each call that waited is met. */
@@ -101,6 +116,8 @@ export interface Resumption {
   people: ReadonlyMap<number, PersonPolicy>;
   /** Called as a call of the resumed run goes live (see `RunBridgeInit.onLive`). */
   onLive?: () => void;
+  /** A durable run recovered from its journal: its id, the chain its records follow, and its new lease. */
+  recovered?: { runId: string; chain: SealChain; owner: string };
 }
 
 /** What every run of one code mode shares; codeMode() makes it once. */
@@ -126,6 +143,17 @@ export interface RunSetup {
   typecheck?: TypeCheckSetup | undefined;
   /** With discovery by search: the index `tools.$search` and `tools.$describe` are answered from. */
   index?: ToolIndex | undefined;
+  /** With a `journal`: where runs are journaled, how long their leases last, and the key that seals them. */
+  durable?: DurableSetup | undefined;
+}
+
+/** How a code mode's runs are journaled (`codeMode({ journal })`). */
+export interface DurableSetup {
+  store: RunJournal;
+  leaseMs: number;
+  key: Buffer;
+  /** The digests of the tools and limits a run's header binds it to. */
+  binding: Omit<CheckpointBinding, "code">;
 }
 
 /** How runs are type-checked. */
@@ -163,6 +191,15 @@ export async function runCode(
   }
   if (approval === "pause" && setup.sessions) {
     return failedRun("UserError", SESSIONS_DO_NOT_PAUSE, started);
+  }
+  const { runId } = options;
+  if (
+    runId !== undefined &&
+    (typeof runId !== "string" || runId.length === 0 || runId.length > MAX_RUN_ID_CHARS)
+  ) {
+    throw new UserError(
+      `runId must be a string of 1 to ${MAX_RUN_ID_CHARS} characters, got ${typeof runId === "string" ? `${runId.length} characters` : typeof runId}.`,
+    );
   }
   const prepared = await prepareCode(code);
   if ("error" in prepared) {
@@ -305,6 +342,29 @@ export async function runInSandbox(
 ): Promise<CodeRunResult> {
   const { dispatcher } = setup;
   const { parent } = options;
+  // A resumed run's calls keep their ids: a decision names the call it is about.
+  const callIdPrefix =
+    resumption?.run.prefix ??
+    (parent
+      ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
+      : `code-${randomUUID().slice(0, 8)}`);
+  const runId = resumption?.recovered?.runId ?? options.runId ?? randomUUID();
+  let writer: RunWriter | undefined;
+  if (setup.durable) {
+    const opened = await openJournal(setup.durable, runId, code, callIdPrefix, resumption, (error) =>
+      bridge.journalStopped(error),
+    );
+    if ("failed" in opened)
+      return { ...failedRun(opened.failed.name, opened.failed.message, started), runId };
+    writer = opened.writer;
+  }
+  try {
+    await options.onRunStart?.({ runId });
+  } catch (error) {
+    const message = `onRunStart failed, so the run did not start: ${messageOf(error)}`;
+    await writer?.finish("end", { t: "end", status: "error", error: "Error" }).catch(() => {});
+    return { ...failedRun("Error", message, started), runId };
+  }
   const ended = new AbortController();
   // Every tool call in flight listens for the end of the run.
   setMaxListeners(0, ended.signal);
@@ -312,22 +372,20 @@ export async function runInSandbox(
   const outer = [options.signal, parent?.signal].filter((signal) => signal !== undefined);
   const onOuterAbort = (event: Event) => ended.abort((event.target as AbortSignal).reason);
   for (const signal of outer) signal.addEventListener("abort", onOuterAbort, { once: true });
-  // A resumed run's calls keep their ids: a decision names the call it is about.
-  const callIdPrefix =
-    resumption?.run.prefix ??
-    (parent
-      ? `${parent.callId}${parent.attempt > 1 ? `.attempt${parent.attempt}` : ""}`
-      : `code-${randomUUID().slice(0, 8)}`);
   // One turn for the whole run (the run_code call's, or one of its own): each call is a nested dispatch.
   const dispatchRun = dispatcher.openRun({
-    ...(parent ? { parent } : {}),
+    ...(parent ? { parent } : { runId }),
     ...(options.session === undefined ? {} : { session: options.session }),
     signal: ended.signal,
     callId: callIdPrefix,
     toolName: setup.toolName,
     code,
   });
-  const journal = pausing ? new JournalRecorder(resumption?.run.journal) : undefined;
+  const journal = writer
+    ? new DurableRecorder(runId, writer, resumption?.run.journal)
+    : pausing
+      ? new JournalRecorder(resumption?.run.journal)
+      : undefined;
   // Without pausing, the decided calls of a resumed run go live, and later ones wait for their approval.
   const replay = resumption ? new Replay(resumption.run.journal) : undefined;
   // The sandbox answers the recorded calls itself when the journal fits in the request; else the host does.
@@ -338,7 +396,10 @@ export async function runInSandbox(
     context: dispatchRun.context,
     signal: ended.signal,
     callIdPrefix,
-    ...(journal ? { journal, onStop: () => ended.abort(new Error("The run paused.")) } : {}),
+    runId,
+    pause: pausing,
+    ...(journal ? { journal, onStop: () => ended.abort(new Error("The run stopped.")) } : {}),
+    ...(journal instanceof DurableRecorder ? { durable: journal } : {}),
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
@@ -392,12 +453,101 @@ export async function runInSandbox(
         journal: journal.state,
         logs: result.logs,
         usedMs: Math.round(usedMs),
+        ...(writer ? { runId } : {}),
       },
       journal.overflow,
     );
   }
+  if (writer) result = await closeJournal(writer, result, bridge);
+  result.runId = runId;
   dispatchRun.end(result);
   return result;
+}
+
+/**
+ * Starts a durable run's journal (its header, and this process's lease), or takes over a recovered
+ * one's: the writer, or why the run cannot start. A run id the store has already is a `UserError`.
+ */
+async function openJournal(
+  durable: DurableSetup,
+  runId: string,
+  code: string,
+  prefix: string,
+  resumption: Resumption | undefined,
+  onFailed: (error: JournalStopped) => void,
+): Promise<{ writer: RunWriter } | { failed: JournalStopped }> {
+  const { store, key, leaseMs } = durable;
+  const recovered = resumption?.recovered;
+  const writerOf = (chain: SealChain, owner: string) =>
+    new RunWriter({ store, runId, key, chain, owner, leaseMs, onFailed });
+  if (recovered) return { writer: writerOf(recovered.chain, recovered.owner) };
+  const owner = randomUUID();
+  const chain: SealChain = { seq: 0, mac: "" };
+  const header = sealRecord(key, runId, chain, {
+    t: "header",
+    format: JOURNAL_FORMAT,
+    runId,
+    code,
+    ...durable.binding,
+    prefix,
+    created: Date.now(),
+    keyId: journalKeyId(key),
+  });
+  let created: boolean;
+  try {
+    created = await store.create(runId, header, { owner, until: Date.now() + leaseMs });
+  } catch (error) {
+    return {
+      failed: new JournalStopped(
+        "JournalFailed",
+        `The journal store could not start run ${runId} (${messageOf(error)}): nothing ran.`,
+      ),
+    };
+  }
+  if (!created) {
+    throw new UserError(
+      `runId ${JSON.stringify(runId)} is in the journal already: a run id is used once (cm.recover continues that run). Give another runId, or none for a random one.`,
+    );
+  }
+  return { writer: writerOf(chain, owner) };
+}
+
+/**
+ * The end of a durable run's journal: an end record; or, for a run that paused (or whose replay
+ * diverged), its records with its lease given up, so that `cm.recover` can continue it. A run whose
+ * journal could not be written ends with that error.
+ */
+async function closeJournal(
+  writer: RunWriter,
+  result: CodeRunResult,
+  bridge: RunBridge,
+): Promise<CodeRunResult> {
+  const stopped = bridge.stop?.reason === "journal" ? bridge.stop.error : writer.failure;
+  if (stopped === undefined) {
+    try {
+      if (result.status === "paused") await writer.finish("release", { t: "paused" });
+      else if (result.error?.name === REPLAY_DIVERGED) await writer.finish("release");
+      else {
+        await writer.finish("end", {
+          t: "end",
+          status: result.status,
+          ...(result.error ? { error: result.error.name } : {}),
+        });
+      }
+      return result;
+    } catch (error) {
+      if (!(error instanceof JournalStopped)) throw error;
+      return journalError(result, error);
+    }
+  }
+  writer.stop();
+  return journalError(result, stopped);
+}
+
+/** A run stopped because its journal could not be written. */
+function journalError(result: CodeRunResult, error: JournalStopped): CodeRunResult {
+  const { checkpoint: _c, checkpointId: _i, pending: _p, ...rest } = result;
+  return { ...rest, status: "error", value: undefined, error: { name: error.name, message: error.message } };
 }
 
 /** A resumed run gets what is left of its time limit (at least 1 ms): limits hold for the run as a whole. */

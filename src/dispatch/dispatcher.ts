@@ -182,6 +182,7 @@ export class Dispatcher<Deps = unknown> {
       budget: turn.budget,
       parentCallId: undefined,
       attempt: 1,
+      idempotencyKey: options.callId,
     };
     linkContext(context, turn);
     let closed = false;
@@ -229,7 +230,15 @@ export class Dispatcher<Deps = unknown> {
       );
     }
     const observers = options.onEvent ? [options.onEvent] : [];
-    const scope = this.#childScope(turn, parent, parent.signal, observers, true, options.person);
+    const scope = this.#childScope(
+      turn,
+      parent,
+      parent.signal,
+      observers,
+      true,
+      options.person,
+      options.idempotencyKey,
+    );
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
     return outcomeOf(result, scope);
@@ -274,6 +283,7 @@ export class Dispatcher<Deps = unknown> {
     observers: ((event: DispatchEvent) => void)[],
     keepsValue = false,
     person?: PersonPolicy,
+    idempotencyKey?: string,
   ): CallScope {
     if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
@@ -285,6 +295,7 @@ export class Dispatcher<Deps = unknown> {
       observers,
       keepsValue,
       ...(person ? { person } : {}),
+      idempotencyKey,
     });
   }
 

@@ -12,8 +12,15 @@ export interface PendingCall {
   tool: string;
   /** Its arguments as validated: what the person should see before deciding. */
   args: unknown;
-  /** `approval`: the call needs to be approved or denied. `question`: a tool asks the person (`ask_human`). */
-  kind: "approval" | "question";
+  /**
+   * `approval`: the call needs to be approved or denied. `question`: a tool asks the person (`ask_human`).
+   * `unknown-outcome`: a durable run's process died while the call ran, and its tool is not idempotent:
+   * whether it took effect is not known, and a person says whether to run it again, treat it as failed,
+   * or what its result was (see `cm.recover`).
+   */
+  kind: "approval" | "question" | "unknown-outcome";
+  /** For an `unknown-outcome` call: the key it ran with (`ctx.idempotencyKey`), to look it up by. */
+  idempotencyKey?: string;
 }
 
 /** Work that paused for a person: the sealed checkpoint that resumes it, and the calls that wait. */

@@ -56,6 +56,8 @@ export class CallScope {
   valueJson: string | undefined;
   /** How a call of this scope that needs a person is met without waiting (runCall's `person`). */
   readonly person: PersonPolicy | undefined;
+  /** The idempotency key of runCall's one call, when its caller gave one; else each call's id is its key. */
+  readonly idempotencyKey: string | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
   paused: { kind: "approval" | "question" | "held"; args: unknown } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
@@ -72,6 +74,8 @@ export class CallScope {
     keepsValue?: boolean;
     /** See {@link CallScope.person}. */
     person?: PersonPolicy;
+    /** See {@link CallScope.idempotencyKey}. */
+    idempotencyKey?: string | undefined;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -82,6 +86,7 @@ export class CallScope {
     this.#observers = init.observers ?? [];
     this.keepsValue = init.keepsValue === true;
     this.person = init.person;
+    this.idempotencyKey = init.idempotencyKey;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 
@@ -111,6 +116,8 @@ export class CallScope {
 
   /** A RunContext for one attempt of a call (attempt 0 for approval checks). */
   context(callId: string, toolName: string, attempt: number, signal: AbortSignal): RunContext {
-    return new TurnContext(this.turn, { callId, toolName, parentCallId: this.parentCallId, attempt }, signal);
+    const idempotencyKey = this.idempotencyKey ?? callId;
+    const call = { callId, toolName, parentCallId: this.parentCallId, attempt, idempotencyKey };
+    return new TurnContext(this.turn, call, signal);
   }
 }

@@ -118,11 +118,18 @@ export class TurnContext implements RunContext {
   readonly budget: Budget;
   readonly parentCallId: string | undefined;
   readonly attempt: number;
+  readonly idempotencyKey: string;
   readonly #turn: Turn;
 
   constructor(
     turn: Turn,
-    call: { callId: string; toolName: string; parentCallId: string | undefined; attempt: number },
+    call: {
+      callId: string;
+      toolName: string;
+      parentCallId: string | undefined;
+      attempt: number;
+      idempotencyKey: string;
+    },
     signal: AbortSignal,
   ) {
     this.runId = turn.runId;
@@ -134,6 +141,7 @@ export class TurnContext implements RunContext {
     this.budget = turn.budget;
     this.parentCallId = call.parentCallId;
     this.attempt = call.attempt;
+    this.idempotencyKey = call.idempotencyKey;
     this.#turn = turn;
   }
 

@@ -217,6 +217,8 @@ export interface RunCallOptions {
    * run that resumes it. See {@link PersonPolicy}.
    */
   person?: PersonPolicy;
+  /** The call's `ctx.idempotencyKey` (code mode gives `<runId>:<index>`); default: the call's id. */
+  idempotencyKey?: string;
 }
 
 /**

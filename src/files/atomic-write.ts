@@ -47,8 +47,11 @@ export async function writeFileAtomic(
 /** Error codes of systems that cannot open or flush a folder (Windows, some network file systems). */
 const FOLDER_SYNC_UNSUPPORTED = new Set(["EISDIR", "EPERM", "EACCES", "EINVAL", "ENOTSUP", "EBADF"]);
 
-/** Flushes a folder's entries to disk (a rename is a change of the folder), where the system can. */
-async function syncFolder(folder: string): Promise<void> {
+/**
+ * Flushes a folder's entries to disk (a rename, a new file or a removed one is a change of the folder),
+ * where the system can.
+ */
+export async function syncFolder(folder: string): Promise<void> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(folder, "r");

@@ -356,6 +356,7 @@ function approvalContext(
     budget: shared.budget ?? new Budget(),
     parentCallId: undefined,
     attempt: 0,
+    idempotencyKey: toolCallId,
   };
 }
 

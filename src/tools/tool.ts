@@ -45,6 +45,7 @@ const OPTION_KEYS = [
   "policies",
   "render",
   "readOnly",
+  "idempotent",
   "copiesToSubagents",
   "observeResults",
 ] as const satisfies readonly (keyof ToolOptions)[];
@@ -166,6 +167,7 @@ function checkOptions(name: string, options: unknown): void {
     "strict",
     "parallel",
     "readOnly",
+    "idempotent",
     "copiesToSubagents",
     "waitsForHuman",
     "observeResults",

@@ -32,6 +32,13 @@ export interface RunContext<Deps = unknown> {
   readonly parentCallId: string | undefined;
   /** 1 for the first attempt, 2 for the first retry, and so on. */
   readonly attempt: number;
+  /**
+   * The same for every attempt of this call and for the call's replay after a crash: a tool with an
+   * effect passes it to the service it changes (an `Idempotency-Key` header, a unique column) so that a
+   * call made twice acts once. For a call made from code, `<runId>:<index of the call in the run>` (the
+   * same in the first run and in its recovery); for a direct call, the call's id.
+   */
+  readonly idempotencyKey: string;
 }
 
 /** The next step of a policy chain: call it to go on with (possibly changed) arguments. */
@@ -94,6 +101,12 @@ export interface ToolOptions<Args = unknown> {
    * and code mode's declarations mark them.
    */
   readOnly?: boolean;
+  /**
+   * Calling the tool twice with the same `ctx.idempotencyKey` acts once (the tool or its service
+   * dedupes by the key). A durable run's recovery calls such a tool again when a crash left its outcome
+   * unknown; any other call with an unknown outcome waits for a person (see docs/durability.md).
+   */
+  idempotent?: boolean;
   /**
    * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
    * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it

@@ -58,6 +58,7 @@ function bridgeFor(state: JournalState | undefined) {
     context: run.context,
     signal: ended.signal,
     callIdPrefix: "run",
+    runId: "run-1",
     ...(replay ? { replay } : {}),
   });
   return { bridge, replay, close: () => run.close() };

@@ -312,6 +312,7 @@ describe("Dispatcher.runCall: one call of a run, through the whole pipeline", ()
       budget: undefined as never,
       parentCallId: undefined,
       attempt: 1,
+      idempotencyKey: "c1",
     };
     const attempt = dispatcher.runCall({ id: "c1", name: "add", arguments: {} }, { parent: forged });
     await expect(attempt).rejects.toBeInstanceOf(UserError);

@@ -15,6 +15,7 @@ const ctx: RunContext = {
   budget: new Budget(),
   parentCallId: undefined,
   attempt: 1,
+  idempotencyKey: "c1",
 };
 
 const base = { name: "get_order", description: "Look up an order by id.", run: () => "ok" };

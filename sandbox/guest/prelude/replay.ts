@@ -76,7 +76,8 @@ const deliverReplayed = (current: Run, replay: Replaying) => {
     replay.next++;
     settleReplayed(pending, outcomes[index]!);
   }
-  if (replay.matched >= replay.length) flushReplayed(current);
+  // The recorded values (the zone the first time) go before the count, as before any call message.
+  if (replay.matched >= replay.length) beforeCallMessage(current);
 };
 
 /** Settles a replayed call with its recorded outcome (`"o"` and the value's JSON, or `"f"` and the failure's). */
@@ -103,7 +104,8 @@ export const settleInTurn = (
   replay.next++;
   const text = outcomes[index]!;
   captured(outcomeValue(tool, apply(stringCharCodeAt, text, [0]) === 111 /* "o" */, slice(text, 1)));
-  if (replay.matched >= replay.length) flushReplayed(current);
+  // The recorded values (the zone the first time) go before the count, as before any call message.
+  if (replay.matched >= replay.length) beforeCallMessage(current);
   return true;
 };
 

@@ -409,11 +409,13 @@ function callIdAt(prefix: string, index: number): string {
   return `${prefix}.${index + 1}`;
 }
 
-function outcomeText(outcome: BridgeCallOutcome): string {
+/** An outcome as a journal keeps it: `o` and the value's JSON, or `f` and the failure's JSON. */
+export function outcomeText(outcome: BridgeCallOutcome): string {
   return outcome.ok ? `o${outcome.valueJson}` : `f${JSON.stringify(outcome.error)}`;
 }
 
-function outcomeOf(text: string): BridgeCallOutcome | undefined {
+/** An outcome from {@link outcomeText}; undefined when the text is not one. */
+export function outcomeOf(text: string): BridgeCallOutcome | undefined {
   if (text.startsWith("o")) return { ok: true, valueJson: text.slice(1) };
   if (!text.startsWith("f")) return undefined;
   try {

@@ -68,6 +68,8 @@ export interface PausedRun {
   logs: LogEntry[];
   /** Milliseconds the run has used so far: a resumed run gets what is left of `timeoutMs`. */
   usedMs: number;
+  /** A durable run's id: its journal, not the checkpoint, is what a resume continues (see `cm.recover`). */
+  runId?: string;
   /** Entries whose successful value lives in the store: entry index → SHA-256 of the value (base64url). */
   stored?: Record<string, string>;
 }

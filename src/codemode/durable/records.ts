@@ -1,0 +1,131 @@
+/**
+ * The records of a durable run's journal, and their seals. Each record is JSON with an HMAC-SHA-256
+ * before it (`<mac>.<json>`), made with the code mode's pause key over the run id, the record's place,
+ * the previous record's MAC and the JSON: a record changed, moved, left out in the middle, taken from
+ * another run or sealed with another key does not verify, and the run is refused before anything runs.
+ */
+
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { RecordedZone } from "../../../sandbox/contract/index.js";
+import type { PersonPolicy } from "../../dispatch/types.js";
+import type { PendingKind } from "../pause/journal.js";
+import type { CallRecord } from "../result.js";
+import type { JournalRecord } from "./run-journal.js";
+
+/** The format of the records this cordon writes and reads. */
+export const JOURNAL_FORMAT = 1;
+
+/** What a durable run is bound to, as its header says: the checkpoint binding of today, and more. */
+export interface RunHeader {
+  t: "header";
+  format: number;
+  runId: string;
+  /** The model's code, as given: a recovery runs it again. */
+  code: string;
+  /** Digests of the tool set and the limits (as a checkpoint's binding). */
+  tools: string;
+  limits: string;
+  /** The prefix of the run's call ids. */
+  prefix: string;
+  /** When the run started, in ms since the epoch. */
+  created: number;
+  /** Which key sealed the records (a digest of it, not the key): "another key" rather than "altered". */
+  keyId: string;
+}
+
+/** One record's content; the header first, then in the order things happened. */
+export type RunRecord =
+  | RunHeader
+  /** Clock, random and zone values the sandbox handed out, before whatever comes next. */
+  | { t: "values"; now?: number[]; random?: number[]; zone?: RecordedZone; overflow?: true }
+  /** Call `i` is about to start (written before its tool can run). */
+  | { t: "start"; i: number; tool: string; args: string; requested?: string; key: string }
+  /** Call `i` ended: what the code received (`outcome` as a checkpoint packs it), its record and `after`. */
+  | { t: "outcome"; i: number; outcome: string; record?: CallRecord; after: number }
+  /** Call `i` waits for a person (it did not run). */
+  | { t: "pending"; i: number; kind: PendingKind; args: unknown }
+  /** Call `i` was held while the run paused (it did not run). */
+  | { t: "held"; i: number }
+  /** Call `i`, journaled before, goes live now (a decision, a rerun): from here its outcome is unknown until written. */
+  | { t: "go"; i: number; person?: PersonPolicy }
+  /** The run paused: its lease was given up, for whoever brings the decisions. */
+  | { t: "paused" }
+  /** The run ended. */
+  | { t: "end"; status: string; error?: string };
+
+/** The chain so far: the next record's place and the MAC it follows. */
+export interface SealChain {
+  seq: number;
+  mac: string;
+}
+
+/** Seals `record` as the next of `chain` (which it advances). */
+export function sealRecord(key: Buffer, runId: string, chain: SealChain, record: RunRecord): JournalRecord {
+  const json = JSON.stringify(record);
+  const mac = macOf(key, runId, chain.seq, chain.mac, json);
+  const sealed = { seq: chain.seq, text: `${mac}.${json}` };
+  chain.seq++;
+  chain.mac = mac;
+  return sealed;
+}
+
+/** Why a journal record did not open. */
+export type RecordProblem = "malformed" | "altered";
+
+/**
+ * Opens the record at `seq`, which must follow the MAC `previous`: its content, its MAC, or the problem.
+ * The JSON is parsed only once the MAC verified.
+ */
+export function openRecord(
+  key: Buffer,
+  runId: string,
+  previous: string,
+  record: JournalRecord,
+  seq: number,
+): { record: RunRecord; mac: string } | { problem: RecordProblem } {
+  if (typeof record?.text !== "string") return { problem: "malformed" };
+  if (record.seq !== seq) return { problem: "altered" };
+  const dot = record.text.indexOf(".");
+  if (dot <= 0) return { problem: "malformed" };
+  const mac = record.text.slice(0, dot);
+  const json = record.text.slice(dot + 1);
+  const wanted = Buffer.from(macOf(key, runId, seq, previous, json));
+  const got = Buffer.from(mac);
+  if (wanted.length !== got.length || !timingSafeEqual(wanted, got)) return { problem: "altered" };
+  try {
+    const parsed = JSON.parse(json) as RunRecord;
+    if (typeof parsed !== "object" || parsed === null || typeof parsed.t !== "string") {
+      return { problem: "malformed" };
+    }
+    return { record: parsed, mac };
+  } catch {
+    return { problem: "malformed" };
+  }
+}
+
+/**
+ * The header's content read without its seal, to tell "another key" or "another run" from "altered"
+ * before the seal is checked; undefined when it is not a header.
+ */
+export function peekHeader(record: JournalRecord | undefined): Partial<RunHeader> | undefined {
+  const text = record?.text;
+  if (typeof text !== "string") return undefined;
+  try {
+    const parsed = JSON.parse(text.slice(text.indexOf(".") + 1)) as Partial<RunHeader>;
+    return parsed?.t === "header" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A key's id: a digest that names it without giving it away (as a checkpoint's key id). */
+export function journalKeyId(key: Buffer): string {
+  return createHmac("sha256", key).update("cordon journal key id").digest("base64url").slice(0, 16);
+}
+
+function macOf(key: Buffer, runId: string, seq: number, previous: string, json: string): string {
+  return createHmac("sha256", key)
+    .update(`cordon-journal.${JOURNAL_FORMAT}\n${runId}\n${seq}\n${previous}\n`)
+    .update(json)
+    .digest("base64url");
+}

@@ -1,0 +1,223 @@
+/**
+ * `cm.recover(runId)`: a durable run whose process died (or that paused) goes on here. Its journal is
+ * read and every seal checked, its lease claimed (one recoverer wins), and its code runs again: the
+ * journaled calls are replayed, and the run goes on live, writing to the same journal. A call that was
+ * in flight when the process died runs again only when its tool is idempotent; any other waits for a
+ * person (`unknown-outcome`), and nothing runs until one has decided.
+ */
+
+import { randomUUID } from "node:crypto";
+import { UserError } from "../../common/errors.js";
+import type { BridgeCallOutcome } from "../../sandbox/contract/index.js";
+import { type JournaledRun, RecoveryRefused, readJournaledRun } from "./durable/journaled-run.js";
+import { idempotencyKeyOf } from "./durable/recorder.js";
+import { sealRecord } from "./durable/records.js";
+import type { IncompleteRun } from "./durable/run-journal.js";
+import { type JournalState, outcomeText } from "./pause/journal.js";
+import { type Decision, type PausedRun, pendingCalls, peopleFor } from "./pause/pause.js";
+import type { CodeRunResult, PendingCall } from "./result.js";
+import { type CodeRunOptions, type DurableSetup, type RunSetup, runCode } from "./run.js";
+
+/** How a person settles a call whose outcome is unknown (a `pending` item of kind `unknown-outcome`). */
+export type OutcomeDecision =
+  /** Run it again (with the same idempotency key). */
+  | { rerun: true }
+  /** Treat it as failed: the code's call rejects with this message (kind `error`). */
+  | { failed: string }
+  /** Treat it as done, with this result (JSON): the code's call resolves with it. */
+  | { result: unknown };
+
+/** What {@link recoverRun} is given besides the run id. */
+export interface RecoverOptions {
+  /**
+   * By pending call id: a decision on a call that waits for approval (as `cm.resume` takes), or how to
+   * settle a call whose outcome is unknown ({@link OutcomeDecision}).
+   */
+  decisions?: Readonly<Record<string, Decision | OutcomeDecision>>;
+  /** Answers to the pending questions, by pending call id. */
+  answers?: Readonly<Record<string, string>>;
+  /** How a call that needs a person is met from here on; default the code mode's `approval`. */
+  approval?: "wait" | "pause";
+  /** Cancels the recovered run. */
+  signal?: AbortSignal;
+}
+
+/** Recovers run `runId` (see the file's comment). */
+export async function recoverRun(
+  setup: RunSetup,
+  runId: unknown,
+  options: RecoverOptions = {},
+): Promise<CodeRunResult> {
+  const started = performance.now();
+  const durable = setup.durable;
+  if (!durable) throw new UserError("recover needs the code mode's journal: codeMode({ journal }).");
+  if (typeof runId !== "string" || runId.length === 0) {
+    throw new UserError("recover takes the run's id (a string), as onRunStart or the run's result gave it.");
+  }
+  const stored = await durable.store.read(runId);
+  if (stored === undefined) {
+    throw new RecoveryRefused("missing", `The journal has no run ${JSON.stringify(runId)}.`);
+  }
+  const run = readJournaledRun(stored, durable.key, runId, durable.binding);
+  if (stored.ended) throw new RecoveryRefused("ended", `Run ${runId} ended: there is nothing to recover.`);
+  const now = Date.now();
+  if (stored.lease.until > now) {
+    throw new RecoveryRefused(
+      "live",
+      `Run ${runId}'s lease runs until ${new Date(stored.lease.until).toISOString()}: its process may still be running it. Recover it once the lease has run out (cm.incompleteRuns() lists those).`,
+    );
+  }
+  const given = splitDecisions(setup, run, options);
+  const waiting = [
+    ...given.unsettled,
+    ...pendingCalls(pausedRunOf(run)).filter((call) => !given.met.has(call.id)),
+  ];
+  // Nothing it can do without a person: the run stays as it is, and says what it waits for.
+  if (given.unsettled.length > 0 || (waiting.length > 0 && given.met.size === 0)) {
+    return {
+      status: "paused",
+      value: undefined,
+      logs: [],
+      calls: [],
+      durationMs: Math.round(performance.now() - started),
+      runId,
+      pending: waiting,
+    };
+  }
+  const owner = randomUUID();
+  if (!(await durable.store.claim(runId, { owner, until: now + durable.leaseMs }, now))) {
+    throw new RecoveryRefused(
+      "claimed",
+      `Run ${runId} was claimed by another recoverer first: it goes on there.`,
+    );
+  }
+  await settle(durable, runId, run, given.settled, owner);
+  const paused = pausedRunOf(run);
+  const people = peopleFor(paused, {
+    decisions: given.approvals,
+    ...(options.answers ? { answers: options.answers } : {}),
+  });
+  for (const [index, person] of run.decided) if (!people.has(index)) people.set(index, person);
+  const runOptions: CodeRunOptions = {
+    approval: options.approval ?? setup.approval,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  return runCode(setup, run.header.code, runOptions, {
+    run: paused,
+    people,
+    recovered: { runId, chain: run.chain, owner },
+  });
+}
+
+/** The runs whose lease ran out and that did not end: their process died, or they paused. */
+export function incompleteRuns(setup: RunSetup, limit?: number): Promise<IncompleteRun[]> {
+  const durable = setup.durable;
+  if (!durable) throw new UserError("incompleteRuns needs the code mode's journal: codeMode({ journal }).");
+  return durable.store.incomplete(Date.now(), limit);
+}
+
+/** The decisions, sorted: settled unknown outcomes, approvals, and the unknown outcomes nobody settled. */
+function splitDecisions(setup: RunSetup, run: JournaledRun, options: RecoverOptions) {
+  const prefix = run.header.prefix;
+  const idOf = (index: number) => `${prefix}.${index + 1}`;
+  const unknownById = new Map(run.unknown.map((index) => [idOf(index), index]));
+  const settled = new Map<number, BridgeCallOutcome | "rerun">();
+  const approvals: Record<string, Decision> = {};
+  const met = new Set<string>(Object.keys(options.answers ?? {}));
+  for (const [id, decision] of Object.entries(options.decisions ?? {})) {
+    const index = unknownById.get(id);
+    if (index === undefined) {
+      approvals[id] = decision as Decision;
+      met.add(id);
+      continue;
+    }
+    settled.set(index, outcomeDecided(id, run.state.entries[index]!.tool, decision));
+  }
+  const unsettled: PendingCall[] = [];
+  for (const index of run.unknown) {
+    const entry = run.state.entries[index]!;
+    if (settled.has(index)) continue;
+    if (setup.dispatcher.toolset.get(entry.tool)?.options.idempotent === true) {
+      settled.set(index, "rerun");
+      continue;
+    }
+    unsettled.push({
+      id: idOf(index),
+      tool: entry.tool,
+      args: parsedArgs(entry.args),
+      kind: "unknown-outcome",
+      idempotencyKey: idempotencyKeyOf(run.header.runId, index),
+    });
+  }
+  return { settled, approvals, unsettled, met };
+}
+
+/** A person's decision on an unknown outcome, checked: what the code's call gets, or a rerun. */
+function outcomeDecided(id: string, tool: string, decision: unknown): BridgeCallOutcome | "rerun" {
+  const given = decision as Partial<{ rerun: unknown; failed: unknown; result: unknown }> | undefined;
+  if (given?.rerun === true) return "rerun";
+  if (typeof given?.failed === "string") {
+    return { ok: false, error: { tool, kind: "error", message: given.failed } };
+  }
+  if (typeof given === "object" && given !== null && "result" in given) {
+    const valueJson = JSON.stringify(given.result);
+    if (valueJson !== undefined) return { ok: true, valueJson };
+  }
+  throw new UserError(
+    `recover: call ${id}'s outcome is unknown; decide it with { rerun: true }, { failed: "reason" } or { result: <JSON value> }.`,
+  );
+}
+
+/**
+ * Writes the outcomes a person gave for calls whose outcome was unknown, before anything runs, and puts
+ * them in the journal the replay answers from (last in the order of ending: they were decided last).
+ */
+async function settle(
+  durable: DurableSetup,
+  runId: string,
+  run: JournaledRun,
+  settled: Map<number, BridgeCallOutcome | "rerun">,
+  owner: string,
+): Promise<void> {
+  const state: JournalState = run.state;
+  const records = [];
+  for (const [index, decided] of settled) {
+    if (decided === "rerun") continue;
+    const after = state.entries.length;
+    const entry = state.entries[index]!;
+    entry.outcome = decided;
+    entry.after = after;
+    delete entry.pending;
+    const status = decided.ok ? "ok" : "error";
+    entry.record = { callId: `${run.header.prefix}.${index + 1}`, tool: entry.tool, status, durationMs: 0 };
+    state.order.push(index);
+    records.push(
+      sealRecord(durable.key, runId, run.chain, {
+        t: "outcome",
+        i: index,
+        outcome: outcomeText(decided),
+        record: entry.record,
+        after,
+      }),
+    );
+  }
+  if (records.length === 0) return;
+  if (!(await durable.store.append(runId, records, owner))) {
+    throw new RecoveryRefused(
+      "claimed",
+      `Run ${runId} was claimed by another recoverer first: it goes on there.`,
+    );
+  }
+}
+
+function pausedRunOf(run: JournaledRun): PausedRun {
+  return { code: run.header.code, prefix: run.header.prefix, journal: run.state, logs: [], usedMs: 0 };
+}
+
+function parsedArgs(args: string): unknown {
+  try {
+    return JSON.parse(args);
+  } catch {
+    return args;
+  }
+}

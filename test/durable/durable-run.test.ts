@@ -1,0 +1,356 @@
+/**
+ * Durable runs in one process, on the memory store: what a run journals, a run abandoned halfway and
+ * recovered by another code mode sharing the store, unknown outcomes, claims, and refusals.
+ */
+
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { RecoveryRefused } from "../../src/codemode/durable/journaled-run.js";
+import { memoryJournal } from "../../src/codemode/durable/memory-journal.js";
+import type { RunJournal } from "../../src/codemode/durable/run-journal.js";
+import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool, UserError } from "../../src/index.js";
+import type { RunContext } from "../../src/tools/types.js";
+import { crashable, effectWorld, FORTY_CALLS, FORTY_CALLS_VALUE, KEY } from "./helpers.js";
+
+const opened: CodeMode[] = [];
+afterAll(() => Promise.all(opened.map((cm) => cm.close())));
+
+function make(tools: CodeModeOptions["tools"], journal: RunJournal, more: Partial<CodeModeOptions> = {}) {
+  const cm = codeMode({
+    tools,
+    environment: isolateEnvironment(),
+    pause: { key: KEY },
+    journal: { store: journal, leaseMs: 300 },
+    ...more,
+  });
+  opened.push(cm);
+  return cm;
+}
+
+/** Runs FORTY_CALLS until `effects` has `at` effects, then crashes its store handle. */
+async function crashedRun(idempotent: boolean, at: number) {
+  const store = memoryJournal();
+  const { journal, crash } = crashable(store);
+  const world = effectWorld({ idempotent, onEffect: (n) => n === at && crash() });
+  const first = make([world.effect], journal);
+  let runId = "";
+  const result = await first.run(FORTY_CALLS, { onRunStart: (run) => (runId = run.runId) });
+  return { store, world, result, runId };
+}
+
+describe("a durable run", () => {
+  it("journals every call ahead and ends its journal; the result carries its run id", async () => {
+    const store = memoryJournal();
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], store);
+    const told: string[] = [];
+    const result = await cm.run(FORTY_CALLS, {
+      runId: "order-7",
+      onRunStart: ({ runId }) => told.push(runId),
+    });
+    expect(result).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId: "order-7" });
+    expect(told).toEqual(["order-7"]);
+    expect(world.effects).toEqual(world.invocations);
+    expect(new Set(world.effects)).toEqual(new Set(Array.from({ length: 40 }, (_, i) => `order-7:${i}`)));
+    const stored = await store.read("order-7");
+    expect(stored?.ended).toBe(true);
+    // A header, 40 starts, 40 outcomes, the recorded values, and the end.
+    expect(stored?.records.length).toBeGreaterThanOrEqual(82);
+  });
+
+  it("refuses a run id the journal has already", async () => {
+    const store = memoryJournal();
+    const cm = make([effectWorld({ idempotent: false }).effect], store);
+    await cm.run("return 1", { runId: "once" });
+    await expect(cm.run("return 2", { runId: "once" })).rejects.toBeInstanceOf(UserError);
+  });
+
+  it("needs pause.key", () => {
+    expect(() =>
+      codeMode({ tools: [], environment: isolateEnvironment(), journal: memoryJournal() }),
+    ).toThrow(/pause\.key/);
+  });
+
+  it("is recovered by another code mode after its process died: each effect once, the same value", async () => {
+    const { store, world, result, runId } = await crashedRun(true, 17);
+    expect(result.status).toBe("error");
+    expect(result.error?.name).toBe("JournalFailed");
+    const second = make([world.effect], store);
+    await vi.waitFor(async () =>
+      expect((await second.incompleteRuns()).map((r) => r.runId)).toContain(runId),
+    );
+    const recovered = await second.recover(runId);
+    expect(recovered).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId });
+    expect([...world.effects].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `${runId}:${i}`).sort());
+    // Only calls in flight at the crash ran twice (with the same key).
+    const twice = world.invocations.filter((key, i) => world.invocations.indexOf(key) !== i);
+    expect(twice.length).toBeLessThanOrEqual(20);
+    expect((await store.read(runId))?.ended).toBe(true);
+    await expect(second.recover(runId)).rejects.toMatchObject({ problem: "ended" });
+  });
+
+  it("a call in flight that is not idempotent pauses the recovery as unknown-outcome; a decision finishes it", async () => {
+    const { store, world, runId } = await crashedRun(false, 4);
+    const second = make([world.effect], store);
+    await vi.waitFor(async () =>
+      expect((await second.incompleteRuns()).map((r) => r.runId)).toContain(runId),
+    );
+    const before = world.invocations.length;
+    const paused = await second.recover(runId);
+    expect(paused.status).toBe("paused");
+    expect(world.invocations.length).toBe(before);
+    const unknown = paused.pending ?? [];
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(unknown[0]).toMatchObject({ kind: "unknown-outcome", tool: "effect" });
+    expect(unknown[0]?.idempotencyKey).toMatch(new RegExp(`^${runId}:\\d+$`));
+    // The person looks each one up by its key: done ones get their result, others run again.
+    const decisions = Object.fromEntries(
+      unknown.map((call) => {
+        const done = world.effects.includes(call.idempotencyKey!);
+        const n = (call.args as { n: number }).n;
+        return [call.id, done ? { result: n * 2 } : { rerun: true as const }];
+      }),
+    );
+    const finished = await second.recover(runId, { decisions });
+    expect(finished).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE });
+    expect([...world.effects].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `${runId}:${i}`).sort());
+  });
+
+  it("of two recoverers at once, exactly one wins", async () => {
+    const { store, world, runId } = await crashedRun(true, 12);
+    const [a, b] = [make([world.effect], store), make([world.effect], store)];
+    await vi.waitFor(async () => expect((await a.incompleteRuns()).map((r) => r.runId)).toContain(runId));
+    const outcomes = await Promise.allSettled([a.recover(runId), b.recover(runId)]);
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const lost = outcomes.filter((o) => o.status === "rejected");
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect((lost[0] as PromiseRejectedResult).reason).toMatchObject({ problem: "claimed" });
+    expect((won[0] as PromiseFulfilledResult<unknown>).value).toMatchObject({ status: "ok" });
+    expect(new Set(world.effects).size).toBe(40);
+    expect(world.effects).toHaveLength(40);
+  });
+
+  it("refuses a run whose lease is live", async () => {
+    const store = memoryJournal();
+    let release = () => {};
+    const slow = tool({
+      name: "slow",
+      description: "Waits.",
+      input: z.object({}),
+      run: () => new Promise<number>((resolve) => (release = () => resolve(1))),
+    });
+    const cm = make([slow], store);
+    let runId = "";
+    const running = cm.run("return await tools.slow({})", { onRunStart: (run) => (runId = run.runId) });
+    await vi.waitFor(() => expect(runId).not.toBe(""));
+    await expect(make([slow], store).recover(runId)).rejects.toMatchObject({ problem: "live" });
+    await vi.waitFor(() => release());
+    expect((await running).status).toBe("ok");
+  });
+});
+
+describe("writing ahead", () => {
+  it("records that come while an append is under way go in the next: a Promise.all of 100 calls is a few appends, not 200", async () => {
+    const store = memoryJournal();
+    let appends = 0;
+    // A store that takes a few ms to make a write durable, as a disk or a database does.
+    const counted: RunJournal = {
+      ...store,
+      append: async (...args) => {
+        appends++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return store.append(...args);
+      },
+    };
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], counted, { limits: { maxToolCalls: 100, maxConcurrentCalls: 100 } });
+    const result = await cm.run(
+      "return (await Promise.all(Array.from({ length: 100 }, (_, n) => tools.effect({ n })))).length",
+    );
+    expect(result).toMatchObject({ status: "ok", value: 100 });
+    expect(world.effects).toHaveLength(100);
+    expect(appends).toBeLessThan(20);
+  });
+
+  it("a run claimed by another process stops at once with LeaseLost, and no call starts after", async () => {
+    const store = memoryJournal();
+    let claimed = false;
+    const world = effectWorld({ idempotent: false });
+    const thief = tool({
+      name: "thief",
+      description: "Claims the run from elsewhere, as a recoverer would once its lease ran out.",
+      input: z.object({}),
+      run: async (_args, ctx: RunContext) => {
+        const later = Date.now() + 60_000;
+        claimed = await store.claim(ctx.runId, { owner: "elsewhere", until: later + 60_000 }, later);
+        return claimed;
+      },
+    });
+    const cm = make([world.effect, thief], store);
+    const result = await cm.run(
+      "await tools.effect({ n: 1 }); await tools.thief({}); for (let n = 2; n < 10; n++) await tools.effect({ n }); return 1",
+    );
+    expect(claimed).toBe(true);
+    expect(result.status).toBe("error");
+    expect(result.error?.name).toBe("LeaseLost");
+    expect(world.invocations).toHaveLength(1);
+  });
+
+  it("tells onRunStart the run id before the first call, and gives each call <runId>:<index> as its key", async () => {
+    const store = memoryJournal();
+    const order: string[] = [];
+    const world = effectWorld({ idempotent: false, onEffect: () => order.push("effect") });
+    const cm = make([world.effect], store);
+    const result = await cm.run("await tools.effect({ n: 1 }); return await tools.effect({ n: 2 })", {
+      onRunStart: ({ runId }) => order.push(`start ${runId}`),
+    });
+    expect(order).toEqual([`start ${result.runId}`, "effect", "effect"]);
+    expect(world.invocations).toEqual([`${result.runId}:0`, `${result.runId}:1`]);
+  });
+});
+
+describe("a journaled run that pauses", () => {
+  const gated = (sent: string[]) =>
+    tool({
+      name: "send",
+      description: "Sends, once approved.",
+      input: z.object({ to: z.string() }),
+      needsApproval: true,
+      run: ({ to }) => {
+        sent.push(to);
+        return `sent to ${to}`;
+      },
+    });
+
+  it("is continued by recover with the decisions; without any, recover runs nothing and says what it waits for", async () => {
+    const store = memoryJournal();
+    const sent: string[] = [];
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect, gated(sent)], store, { approval: "pause" });
+    const code =
+      'await tools.effect({ n: 1 }); const s = await tools.send({ to: "ops" }); await tools.effect({ n: 2 }); return s';
+    const paused = await cm.run(code);
+    expect(paused.status).toBe("paused");
+    const [call] = paused.pending!;
+    const waiting = await make([world.effect, gated(sent)], store, { approval: "pause" }).recover(
+      paused.runId!,
+    );
+    expect(waiting).toMatchObject({ status: "paused", pending: [{ id: call!.id, kind: "approval" }] });
+    expect(world.invocations).toHaveLength(1);
+    const other = make([world.effect, gated(sent)], store, { approval: "pause" });
+    const done = await other.recover(paused.runId!, { decisions: { [call!.id]: true } });
+    expect(done).toMatchObject({ status: "ok", value: "sent to ops" });
+    expect(sent).toEqual(["ops"]);
+    expect(world.invocations).toEqual([`${paused.runId}:0`, `${paused.runId}:2`]);
+  });
+
+  it("its checkpoint resumes through the journal, once; a code mode without the journal refuses it", async () => {
+    const store = memoryJournal();
+    const sent: string[] = [];
+    const cm = make([gated(sent)], store, { approval: "pause" });
+    const paused = await cm.run('return await tools.send({ to: "ops" })');
+    const decisions = { [paused.pending![0]!.id]: true };
+    const plain = codeMode({
+      tools: [gated(sent)],
+      environment: isolateEnvironment(),
+      approval: "pause",
+      pause: { key: KEY },
+    });
+    opened.push(plain);
+    await expect(plain.resume(paused.checkpoint!, { decisions })).rejects.toMatchObject({ problem: "store" });
+    expect(await cm.resume(paused.checkpoint!, { decisions })).toMatchObject({
+      status: "ok",
+      value: "sent to ops",
+    });
+    await expect(cm.recover(paused.runId!, { decisions })).rejects.toMatchObject({ problem: "ended" });
+    expect(sent).toEqual(["ops"]);
+  });
+});
+
+describe("a journal that is not this run's, or not intact, is refused before anything runs", () => {
+  async function abandoned() {
+    const { store, world, runId } = await crashedRun(true, 10);
+    return { store, world, runId };
+  }
+
+  const refusedAs = async (
+    cm: CodeMode,
+    runId: string,
+    problem: string,
+    world: { invocations: string[] },
+  ) => {
+    const before = world.invocations.length;
+    const refusal = await cm.recover(runId).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(RecoveryRefused);
+    expect(refusal).toMatchObject({ problem });
+    expect(world.invocations.length).toBe(before);
+  };
+
+  it("a record changed", async () => {
+    const { store, world, runId } = await abandoned();
+    const run = (await store.read(runId))!;
+    const tampered = memoryJournal();
+    const records = run.records.map((r) => (r.seq === 5 ? { ...r, text: `${r.text.slice(0, -1)} }` } : r));
+    await copy(tampered, runId, records);
+    await refusedAs(make([world.effect], tampered), runId, "altered", world);
+  });
+
+  it("a record left out in the middle, or two swapped", async () => {
+    const { store, world, runId } = await abandoned();
+    const { records } = (await store.read(runId))!;
+    const missing = memoryJournal();
+    await copy(
+      missing,
+      runId,
+      records.filter((r) => r.seq !== 3).map((r, seq) => ({ ...r, seq })),
+    );
+    await refusedAs(make([world.effect], missing), runId, "altered", world);
+    const swapped = memoryJournal();
+    const order = records.map((r) => r.text);
+    [order[2], order[3]] = [order[3]!, order[2]!];
+    await copy(
+      swapped,
+      runId,
+      order.map((text, seq) => ({ seq, text })),
+    );
+    await refusedAs(make([world.effect], swapped), runId, "altered", world);
+  });
+
+  it("another run's journal under this id, and another run's record spliced in", async () => {
+    const one = await abandoned();
+    const two = await abandoned();
+    const other = memoryJournal();
+    await copy(other, one.runId, (await two.store.read(two.runId))!.records);
+    await refusedAs(make([one.world.effect], other), one.runId, "another-run", one.world);
+    const spliced = memoryJournal();
+    const mine = (await one.store.read(one.runId))!.records;
+    const theirs = (await two.store.read(two.runId))!.records;
+    await copy(
+      spliced,
+      one.runId,
+      mine.map((r) => (r.seq === 4 ? theirs[4]! : r)),
+    );
+    await refusedAs(make([one.world.effect], spliced), one.runId, "altered", one.world);
+  });
+
+  it("another key, and another tool set", async () => {
+    const { store, world, runId } = await abandoned();
+    await refusedAs(
+      make([world.effect], store, { pause: { key: "another secret, 32 bytes at least" } }),
+      runId,
+      "another-key",
+      world,
+    );
+    const extra = tool({ name: "extra", description: "Another tool.", input: z.object({}), run: () => 1 });
+    await refusedAs(make(new Toolset([world.effect, extra]), store), runId, "tools", world);
+  });
+});
+
+/** Puts `records` into `store` as run `runId`, with a lease that has run out. */
+async function copy(store: RunJournal, runId: string, records: { seq: number; text: string }[]) {
+  const [header, ...rest] = records;
+  await store.create(runId, header!, { owner: "copy", until: 0 });
+  if (rest.length > 0) await store.append(runId, rest, "copy");
+}
