@@ -35,7 +35,13 @@ import {
   type ResumeDecisions,
 } from "./pause/pause.js";
 import { incompleteRuns, type RecoverOptions, recoverRun } from "./recover-run.js";
-import { isClaims, type ResolvedCodeModeOptions, resolveCodeModeOptions } from "./resolve-options.js";
+import {
+  isClaims,
+  JOURNAL_WITHOUT_SESSIONS,
+  journalOf,
+  type ResolvedCodeModeOptions,
+  resolveCodeModeOptions,
+} from "./resolve-options.js";
 import type { CodeRunResult } from "./result.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { callResult, type PausedToolCall, type RunCodeArgs, runCodeTool } from "./run-code-tool.js";
@@ -262,8 +268,23 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     }
     return undefined;
   };
+  /** The setup of one run: the code mode's, with the run's own journal when it gives one. */
+  const setupFor = (journal: CodeRunOptions["journal"], where: string): RunSetup => {
+    if (journal === undefined) return setup;
+    if (!setup.pause) {
+      throw new UserError(
+        `${where}: journal needs the code mode's pause.key: the secret that seals the journal's records, the same wherever the run is recovered.`,
+      );
+    }
+    if (state === "session") throw new UserError(`${where}: ${JOURNAL_WITHOUT_SESSIONS}`);
+    const { store, leaseMs } = journalOf(journal, where)!;
+    return {
+      ...setup,
+      durable: { store, leaseMs, key: setup.pause.settings.key, binding: setup.pause.binding },
+    };
+  };
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
-    refusal() ?? runCode(setup, code, runOptions);
+    refusal() ?? runCode(setupFor(runOptions?.journal, "run"), code, runOptions);
   const runCodeToolMade = runCodeTool({
     name,
     description: toolDescription(facts),
@@ -300,7 +321,9 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
       return callResult(call, result, name, limits.maxOutputChars, started);
     },
     async recover(runId, recoverOptions) {
-      return refusal() ?? (await recoverRun(setup, runId, recoverOptions));
+      return (
+        refusal() ?? (await recoverRun(setupFor(recoverOptions?.journal, "recover"), runId, recoverOptions))
+      );
     },
     async incompleteRuns(limit) {
       return incompleteRuns(setup, limit);

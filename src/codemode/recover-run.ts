@@ -12,7 +12,8 @@ import type { BridgeCallOutcome } from "../../sandbox/contract/index.js";
 import { type JournaledRun, RecoveryRefused, readJournaledRun } from "./durable/journaled-run.js";
 import { idempotencyKeyOf } from "./durable/recorder.js";
 import { sealRecord } from "./durable/records.js";
-import type { IncompleteRun } from "./durable/run-journal.js";
+import type { IncompleteRun, RunJournal } from "./durable/run-journal.js";
+import type { JournalOptions } from "./options.js";
 import { type JournalState, outcomeText } from "./pause/journal.js";
 import { type Decision, type PausedRun, pendingCalls, peopleFor } from "./pause/pause.js";
 import type { CodeRunResult, PendingCall } from "./result.js";
@@ -40,6 +41,8 @@ export interface RecoverOptions {
   approval?: "wait" | "pause";
   /** Cancels the recovered run. */
   signal?: AbortSignal;
+  /** The store the run was journaled to, when it was the run's own (`cm.run(code, { journal })`). */
+  journal?: RunJournal | JournalOptions;
 }
 
 /** Recovers run `runId` (see the file's comment). */

@@ -107,16 +107,14 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
       'codeMode: approval "pause" needs pause.key: a secret of at least 16 bytes that seals checkpoints, the same wherever they are resumed.',
     );
   }
-  const journal = journalOf(grouped.journal);
+  const journal = journalOf(grouped.journal, "codeMode");
   if (journal && pause === undefined) {
     throw new UserError(
       "codeMode: journal needs pause.key: the secret that seals the journal's records, the same wherever its runs are recovered.",
     );
   }
   if (journal && state === "session") {
-    throw new UserError(
-      'codeMode: journal does not work with state "session": a run is recovered by running its code again in a fresh sandbox, where the variables of the session\'s earlier runs are gone.',
-    );
+    throw new UserError(`codeMode: ${JOURNAL_WITHOUT_SESSIONS}`);
   }
   return {
     toolset,
@@ -135,16 +133,29 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
   };
 }
 
-/** The journal store and lease, from a store or `{ store, leaseMs }`. */
-function journalOf(given: CodeModeOptions["journal"]): ResolvedCodeModeOptions["journal"] {
+/** Why a journaled run cannot be a session's. */
+export const JOURNAL_WITHOUT_SESSIONS =
+  'journal does not work with state "session": a run is recovered by running its code again in a fresh sandbox, where the variables of the session\'s earlier runs are gone.';
+
+/**
+ * The journal store and lease, from a store or `{ store, leaseMs }`: the code mode's, or one run's
+ * (`cm.run(code, { journal })`); `where` names which in an error.
+ */
+export function journalOf(
+  given: CodeModeOptions["journal"],
+  where: string,
+): ResolvedCodeModeOptions["journal"] {
   if (given === undefined) return undefined;
-  const settings = isRunJournal(given) ? { store: given } : group(given, "journal", ["store", "leaseMs"]);
+  const settings = isRunJournal(given)
+    ? { store: given }
+    : group(given, "journal", ["store", "leaseMs"], where);
   if (!isRunJournal(settings.store)) {
     throw new UserError(
-      "codeMode: journal must be a RunJournal store (memoryJournal(), fileJournal(dir), postgresJournal({ pool }), or one with create, append, end, renew, claim, read, incomplete and remove), or { store, leaseMs }.",
+      `${where}: journal must be a RunJournal store (memoryJournal(), fileJournal(dir), postgresJournal({ pool }), or one with create, append, end, renew, claim, read, incomplete and remove), or { store, leaseMs }.`,
     );
   }
-  const leaseMs = wholeNumber(settings.leaseMs, "journal.leaseMs", 3) ?? DEFAULT_LEASE_MS;
+  const leaseMs =
+    wholeNumber(settings.leaseMs, "journal.leaseMs", 3, undefined, "", where) ?? DEFAULT_LEASE_MS;
   return { store: settings.store, leaseMs };
 }
 
@@ -291,14 +302,19 @@ function observeOf(given: CodeModeOptions["observe"]): ResolvedCodeModeOptions["
 }
 
 /** A group's settings as a record, refusing a value that is not an object and names it does not know. */
-function group(given: unknown, name: string, known: readonly string[]): Record<string, unknown> {
+function group(
+  given: unknown,
+  name: string,
+  known: readonly string[],
+  where = "codeMode",
+): Record<string, unknown> {
   if (given === undefined) return {};
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
     throw new UserError(
-      `codeMode: ${name} must be an object, got ${JSON.stringify(given) ?? String(given)}.`,
+      `${where}: ${name} must be an object, got ${JSON.stringify(given) ?? String(given)}.`,
     );
   }
-  knownKeys(given, known, `codeMode: ${name}`);
+  knownKeys(given, known, `${where}: ${name}`);
   return given as Record<string, unknown>;
 }
 
@@ -322,7 +338,14 @@ function oneOf<const T extends string>(value: unknown, allowed: readonly T[], na
 }
 
 /** A whole number from `min` (to `max`), or undefined when not given. */
-function wholeNumber(value: unknown, name: string, min: number, max?: number, unit = ""): number | undefined {
+function wholeNumber(
+  value: unknown,
+  name: string,
+  min: number,
+  max?: number,
+  unit = "",
+  where = "codeMode",
+): number | undefined {
   if (value === undefined) return undefined;
   if (
     typeof value !== "number" ||
@@ -332,7 +355,7 @@ function wholeNumber(value: unknown, name: string, min: number, max?: number, un
   ) {
     const of = unit === "" ? "" : ` of ${unit}`;
     const range = max === undefined ? `, at least ${min}` : ` from ${min} to ${max}`;
-    throw new UserError(`codeMode: ${name} must be a whole number${of}${range}, got ${String(value)}.`);
+    throw new UserError(`${where}: ${name} must be a whole number${of}${range}, got ${String(value)}.`);
   }
   return value;
 }

@@ -31,6 +31,7 @@ import { JOURNAL_FORMAT, journalKeyId, type SealChain, sealRecord } from "./dura
 import { MAX_RUN_ID_CHARS, type RunJournal } from "./durable/run-journal.js";
 import { JournalStopped, RunWriter } from "./durable/writer.js";
 import type { CodeModeLimits } from "./limits.js";
+import type { JournalOptions } from "./options.js";
 import type { CheckpointBinding } from "./pause/checkpoint.js";
 import { JournalRecorder, Replay, sandboxReplay } from "./pause/journal.js";
 import {
@@ -107,6 +108,13 @@ export interface CodeRunOptions {
    * that keeps it to recover the run after a crash. A rejection ends the run before anything ran.
    */
   onRunStart?: (run: { runId: string }) => unknown;
+  /**
+   * Journals this run to this store, in place of the code mode's `journal` (or where the code mode has
+   * none): for a store that holds one run, as a Restate invocation's journal does (`cordon/restate`).
+   * Needs the code mode's `pause.key`, which seals the records; not with sessions. A store, or
+   * `{ store, leaseMs }`. `cm.recover(runId, { journal })` continues the run from the same store.
+   */
+  journal?: RunJournal | JournalOptions;
 }
 
 /** A paused run being resumed: its checkpoint's content, and how each call that waited is met. */

@@ -354,3 +354,74 @@ async function copy(store: RunJournal, runId: string, records: { seq: number; te
   await store.create(runId, header!, { owner: "copy", until: 0 });
   if (rest.length > 0) await store.append(runId, rest, "copy");
 }
+
+describe("a run's own journal (cm.run(code, { journal }))", () => {
+  /** A code mode with the key that seals journals, and no journal of its own. */
+  function plain(tools: CodeModeOptions["tools"], more: Partial<CodeModeOptions> = {}) {
+    const cm = codeMode({ tools, environment: isolateEnvironment(), pause: { key: KEY }, ...more });
+    opened.push(cm);
+    return cm;
+  }
+
+  it("journals the run to the store it gives, and recover({ journal }) continues it there after a crash", async () => {
+    const store = memoryJournal();
+    const { journal, crash } = crashable(store);
+    const world = effectWorld({ idempotent: true, onEffect: (n) => n === 15 && crash() });
+    const first = plain([world.effect]);
+    const crashed = await first.run(FORTY_CALLS, {
+      runId: "own-1",
+      journal: { store: journal, leaseMs: 300 },
+    });
+    expect(crashed.error?.name).toBe("JournalFailed");
+    expect((await store.read("own-1"))?.records.length).toBeGreaterThan(1);
+    const second = plain([world.effect]);
+    await expect(second.incompleteRuns()).rejects.toThrow(/codeMode\({ journal }\)/);
+    await vi.waitFor(async () => expect(await store.incomplete(Date.now())).toHaveLength(1));
+    await expect(second.recover("own-1")).rejects.toThrow(/codeMode\({ journal }\)/);
+    const recovered = await second.recover("own-1", { journal: store });
+    expect(recovered).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId: "own-1" });
+    expect([...world.effects].sort()).toEqual(Array.from({ length: 40 }, (_, i) => `own-1:${i}`).sort());
+    expect((await store.read("own-1"))?.ended).toBe(true);
+  });
+
+  it("takes the place of the code mode's journal for that run alone", async () => {
+    const mine = memoryJournal();
+    const shared = memoryJournal();
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], shared);
+    await cm.run("return await tools.effect({ n: 1 })", { runId: "in-mine", journal: mine });
+    await cm.run("return await tools.effect({ n: 2 })", { runId: "in-shared" });
+    expect((await mine.read("in-mine"))?.ended).toBe(true);
+    expect(await mine.read("in-shared")).toBeUndefined();
+    expect(await shared.read("in-mine")).toBeUndefined();
+    expect((await shared.read("in-shared"))?.ended).toBe(true);
+  });
+
+  it("is refused, before anything runs, without pause.key, with sessions, or when it is not a store", async () => {
+    const world = effectWorld({ idempotent: false });
+    const code = "return await tools.effect({ n: 1 })";
+    const keyless = codeMode({ tools: [world.effect], environment: isolateEnvironment() });
+    opened.push(keyless);
+    await expect(keyless.run(code, { journal: memoryJournal() })).rejects.toThrow(
+      /^run: journal needs the code mode's pause\.key/,
+    );
+    await expect(keyless.recover("any", { journal: memoryJournal() })).rejects.toThrow(
+      /^recover: journal needs the code mode's pause\.key/,
+    );
+    const sessions = plain([world.effect], { state: "session" });
+    await expect(sessions.run(code, { journal: memoryJournal() })).rejects.toThrow(
+      /^run: journal does not work with state "session"/,
+    );
+    const cm = plain([world.effect]);
+    await expect(cm.run(code, { journal: { append: () => true } as unknown as RunJournal })).rejects.toThrow(
+      /^run: journal: unknown option "append"/,
+    );
+    await expect(cm.run(code, { journal: { store: {} as RunJournal } })).rejects.toThrow(
+      /^run: journal must be a RunJournal store/,
+    );
+    await expect(cm.recover("any", { journal: { store: memoryJournal(), leaseMs: 1 } })).rejects.toThrow(
+      /^recover: journal\.leaseMs must be a whole number, at least 3/,
+    );
+    expect(world.invocations).toEqual([]);
+  });
+});
