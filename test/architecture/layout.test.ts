@@ -45,6 +45,13 @@ const DRIVER_ENTRIES = [
 const LAZY_DRIVERS = "src/load-driver.ts";
 
 /**
+ * The clients of the stores and engines that durable runs use (node-postgres): optional peers, which
+ * only their adapters in src/durable/ may import, so that nothing else of cordon needs them installed.
+ * (The Postgres journal imports none: the host gives it its pool, typed by what the journal uses.)
+ */
+const ENGINE_PACKAGES = ["pg"];
+
+/**
  * The packages code in sandbox/ may use: Node's own modules, isolated-vm (installed beside the program
  * in the image), and acorn (bundled into it: the isolate engine reads the code's top-level names).
  */
@@ -231,6 +238,23 @@ describe("the layout", () => {
         (target, file) => !allowed(target, file),
       ),
     ).toEqual([]);
+  });
+
+  it("the adapters to external stores in src/durable/ are reached through the subpath entries only", () => {
+    expect(
+      edgesWhere(
+        graph,
+        (file) => !isUnder(file, "src/durable") && !isUnder(file, "src/entries"),
+        (target) => isUnder(target, "src/durable"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("only the adapters in src/durable/ import the stores' and engines' clients (pg)", () => {
+    const importers = [...graph.packages]
+      .filter(([, names]) => names.some((name) => ENGINE_PACKAGES.includes(name.split("/")[0]!)))
+      .map(([file]) => file);
+    expect(importers.filter((file) => !isUnder(file, "src/durable"))).toEqual([]);
   });
 
   it("the sandbox contract is entered through its one door, sandbox/contract/index.ts", () => {
