@@ -13,7 +13,8 @@ const root = resolve(import.meta.dirname, "../..");
 /**
  * Loaded on first use: HTML reading, HTTP, DNS, compression (bodies, checkpoints), worker threads (the
  * type checker), WebSockets, tracing, TypeScript, the MCP SDK. node-postgres is never loaded by cordon:
- * the host gives the Postgres journal its pool, so even `cordon/postgres` loads without it.
+ * the host gives the Postgres journal its pool, so even `cordon/postgres` loads without it. The Restate
+ * SDK is loaded by `cordon/restate` alone.
  */
 const LOADED_WHEN_USED = [
   "domhandler",
@@ -31,6 +32,7 @@ const LOADED_WHEN_USED = [
   "esbuild",
   "@modelcontextprotocol/sdk",
   "pg",
+  "@restatedev/restate-sdk",
 ];
 
 const loadedWhenUsed = (name: string) =>
@@ -98,7 +100,10 @@ describe('import "cordon"', () => {
 
 describe("the subpath entries", () => {
   /** The packages an entry may load because loading them is what it is for. */
-  const ITS_OWN: Record<string, string[]> = { "cordon/testing": ["node:http"] };
+  const ITS_OWN: Record<string, string[]> = {
+    "cordon/testing": ["node:http"],
+    "cordon/restate": ["@restatedev/restate-sdk"],
+  };
 
   it.each(Object.entries(entries).filter(([specifier]) => specifier !== "cordon"))(
     "%s loads no package that only some tools or environments use until one of them is used",

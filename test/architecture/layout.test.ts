@@ -45,11 +45,14 @@ const DRIVER_ENTRIES = [
 const LAZY_DRIVERS = "src/load-driver.ts";
 
 /**
- * The clients of the stores and engines that durable runs use (node-postgres): optional peers, which
- * only their adapters in src/durable/ may import, so that nothing else of cordon needs them installed.
- * (The Postgres journal imports none: the host gives it its pool, typed by what the journal uses.)
+ * The clients of the stores and engines that durable runs use (node-postgres, the Restate SDK): optional
+ * peers, which only their adapters in src/durable/ may import, so that nothing else of cordon needs them
+ * installed. (The Postgres journal imports none: the host gives it its pool, typed by what the journal
+ * uses.)
  */
-const ENGINE_PACKAGES = ["pg"];
+const ENGINE_PACKAGES = ["pg", "@restatedev/restate-sdk"];
+/** A package's name from an import of it or of one of its files (`@scope/name/file` → `@scope/name`). */
+const packageOf = (name: string) => /^(@[^/]+\/[^/]+|[^/]+)/.exec(name)?.[1] ?? name;
 
 /**
  * The packages code in sandbox/ may use: Node's own modules, isolated-vm (installed beside the program
@@ -250,9 +253,9 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
-  it("only the adapters in src/durable/ import the stores' and engines' clients (pg)", () => {
+  it("only the adapters in src/durable/ import the stores' and engines' clients (pg, the Restate SDK)", () => {
     const importers = [...graph.packages]
-      .filter(([, names]) => names.some((name) => ENGINE_PACKAGES.includes(name.split("/")[0]!)))
+      .filter(([, names]) => names.some((name) => ENGINE_PACKAGES.includes(packageOf(name))))
       .map(([file]) => file);
     expect(importers.filter((file) => !isUnder(file, "src/durable"))).toEqual([]);
   });

@@ -5,128 +5,36 @@
  * Restate's retry, on an endpoint started afresh on another port, reads back exactly what was written.
  */
 
-import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { JournalRecord } from "../../src/codemode/durable/run-journal.js";
 import { recordText } from "./fixtures/restate-record-text.js";
+import { lines, RestateService, restateServer } from "./restate-harness.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
 const ENDPOINT = join(import.meta.dirname, "fixtures", "restate-endpoint.ts");
-/** A service name of this test run's own: the server may be shared with other checkouts' runs. */
-const SERVICE = `CordonJournalTest_${randomUUID().slice(0, 8)}`;
 
-let admin: string | undefined;
-let ingress: string;
+let service: RestateService | undefined;
 let directory: string;
-let deployment: string | undefined;
-const endpoints = new Set<ChildProcess>();
 
 beforeAll(async () => {
-  const { stdout } = await promisify(execFile)(join(ROOT, "scripts", "restate-server.sh"), [], {
-    timeout: 180_000,
-  });
-  const addresses = /ingress (http:\/\/\S+), admin (http:\/\/[^\s)]+)/.exec(stdout);
-  if (addresses === null) throw new Error(`scripts/restate-server.sh printed no addresses:\n${stdout}`);
-  [, ingress, admin] = addresses as unknown as [string, string, string];
+  // A service name of this test run's own: the server may be shared with other checkouts' runs.
+  service = new RestateService(await restateServer(), `CordonJournalTest_${randomUUID().slice(0, 8)}`);
   directory = await mkdtemp(join(tmpdir(), "cordon-restate-journal-"));
 }, 200_000);
 
 afterAll(async () => {
-  if (admin === undefined) return; // the server never started
-  // An invocation a failed test left behind would keep retrying on the shared server.
-  const { rows } = (await adminCall("POST", "/query", {
-    query: `select id from sys_invocation where target_service_name = '${SERVICE}' and status != 'completed'`,
-  })) as { rows: { id: string }[] };
-  for (const { id } of rows) await fetch(`${admin}/invocations/${id}/kill`, { method: "PATCH" });
-  for (const child of endpoints) child.kill("SIGKILL");
-  if (deployment !== undefined) {
-    await fetch(`${admin}/deployments/${deployment}?force=true`, { method: "DELETE" });
-  }
-  await rm(directory, { recursive: true, force: true });
+  await service?.cleanUp();
+  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
 });
 
-/** Starts an endpoint process tagged `tag`; resolves with its URL once it listens. */
-function startEndpoint(tag: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENDPOINT, SERVICE, tag], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  endpoints.add(child);
-  child.on("exit", () => endpoints.delete(child));
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      const port = /listening (\d+)/.exec(output)?.[1];
-      if (port !== undefined) resolve({ url: `http://127.0.0.1:${port}`, child });
-    };
-    child.stdout.on("data", seen);
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on("exit", (code) =>
-      reject(new Error(`the endpoint exited (${code}) before it listened:\n${output}`)),
-    );
-  });
-}
-
-async function adminCall(method: string, path: string, body: object): Promise<Record<string, unknown>> {
-  const response = await fetch(`${admin}${path}`, {
-    method,
-    headers: { "content-type": "application/json", accept: "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
-/** Serves the service from `url`: registers the deployment the first time, moves it there later. */
-async function serveFrom(url: string): Promise<void> {
-  if (deployment === undefined) {
-    deployment = (await adminCall("POST", "/deployments", { uri: url, force: true })).id as string;
-  } else {
-    await adminCall("PATCH", `/deployments/${deployment}`, { uri: url });
-  }
-}
-
-/** Starts an invocation of `handler` through the ingress; resolves with its id. */
-async function send(handler: string, input: object): Promise<string> {
-  const response = await fetch(`${ingress}/${SERVICE}/${handler}/send`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(input),
-  });
-  const body = (await response.json()) as { invocationId?: string };
-  if (body.invocationId === undefined) throw new Error(`no invocation id: ${JSON.stringify(body)}`);
-  return body.invocationId;
-}
-
-/** The invocation's result, once it has one. */
-async function attach<T>(invocationId: string): Promise<T> {
-  const response = await fetch(`${ingress}/restate/invocation/${invocationId}/attach`);
-  const text = await response.text();
-  if (!response.ok) throw new Error(`invocation ${invocationId} failed: ${response.status} ${text}`);
-  return JSON.parse(text) as T;
-}
-
-/** The last failure Restate recorded for an invocation ("" for none yet). */
-async function lastFailure(invocationId: string): Promise<string> {
-  const { rows } = (await adminCall("POST", "/query", {
-    query: `select last_failure from sys_invocation where id = '${invocationId}'`,
-  })) as { rows: { last_failure: string | null }[] };
-  return rows[0]?.last_failure ?? "";
-}
-
-async function lines(file: string): Promise<string[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  return text.split("\n").filter((line) => line !== "");
-}
+const startEndpoint = (tag: string) => service!.startEndpoint(ENDPOINT, [tag]);
+const serveFrom = (url: string) => service!.serveFrom(url);
+const send = (handler: string, input: object) => service!.send(handler, input);
+const attach = <T>(invocation: string) => service!.attach<T>(invocation);
+const lastFailure = (invocation: string) => service!.lastFailure(invocation);
 
 const expected = (count: number, textOf: (seq: number) => string): JournalRecord[] => [
   { seq: 0, text: "header" },
@@ -174,12 +82,7 @@ describe("a run journaled in a Restate invocation", () => {
     });
     first.child.kill("SIGKILL");
     const [awakeable] = await lines(`${file}.awakeables`);
-    const resolved = await fetch(`${ingress}/restate/awakeables/${awakeable}/resolve`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify("approved"),
-    });
-    expect(resolved.status).toBe(202);
+    expect(await service!.settleAwakeable(awakeable!, "approved")).toBe(202);
     await serveFrom((await startEndpoint("D")).url);
 
     const records = await attach<JournalRecord[]>(invocation);

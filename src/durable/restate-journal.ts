@@ -15,7 +15,7 @@
  * handler reads on ({@link RestateJournal.next}) once it is back; an ended run's last step ends the reading.
  */
 
-import type { IncompleteRun, JournalRecord, RunJournal, StoredRun } from "./run-journal.js";
+import type { IncompleteRun, JournalRecord, RunJournal, StoredRun } from "../codemode/durable/run-journal.js";
 
 /** What the store needs of a Restate handler's context (`Context` of `@restatedev/restate-sdk`): its steps. */
 export interface RestateSteps {
@@ -32,6 +32,8 @@ export interface RestateJournal extends RunJournal {
   pause(runId: string, note: unknown): Promise<void>;
   /** What the run paused with, while it is paused (see {@link pause}). */
   readonly paused: { note: unknown } | undefined;
+  /** The id of the run this journal holds (read back, or created since); undefined while it holds none. */
+  readonly runId: string | undefined;
   /** Reads the steps the run wrote after its pause, once the handler is back from what it waited on. */
   next(): Promise<void>;
 }
@@ -137,6 +139,9 @@ export async function restateJournal(steps: RestateSteps): Promise<RestateJourna
   return {
     get paused() {
       return paused;
+    },
+    get runId() {
+      return run?.runId;
     },
     create(runId, header, lease) {
       return serial(async () => {
