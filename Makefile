@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix restate
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-ts7 clean docker-engine image chromium conformance node-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -99,6 +99,10 @@ bench: build image
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts
+
+## bench-restate: a journaled call's cost on Restate (restateRunCode, sequential and a fan-out of 100) beside none, on the server make restate starts
+bench-restate: build restate
+	RESTATE_LOGGING=WARN TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/restate.ts
 
 ## bench-startup-nodes: bench/startup.ts (cordon run of the shop example) on each pinned Node, in the trees make node-matrix lays out
 bench-startup-nodes: build
