@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -45,8 +45,8 @@ demo-durable: setup
 demo-research: setup
 	$(TSX) examples/research.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, then every test suite, the MCP conformance suite, and the Node matrix
-test: setup lint typecheck build image postgres chromium unit conformance node-matrix
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, start the Restate server, then every test suite, the MCP conformance suite, and the Node matrix
+test: setup lint typecheck build image postgres chromium restate unit conformance node-matrix
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
@@ -59,6 +59,10 @@ postgres:
 ## image: build the sandbox container image on those engines (from this machine's node; no registry)
 image: setup docker-engine
 	$(TSX) scripts/build-image.ts
+
+## restate: start the Restate server the Restate tests use (fetched from the npm registry into .restate/; 127.0.0.1 only, ports of its own; `scripts/restate-server.sh stop` stops it)
+restate:
+	scripts/restate-server.sh
 
 ## chromium: install Debian's chromium if missing, for the approval page's browser test
 chromium:
@@ -110,6 +114,10 @@ bench-postgres: build postgres
 bench-dbos: build postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dbos.ts
 
+## bench-restate: a journaled call's cost on Restate (restateRunCode, sequential and a fan-out of 100) beside none, on the server make restate starts
+bench-restate: build restate
+	RESTATE_LOGGING=WARN TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/restate.ts
+
 ## bench-startup-nodes: bench/startup.ts (cordon run of the shop example) on each pinned Node, in the trees make node-matrix lays out
 bench-startup-nodes: build
 	scripts/bench-startup-nodes.sh
@@ -123,4 +131,5 @@ bench-ts7: setup
 	scripts/bench-ts7.sh
 
 clean:
-	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix
+	scripts/restate-server.sh stop
+	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix .restate

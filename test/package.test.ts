@@ -65,6 +65,7 @@ describe("the published package", () => {
       "cordon/durable": ["memoryJournal", "fileJournal", "RecoveryRefused"],
       "cordon/dbos": ["dbosRunCode"],
       "cordon/testing": ["startScriptedModelServer", "scriptedLanguageModel", "runCodeTurn"],
+      "cordon/restate": ["restateRunCode"],
     };
     const out = {};
     for (const [path, names] of Object.entries(subpaths)) {
@@ -213,23 +214,44 @@ export async function loop(
       ...Object.keys(manifest.dependencies),
       ...Object.keys(manifest.peerDependencies),
     ]);
-    const imported = new Map<string, string>();
-    const queue = Object.values(manifest.exports).map((entry) => resolve(root, entry.types));
-    const seen = new Set<string>();
-    for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
-      if (seen.has(file)) continue;
-      seen.add(file);
-      const { importedFiles, referencedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-      for (const { fileName } of [...importedFiles, ...referencedFiles]) {
-        if (fileName.startsWith(".")) queue.push(resolve(dirname(file), fileName.replace(/\.js$/, ".d.ts")));
-        else imported.set(/^(@[^/]+\/[^/]+|[^/]+)/.exec(fileName)![1]!, file.slice(root.length + 1));
-      }
-    }
+    const { imported, seen } = importedByDeclarations(Object.values(manifest.exports).map((e) => e.types));
     expect(seen.size).toBeGreaterThan(Object.keys(manifest.exports).length);
     const missing = [...imported].filter(([name]) => !name.startsWith("node:") && !declared.has(name));
     expect(missing.map(([name, file]) => `${name} (${file})`)).toEqual([]);
   });
+
+  it("the Restate SDK is imported by the declarations of cordon/restate only", () => {
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string }>;
+    };
+    const others = Object.entries(manifest.exports).filter(([path]) => path !== "./restate");
+    const imported = importedByDeclarations(others.map(([, entry]) => entry.types)).imported;
+    expect(imported.get("@restatedev/restate-sdk")).toBeUndefined();
+    expect(
+      importedByDeclarations([manifest.exports["./restate"]!.types]).imported.has("@restatedev/restate-sdk"),
+    ).toBe(true);
+  });
 });
+
+/**
+ * The packages the declaration files `entries` (paths in the package) import, they or the files they
+ * import in turn: each package with the last file that imports it, and every file read.
+ */
+function importedByDeclarations(entries: string[]): { imported: Map<string, string>; seen: Set<string> } {
+  const imported = new Map<string, string>();
+  const queue = entries.map((entry) => resolve(root, entry));
+  const seen = new Set<string>();
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const { importedFiles, referencedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+    for (const { fileName } of [...importedFiles, ...referencedFiles]) {
+      if (fileName.startsWith(".")) queue.push(resolve(dirname(file), fileName.replace(/\.js$/, ".d.ts")));
+      else imported.set(/^(@[^/]+\/[^/]+|[^/]+)/.exec(fileName)![1]!, file.slice(root.length + 1));
+    }
+  }
+  return { imported, seen };
+}
 
 describe("the dependencies", () => {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {

@@ -14,9 +14,13 @@ import entries from "../scripts/entries.json" with { type: "json" };
 import { MCP_SDK_PACKAGE, MCP_SDK_RANGE } from "../src/mcp/sdk-package.js";
 
 const root = resolve(import.meta.dirname, "..");
-/** The package's entries that need no optional package to load: all but the providers' adapters. */
+/**
+ * The package's entries that need no optional package to load: all but those made for an SDK, whose
+ * types and classes they use (the providers' adapters, and cordon/restate's Restate SDK).
+ */
 const ENTRIES_WITHOUT_SDK = Object.keys(entries).filter(
-  (specifier) => !["cordon/openai", "cordon/anthropic", "cordon/ai-sdk"].includes(specifier),
+  (specifier) =>
+    !["cordon/openai", "cordon/anthropic", "cordon/ai-sdk", "cordon/restate"].includes(specifier),
 );
 let consumer = "";
 let packed: string[] = [];
@@ -62,7 +66,7 @@ afterAll(() => {
 /**
  * The consumer's TypeScript files, type-checked together once (with skipLibCheck off, checking every
  * declaration file of cordon they reach is most of the work): a use of the root entry, every entry but
- * the providers' (which need their SDK installed) whole, and a wrong use that must be a type error.
+ * those made for an SDK (which need it installed) whole, and a wrong use that must be a type error.
  */
 const CONSUMER_SOURCES: Record<string, string> = {
   "agent.ts": `import { z } from "zod";
@@ -79,7 +83,7 @@ export const dispatcher = new Dispatcher(tools, { approvalTimeoutMs: 60_000 });
 export const make = () => codeMode({ tools });
 export const statusOf = (result: CodeRunResult): string => result.status;
 `,
-  // Every entry but the providers' (which need their SDK installed), whole.
+  // Every entry but those made for an SDK (which need it installed), whole.
   "entries.ts": `${ENTRIES_WITHOUT_SDK.map((specifier, i) => `import * as entry${i} from "${specifier}";`).join("\n")}
 export const loaded = [${ENTRIES_WITHOUT_SDK.map((_, i) => `entry${i}`).join(", ")}];
 `,
@@ -157,7 +161,7 @@ describe("the packed package in a fresh consumer project", () => {
     expect(problems.filter((problem) => !problem.startsWith("wrong.ts: "))).toEqual([]);
   });
 
-  it("every entry but the providers' (which need their SDK) loads without any optional package installed", () => {
+  it("every entry but those made for an SDK (the providers', cordon/restate) loads without any optional package installed", () => {
     const out = runInConsumer(`const loaded = [];
 for (const specifier of ${JSON.stringify(ENTRIES_WITHOUT_SDK)}) {
   const names = Object.keys(await import(specifier));

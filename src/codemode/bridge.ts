@@ -75,6 +75,11 @@ export interface RunBridgeInit {
   durable?: DurableRecorder;
   /** For a run that resumes a paused one: the journal's calls are answered from it, not run again. */
   replay?: Replay;
+  /**
+   * For the replay of a run that ended (`cm.recover` of an ended run): nothing goes live. A call the
+   * journal has no outcome for stops the run as diverged, before it runs.
+   */
+  replayOnly?: boolean;
   /** For a resumed run: how the call at `index` that waited for a person is met (its decision, its answer). */
   personFor?: (index: number, entry: JournalEntry) => PersonPolicy | undefined;
   /** Called once, when the run must stop: it paused, or its replay diverged (see {@link RunBridge.stop}). */
@@ -227,6 +232,8 @@ export class RunBridge implements SandboxBridge {
     if (requested !== undefined && requested.length > MAX_REQUESTED_NAME_CHARS) requested = undefined;
     const call: CallName = { callId: `${this.#init.callIdPrefix}.${index + 1}`, name, requested, index };
     if (replay && index < replay.length) return this.#replayed(call, argsJson, waiting, replay);
+    if (this.#init.replayOnly)
+      return this.#notReplayed(call, "which the journal of the ended run does not have");
     journal?.made(index, name, argsJson, requested);
     const durable = this.#init.durable;
     // A durable run's call starts once its start record is durable.
@@ -367,6 +374,8 @@ export class RunBridge implements SandboxBridge {
       };
       return outcome instanceof Promise ? outcome.then(delivered) : delivered(outcome);
     }
+    if (this.#init.replayOnly)
+      return this.#notReplayed(call, "which has no outcome in the ended run's journal");
     const { entry } = answer;
     return answer.live.then(() => {
       const person = this.#init.personFor?.(call.index, entry);
@@ -376,6 +385,13 @@ export class RunBridge implements SandboxBridge {
       durable.live(call.index, person);
       return this.#afterWrite(durable, call.name, () => this.#start(call, argsJson, waiting, person));
     });
+  }
+
+  /** A call of an ended run's replay that would go live: the run stops as diverged, and it never runs. */
+  #notReplayed(call: CallName, why: string): BridgeCallOutcome {
+    const message = `the code made call ${call.index + 1} (${call.name}), ${why}`;
+    this.#stop({ reason: "diverged", divergence: { index: call.index, message } });
+    return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
   }
 
   /**

@@ -163,8 +163,10 @@ export interface CodeMode {
    * `decisions` settles it (`{ rerun: true }`, `{ failed: reason }` or `{ result }`). Decisions and
    * answers for a paused run's approvals and questions are given as to {@link resume}. Rejects with
    * `RecoveryRefused` (nothing ran) when the journal was altered, sealed with another key, is another
-   * run's, was made for other tools or limits, ended, is still leased, or was claimed by another
-   * recoverer first. See docs/durability.md.
+   * run's, was made for other tools or limits, is still leased, or was claimed by another recoverer
+   * first. A run that ended answers with its result, replayed from its journal: no call runs again and
+   * nothing is written. `journal` names the run's own store when it had one (`cm.run(code, { journal })`).
+   * See docs/durability.md.
    */
   recover(runId: string, options?: RecoverOptions): Promise<CodeRunResult>;
   /**

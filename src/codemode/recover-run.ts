@@ -3,7 +3,8 @@
  * read and every seal checked, its lease claimed (one recoverer wins), and its code runs again: the
  * journaled calls are replayed, and the run goes on live, writing to the same journal. A call that was
  * in flight when the process died runs again only when its tool is idempotent; any other waits for a
- * person (`unknown-outcome`), and nothing runs until one has decided.
+ * person (`unknown-outcome`), and nothing runs until one has decided. A run that ended answers with its
+ * result, replayed from its journal with no call going live.
  */
 
 import { randomUUID } from "node:crypto";
@@ -17,7 +18,7 @@ import type { JournalOptions } from "./options.js";
 import { type JournalState, outcomeText } from "./pause/journal.js";
 import { type Decision, type PausedRun, pendingCalls, peopleFor } from "./pause/pause.js";
 import type { CodeRunResult, PendingCall } from "./result.js";
-import { type CodeRunOptions, type DurableSetup, type RunSetup, runCode } from "./run.js";
+import { type CodeRunOptions, type DurableSetup, REPLAY_DIVERGED, type RunSetup, runCode } from "./run.js";
 
 /** How a person settles a call whose outcome is unknown (a `pending` item of kind `unknown-outcome`). */
 export type OutcomeDecision =
@@ -62,7 +63,7 @@ export async function recoverRun(
     throw new RecoveryRefused("missing", `The journal has no run ${JSON.stringify(runId)}.`);
   }
   const run = readJournaledRun(stored, durable.key, runId, durable.binding);
-  if (stored.ended) throw new RecoveryRefused("ended", `Run ${runId} ended: there is nothing to recover.`);
+  if (stored.ended) return replayEnded(setup, runId, run, options);
   const now = Date.now();
   if (stored.lease.until > now) {
     throw new RecoveryRefused(
@@ -110,6 +111,46 @@ export async function recoverRun(
     people,
     recovered: { runId, chain: run.chain, owner },
   });
+}
+
+/**
+ * The result of a run that ended (its process may have died before the result reached anyone): its code
+ * runs again with every call answered from the journal. Nothing goes live and nothing is written: a
+ * replay that wants a call the journal has no outcome for is stopped as diverged. When the replay ends
+ * otherwise than the run did, a failed run answers with the failure its end record keeps; a run that
+ * ended well cannot, as its value is not kept, and answers `ReplayDiverged`. Decisions are not needed:
+ * whatever waited was decided before the run ended.
+ */
+async function replayEnded(
+  setup: RunSetup,
+  runId: string,
+  run: JournaledRun,
+  options: RecoverOptions,
+): Promise<CodeRunResult> {
+  const result = await runCode(
+    setup,
+    run.header.code,
+    { runId, approval: "wait", ...(options.signal ? { signal: options.signal } : {}) },
+    { run: pausedRunOf(run), people: new Map(), replayOnly: true },
+  );
+  const ended = run.end;
+  if (ended === undefined) return result;
+  if (result.status === ended.status && result.error?.name === ended.error?.name) return result;
+  const { checkpoint: _c, checkpointId: _i, pending: _p, ...rest } = result;
+  if (ended.error !== undefined && ended.status !== "ok") {
+    return { ...rest, status: ended.status as CodeRunResult["status"], value: undefined, error: ended.error };
+  }
+  if (result.error?.name === REPLAY_DIVERGED) return result;
+  const how = (status: string, error: string | undefined) => `${status}${error ? ` (${error})` : ""}`;
+  return {
+    ...rest,
+    status: "error",
+    value: undefined,
+    error: {
+      name: REPLAY_DIVERGED,
+      message: `Run ${runId} ended ${ended.status}, but replayed from its journal its code ended ${how(result.status, result.error?.name)}: its code or what it depends on is not deterministic. No call ran again.`,
+    },
+  };
 }
 
 /** The runs whose lease ran out and that did not end: their process died, or they paused. */

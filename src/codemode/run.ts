@@ -126,6 +126,8 @@ export interface Resumption {
   onLive?: () => void;
   /** A durable run recovered from its journal: its id, the chain its records follow, and its new lease. */
   recovered?: { runId: string; chain: SealChain; owner: string };
+  /** A durable run that ended, replayed for its result: nothing goes live, nothing is written. */
+  replayOnly?: true;
 }
 
 /** What every run of one code mode shares; codeMode() makes it once. */
@@ -358,7 +360,7 @@ export async function runInSandbox(
       : `code-${randomUUID().slice(0, 8)}`);
   const runId = resumption?.recovered?.runId ?? options.runId ?? randomUUID();
   let writer: RunWriter | undefined;
-  if (setup.durable) {
+  if (setup.durable && !resumption?.replayOnly) {
     const opened = await openJournal(setup.durable, runId, code, callIdPrefix, resumption, (error) =>
       bridge.journalStopped(error),
     );
@@ -370,7 +372,7 @@ export async function runInSandbox(
     await options.onRunStart?.({ runId });
   } catch (error) {
     const message = `onRunStart failed, so the run did not start: ${messageOf(error)}`;
-    await writer?.finish("end", { t: "end", status: "error", error: "Error" }).catch(() => {});
+    await writer?.finish("end", { t: "end", status: "error", error: "Error", message }).catch(() => {});
     return { ...failedRun("Error", message, started), runId };
   }
   const ended = new AbortController();
@@ -406,7 +408,11 @@ export async function runInSandbox(
     callIdPrefix,
     runId,
     pause: pausing,
-    ...(journal ? { journal, onStop: () => ended.abort(new Error("The run stopped.")) } : {}),
+    ...(journal || resumption?.replayOnly
+      ? { onStop: () => ended.abort(new Error("The run stopped.")) }
+      : {}),
+    ...(journal ? { journal } : {}),
+    ...(resumption?.replayOnly ? { replayOnly: true } : {}),
     ...(journal instanceof DurableRecorder ? { durable: journal } : {}),
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
@@ -539,7 +545,7 @@ async function closeJournal(
         await writer.finish("end", {
           t: "end",
           status: result.status,
-          ...(result.error ? { error: result.error.name } : {}),
+          ...(result.error ? { error: result.error.name, message: result.error.message } : {}),
         });
       }
       return result;

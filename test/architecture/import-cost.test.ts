@@ -13,8 +13,9 @@ const root = resolve(import.meta.dirname, "../..");
 /**
  * Loaded on first use: HTML reading, HTTP, DNS, compression (bodies, checkpoints), worker threads (the
  * type checker), WebSockets, tracing, TypeScript, the MCP SDK, the DBOS SDK (by `cordon/dbos` alone,
- * whose use is to run in a DBOS workflow). node-postgres is never loaded by cordon: the host gives the
- * Postgres journal its pool, so even `cordon/postgres` loads without it.
+ * whose use is to run in a DBOS workflow), the Restate SDK (by `cordon/restate` alone). node-postgres is
+ * never loaded by cordon: the host gives the Postgres journal its pool, so even `cordon/postgres` loads
+ * without it.
  */
 const LOADED_WHEN_USED = [
   "domhandler",
@@ -33,6 +34,7 @@ const LOADED_WHEN_USED = [
   "@modelcontextprotocol/sdk",
   "pg",
   "@dbos-inc/dbos-sdk",
+  "@restatedev/restate-sdk",
 ];
 
 const loadedWhenUsed = (name: string) =>
@@ -103,6 +105,7 @@ describe("the subpath entries", () => {
   const ITS_OWN: Record<string, string[]> = {
     "cordon/testing": ["node:http"],
     "cordon/dbos": ["@dbos-inc/dbos-sdk"],
+    "cordon/restate": ["@restatedev/restate-sdk"],
   };
 
   it.each(Object.entries(entries).filter(([specifier]) => specifier !== "cordon"))(

@@ -45,17 +45,14 @@ const DRIVER_ENTRIES = [
 const LAZY_DRIVERS = "src/load-driver.ts";
 
 /**
- * The clients of the stores and engines that durable runs use (node-postgres, the DBOS SDK): optional
+ * The clients of the stores and engines that durable runs use (node-postgres, the DBOS SDK, the Restate SDK): optional
  * peers, which only their adapters in src/durable/ may import, so that nothing else of cordon needs them
- * installed. (The Postgres journal imports none: the host gives it its pool, typed by what it uses.)
+ * installed. (The Postgres journal imports none: the host gives it its pool, typed by what the journal
+ * uses.)
  */
-const ENGINE_PACKAGES = ["pg", "@dbos-inc/dbos-sdk"];
-/** The package an import names: `@scope/name` or `name`, without a path inside it. */
-const packageOf = (specifier: string) =>
-  specifier
-    .split("/")
-    .slice(0, specifier.startsWith("@") ? 2 : 1)
-    .join("/");
+const ENGINE_PACKAGES = ["pg", "@dbos-inc/dbos-sdk", "@restatedev/restate-sdk"];
+/** A package's name from an import of it or of one of its files (`@scope/name/file` → `@scope/name`). */
+const packageOf = (name: string) => /^(@[^/]+\/[^/]+|[^/]+)/.exec(name)?.[1] ?? name;
 
 /**
  * The packages code in sandbox/ may use: Node's own modules, isolated-vm (installed beside the program
@@ -256,7 +253,7 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
-  it("only the adapters in src/durable/ import the stores' and engines' clients (pg, the DBOS SDK)", () => {
+  it("only the adapters in src/durable/ import the stores' and engines' clients (pg, the DBOS and Restate SDKs)", () => {
     const importers = [...graph.packages]
       .filter(([, names]) => names.some((name) => ENGINE_PACKAGES.includes(packageOf(name))))
       .map(([file]) => file);

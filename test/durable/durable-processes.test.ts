@@ -132,12 +132,15 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
     await new Promise((resolve) => setTimeout(resolve, 500));
     for (const w of both) w.child.stdin!.write("go\n");
     const results = await Promise.all(both.map((w) => w.result));
-    expect(results.filter((r) => r.status === "ok")).toHaveLength(1);
-    // The other is refused: it lost the claim, or (on a loaded machine) it read the run once the winner
-    // held it, waited while its lease was live, and found it ended.
+    // One wins the claim. The other is refused it or, on a loaded machine, reads the run once the winner
+    // has ended it and gets the ended run's recorded result (no call goes live again): either way, the
+    // effects below happened once.
+    const ok = results.filter((r) => r.status === "ok");
     const refused = results.filter((r) => r.refused !== undefined);
-    expect(refused).toHaveLength(1);
-    expect(["claimed", "ended"]).toContain(refused[0]!.refused);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(ok.length + refused.length).toBe(2);
+    expect(refused.map((r) => r.refused)).toEqual(refused.length === 1 ? ["claimed"] : []);
+    expect(ok.map((r) => r.value)).toEqual(ok.map(() => FORTY_CALLS_VALUE));
     expect(linesOf(at.effects).sort()).toEqual(keys(at.runId, range(0, 40)));
   }, 120_000);
 

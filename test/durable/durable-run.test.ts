@@ -8,7 +8,9 @@ import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
 import { RecoveryRefused } from "../../src/codemode/durable/journaled-run.js";
 import { memoryJournal } from "../../src/codemode/durable/memory-journal.js";
-import type { RunJournal } from "../../src/codemode/durable/run-journal.js";
+import { openRecord, type RunRecord, sealRecord } from "../../src/codemode/durable/records.js";
+import type { JournalRecord, RunJournal } from "../../src/codemode/durable/run-journal.js";
+import { checkpointKeyBytes } from "../../src/codemode/pause/checkpoint.js";
 import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool, UserError } from "../../src/index.js";
 import type { RunContext } from "../../src/tools/types.js";
 import { crashable, effectWorld, FORTY_CALLS, FORTY_CALLS_VALUE, KEY } from "./helpers.js";
@@ -87,7 +89,6 @@ describe("a durable run", () => {
     const twice = world.invocations.filter((key, i) => world.invocations.indexOf(key) !== i);
     expect(twice.length).toBeLessThanOrEqual(20);
     expect((await store.read(runId))?.ended).toBe(true);
-    await expect(second.recover(runId)).rejects.toMatchObject({ problem: "ended" });
   });
 
   it("a call in flight that is not idempotent pauses the recovery as unknown-outcome; a decision finishes it", async () => {
@@ -134,7 +135,7 @@ describe("a durable run", () => {
 
   it("refuses a run whose lease is live", async () => {
     const store = memoryJournal();
-    let release = () => {};
+    let release: (() => void) | undefined;
     const slow = tool({
       name: "slow",
       description: "Waits.",
@@ -146,8 +147,78 @@ describe("a durable run", () => {
     const running = cm.run("return await tools.slow({})", { onRunStart: (run) => (runId = run.runId) });
     await vi.waitFor(() => expect(runId).not.toBe(""));
     await expect(make([slow], store).recover(runId)).rejects.toMatchObject({ problem: "live" });
-    await vi.waitFor(() => release());
+    // Released once the call has started (the run may not have reached it when recover answered).
+    await vi.waitFor(() => expect(release).toBeDefined());
+    release!();
     expect((await running).status).toBe("ok");
+  });
+});
+
+describe("a durable run that ended", () => {
+  it("is answered by recover with its result, replayed from its journal: no call runs again, nothing is written", async () => {
+    const store = memoryJournal();
+    const world = effectWorld({ idempotent: false });
+    const first = await make([world.effect], store).run(`console.log("counting"); ${FORTY_CALLS}`, {
+      runId: "done-1",
+    });
+    expect(first).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE });
+    const records = (await store.read("done-1"))!.records.length;
+    const again = await make([world.effect], store).recover("done-1");
+    expect(again).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId: "done-1" });
+    expect(again.logs).toEqual(first.logs);
+    expect(again.calls.map((c) => c.callId).sort()).toEqual(first.calls.map((c) => c.callId).sort());
+    expect(world.invocations).toHaveLength(40);
+    expect((await store.read("done-1"))!.records).toHaveLength(records);
+  });
+
+  it("that failed answers with its failure; one whose replay ends otherwise answers with the failure its journal keeps", async () => {
+    const store = memoryJournal();
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], store);
+    const thrown = await cm.run('await tools.effect({ n: 1 }); throw new RangeError("too far")', {
+      runId: "threw",
+    });
+    expect(thrown.error).toMatchObject({ name: "RangeError", message: "too far" });
+    expect(await cm.recover("threw")).toMatchObject({ status: "error", error: thrown.error });
+    // The call in flight when the run timed out has "cancelled" as its outcome: the replay catches it
+    // and returns, where the run timed out.
+    const hangs = tool({
+      name: "hangs",
+      description: "Waits until its call is aborted.",
+      input: z.object({}),
+      run: (_args, ctx: RunContext) =>
+        new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+        ),
+    });
+    const timing = make([hangs], memoryJournal(), { limits: { timeoutMs: 300 } });
+    const timedOut = await timing.run('return await tools.hangs({}).catch(() => "caught")', {
+      runId: "slow",
+    });
+    expect(timedOut.status).toBe("timeout");
+    const answered = await timing.recover("slow");
+    expect(answered).toMatchObject({ status: "timeout", value: undefined, error: timedOut.error });
+  });
+
+  it("never goes live in its replay: a call its journal has no outcome for stops it as diverged, and does not run", async () => {
+    const store = memoryJournal();
+    const world = effectWorld({ idempotent: false });
+    await make([world.effect], store).run(FORTY_CALLS, { runId: "cut" });
+    // The journal as it would be had the last batch's calls not been there: sealed again with the key.
+    const cut = memoryJournal();
+    await copy(
+      cut,
+      "cut",
+      resealed("cut", (await store.read("cut"))!.records, (r) => !("i" in r) || r.i < 35),
+    );
+    await cut.end("cut", [], "copy");
+    const replayed = await make([world.effect], cut).recover("cut");
+    expect(replayed.status).toBe("error");
+    expect(replayed.error?.name).toBe("ReplayDiverged");
+    expect(replayed.error?.message).toContain(
+      "the code made call 36 (effect), which the journal of the ended run does not have",
+    );
+    expect(world.invocations).toHaveLength(40);
   });
 });
 
@@ -264,7 +335,10 @@ describe("a journaled run that pauses", () => {
       status: "ok",
       value: "sent to ops",
     });
-    await expect(cm.recover(paused.runId!, { decisions })).rejects.toMatchObject({ problem: "ended" });
+    expect(await cm.recover(paused.runId!, { decisions })).toMatchObject({
+      status: "ok",
+      value: "sent to ops",
+    });
     expect(sent).toEqual(["ops"]);
   });
 });
@@ -347,6 +421,21 @@ describe("a journal that is not this run's, or not intact, is refused before any
     await refusedAs(make(new Toolset([world.effect, extra]), store), runId, "tools", world);
   });
 });
+
+/** `records` of run `runId` opened, those `keep` keeps sealed again in a new chain (as a key holder could). */
+function resealed(runId: string, records: JournalRecord[], keep: (record: RunRecord) => boolean) {
+  const key = checkpointKeyBytes(KEY);
+  const chain = { seq: 0, mac: "" };
+  let previous = "";
+  const kept: JournalRecord[] = [];
+  for (const [seq, record] of records.entries()) {
+    const opened = openRecord(key, runId, previous, record, seq);
+    if ("problem" in opened) throw new Error(`record ${seq}: ${opened.problem}`);
+    previous = opened.mac;
+    if (keep(opened.record)) kept.push(sealRecord(key, runId, chain, opened.record));
+  }
+  return kept;
+}
 
 /** Puts `records` into `store` as run `runId`, with a lease that has run out. */
 async function copy(store: RunJournal, runId: string, records: { seq: number; text: string }[]) {

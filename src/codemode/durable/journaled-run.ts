@@ -36,8 +36,6 @@ export type RecoveryProblem =
   | "limits"
   /** Its code read the clock or Math.random more often than a journal records: it cannot be replayed. */
   | "not-replayable"
-  /** It ended: there is nothing to recover. */
-  | "ended"
   /** Its lease has not run out: its process may be running it. */
   | "live"
   /** Another recoverer claimed it first. */
@@ -65,6 +63,8 @@ export interface JournaledRun {
   decided: Map<number, PersonPolicy>;
   /** Where the next record goes. */
   chain: SealChain;
+  /** How the run ended, as its end record says (a run that ended is replayed for its result). */
+  end?: { status: string; error?: { name: string; message: string } };
 }
 
 /** What the records say about a call without an outcome. */
@@ -103,6 +103,7 @@ export function readJournaledRun(
   const calls: CallState[] = [];
   const decided = new Map<number, PersonPolicy>();
   let header: RunHeader | undefined;
+  let end: JournaledRun["end"];
   for (const record of records) {
     const opened = openRecord(key, runId, chain.mac, record, chain.seq);
     if ("problem" in opened) {
@@ -124,6 +125,16 @@ export function readJournaledRun(
       continue;
     }
     if (body.t === "header") throw new RecoveryRefused("malformed", `Run ${runId} has a second header.`);
+    if (end !== undefined) {
+      throw new RecoveryRefused("malformed", `Run ${runId} has a record after its end.`);
+    }
+    if (body.t === "end") {
+      if (typeof body.status !== "string") {
+        throw new RecoveryRefused("malformed", `Run ${runId}'s end record is not one this cordon reads.`);
+      }
+      const { status, error: name, message = "" } = body;
+      end = { status, ...(typeof name === "string" ? { error: { name, message: String(message) } } : {}) };
+    }
     const fits = applyRecord(body, state, calls, decided);
     if (fits === "overflow") {
       throw new RecoveryRefused(
@@ -151,7 +162,7 @@ export function readJournaledRun(
   calls.forEach((call, index) => {
     if (call === "may-have-run" && state.entries[index]?.outcome === undefined) unknown.push(index);
   });
-  return { header, state, unknown, decided, chain };
+  return { header, state, unknown, decided, chain, ...(end ? { end } : {}) };
 }
 
 /** Applies one record to the rebuilt journal: false when it does not fit, "overflow" for too many values. */

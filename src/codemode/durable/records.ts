@@ -50,8 +50,8 @@ export type RunRecord =
   | { t: "go"; i: number; person?: PersonPolicy }
   /** The run paused: its lease was given up, for whoever brings the decisions. */
   | { t: "paused" }
-  /** The run ended. */
-  | { t: "end"; status: string; error?: string };
+  /** The run ended: its status, and its error's name and message when it failed. */
+  | { t: "end"; status: string; error?: string; message?: string };
 
 /** The chain so far: the next record's place and the MAC it follows. */
 export interface SealChain {
