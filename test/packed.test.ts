@@ -16,11 +16,14 @@ import { MCP_SDK_PACKAGE, MCP_SDK_RANGE } from "../src/mcp/sdk-package.js";
 const root = resolve(import.meta.dirname, "..");
 /**
  * The package's entries that need no optional package to load: all but those made for an SDK, whose
- * types and classes they use (the providers' adapters, and cordon/restate's Restate SDK).
+ * types and classes they use (the providers' adapters, cordon/restate's Restate SDK and cordon/dbos's
+ * DBOS SDK).
  */
 const ENTRIES_WITHOUT_SDK = Object.keys(entries).filter(
   (specifier) =>
-    !["cordon/openai", "cordon/anthropic", "cordon/ai-sdk", "cordon/restate"].includes(specifier),
+    !["cordon/openai", "cordon/anthropic", "cordon/ai-sdk", "cordon/restate", "cordon/dbos"].includes(
+      specifier,
+    ),
 );
 let consumer = "";
 let packed: string[] = [];
@@ -161,7 +164,7 @@ describe("the packed package in a fresh consumer project", () => {
     expect(problems.filter((problem) => !problem.startsWith("wrong.ts: "))).toEqual([]);
   });
 
-  it("every entry but those made for an SDK (the providers', cordon/restate) loads without any optional package installed", () => {
+  it("every entry but those made for an SDK (the providers', cordon/restate, cordon/dbos) loads without any optional package installed", () => {
     const out = runInConsumer(`const loaded = [];
 for (const specifier of ${JSON.stringify(ENTRIES_WITHOUT_SDK)}) {
   const names = Object.keys(await import(specifier));
