@@ -12,7 +12,7 @@ import { UserError } from "../../common/errors.js";
 import type { BridgeCallOutcome } from "../../sandbox/contract/index.js";
 import { type JournaledRun, RecoveryRefused, readJournaledRun } from "./durable/journaled-run.js";
 import { idempotencyKeyOf } from "./durable/recorder.js";
-import { sealRecord } from "./durable/records.js";
+import { type RunRecord, sealBatches } from "./durable/records.js";
 import type { IncompleteRun, RunJournal } from "./durable/run-journal.js";
 import type { JournalOptions } from "./options.js";
 import { type JournalState, outcomeText } from "./pause/journal.js";
@@ -224,7 +224,7 @@ async function settle(
   owner: string,
 ): Promise<void> {
   const state: JournalState = run.state;
-  const records = [];
+  const records: string[] = [];
   for (const [index, decided] of settled) {
     if (decided === "rerun") continue;
     const after = state.entries.length;
@@ -236,17 +236,18 @@ async function settle(
     entry.record = { callId: `${run.header.prefix}.${index + 1}`, tool: entry.tool, status, durationMs: 0 };
     state.order.push(index);
     records.push(
-      sealRecord(durable.key, runId, run.chain, {
+      JSON.stringify({
         t: "outcome",
         i: index,
         outcome: outcomeText(decided),
         record: entry.record,
         after,
-      }),
+      } satisfies RunRecord),
     );
   }
   if (records.length === 0) return;
-  if (!(await durable.store.append(runId, records, owner))) {
+  const sealed = sealBatches(durable.key, runId, run.chain, records);
+  if (!(await durable.store.append(runId, sealed, owner))) {
     throw new RecoveryRefused(
       "claimed",
       `Run ${runId} was claimed by another recoverer first: it goes on there.`,

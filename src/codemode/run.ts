@@ -360,9 +360,17 @@ export async function runInSandbox(
       : `code-${randomUUID().slice(0, 8)}`);
   const runId = resumption?.recovered?.runId ?? options.runId ?? randomUUID();
   let writer: RunWriter | undefined;
+  // The writer may fail before the bridge exists (its run could not be created): told once it does.
+  let journalStopped = (_error: JournalStopped) => {};
   if (setup.durable && !resumption?.replayOnly) {
-    const opened = await openJournal(setup.durable, runId, code, callIdPrefix, resumption, (error) =>
-      bridge.journalStopped(error),
+    const opened = await openJournal(
+      setup.durable,
+      runId,
+      code,
+      callIdPrefix,
+      resumption,
+      (error) => journalStopped(error),
+      options.onRunStart !== undefined,
     );
     if ("failed" in opened)
       return { ...failedRun(opened.failed.name, opened.failed.message, started), runId };
@@ -418,6 +426,8 @@ export async function runInSandbox(
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
   });
+  journalStopped = (error) => bridge.journalStopped(error);
+  if (writer?.failure) bridge.journalStopped(writer.failure);
   const limits = limitsLeft(setup.sandboxLimits, resumption);
   const executing = performance.now();
   let outcome: ExecutionOutcome;
@@ -473,6 +483,10 @@ export async function runInSandbox(
     );
   }
   if (writer) result = await closeJournal(writer, result, bridge);
+  if (writer?.idTaken) {
+    dispatchRun.end(result);
+    throw runIdTaken(runId);
+  }
   result.runId = runId;
   dispatchRun.end(result);
   return result;
@@ -489,6 +503,8 @@ async function openJournal(
   prefix: string,
   resumption: Resumption | undefined,
   onFailed: (error: JournalStopped) => void,
+  /** Whether the run waits until it is in the store (else the code starts while it is created). */
+  waitForCreation: boolean,
 ): Promise<{ writer: RunWriter } | { failed: JournalStopped }> {
   const { store, key, leaseMs } = durable;
   const recovered = resumption?.recovered;
@@ -507,23 +523,24 @@ async function openJournal(
     created: Date.now(),
     keyId: journalKeyId(key),
   });
-  let created: boolean;
-  try {
-    created = await store.create(runId, header, { owner, until: Date.now() + leaseMs });
-  } catch (error) {
-    return {
-      failed: new JournalStopped(
-        "JournalFailed",
-        `The journal store could not start run ${runId} (${messageOf(error)}): nothing ran.`,
-      ),
-    };
+  const created = store.create(runId, header, { owner, until: Date.now() + leaseMs });
+  const writer = new RunWriter({ store, runId, key, chain, owner, leaseMs, onFailed, created });
+  // A host told the run id may keep it to recover the run later: by then the run is in the store.
+  if (waitForCreation) {
+    try {
+      await writer.written();
+    } catch {
+      if (writer.idTaken) throw runIdTaken(runId);
+      return { failed: writer.failure! };
+    }
   }
-  if (!created) {
-    throw new UserError(
-      `runId ${JSON.stringify(runId)} is in the journal already: a run id is used once (cm.recover continues that run). Give another runId, or none for a random one.`,
-    );
-  }
-  return { writer: writerOf(chain, owner) };
+  return { writer };
+}
+
+function runIdTaken(runId: string): UserError {
+  return new UserError(
+    `runId ${JSON.stringify(runId)} is in the journal already: a run id is used once (cm.recover continues that run). Give another runId, or none for a random one.`,
+  );
 }
 
 /**

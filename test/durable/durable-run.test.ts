@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import type { Environment, ExecutionRequest, LogEntry, SandboxBridge } from "../../sandbox/contract/index.js";
 import { RecoveryRefused } from "../../src/codemode/durable/journaled-run.js";
 import { memoryJournal } from "../../src/codemode/durable/memory-journal.js";
 import { openRecord, type RunRecord, sealRecord } from "../../src/codemode/durable/records.js";
@@ -13,7 +14,7 @@ import type { JournalRecord, RunJournal } from "../../src/codemode/durable/run-j
 import { checkpointKeyBytes } from "../../src/codemode/pause/checkpoint.js";
 import { type CodeMode, type CodeModeOptions, codeMode, Toolset, tool, UserError } from "../../src/index.js";
 import type { RunContext } from "../../src/tools/types.js";
-import { crashable, effectWorld, FORTY_CALLS, FORTY_CALLS_VALUE, KEY } from "./helpers.js";
+import { crashable, effectWorld, FORTY_CALLS, FORTY_CALLS_VALUE, KEY, recordsIn } from "./helpers.js";
 
 const opened: CodeMode[] = [];
 afterAll(() => Promise.all(opened.map((cm) => cm.close())));
@@ -58,14 +59,73 @@ describe("a durable run", () => {
     const stored = await store.read("order-7");
     expect(stored?.ended).toBe(true);
     // A header, 40 starts, 40 outcomes, the recorded values, and the end.
-    expect(stored?.records.length).toBeGreaterThanOrEqual(82);
+    const records = recordsIn(stored!.records);
+    expect(records[0]?.t).toBe("header");
+    expect(records.filter((r) => r.t === "start")).toHaveLength(40);
+    expect(records.filter((r) => r.t === "outcome")).toHaveLength(40);
+    expect(records.at(-1)).toMatchObject({ t: "end", status: "ok" });
   });
 
-  it("refuses a run id the journal has already", async () => {
+  it("refuses a run id the journal has already, before any call of the second run starts (told or not)", async () => {
     const store = memoryJournal();
-    const cm = make([effectWorld({ idempotent: false }).effect], store);
+    const world = effectWorld({ idempotent: false });
+    const cm = make([world.effect], store);
     await cm.run("return 1", { runId: "once" });
-    await expect(cm.run("return 2", { runId: "once" })).rejects.toBeInstanceOf(UserError);
+    const second = cm.run("return await tools.effect({ n: 1 })", { runId: "once" });
+    await expect(second).rejects.toBeInstanceOf(UserError);
+    await expect(second).rejects.toThrow(/is in the journal already/);
+    const told: string[] = [];
+    const third = cm.run("return await tools.effect({ n: 1 })", {
+      runId: "once",
+      onRunStart: ({ runId }) => told.push(runId),
+    });
+    await expect(third).rejects.toBeInstanceOf(UserError);
+    expect(told).toEqual([]);
+    expect(world.invocations).toEqual([]);
+    expect(recordsIn((await store.read("once"))!.records).at(-1)).toMatchObject({ t: "end", status: "ok" });
+  });
+
+  it("starts the code while its run is created in the store; its first call waits until the run is there", async () => {
+    const store = memoryJournal();
+    const events: string[] = [];
+    // The creation finishes only once the code has run its first line (or after 2 s: then this fails).
+    const slow: RunJournal = {
+      ...store,
+      create: async (...args) => {
+        await vi.waitFor(() => expect(events).toContain("log"), { timeout: 2_000 }).catch(() => {});
+        const created = await store.create(...args);
+        events.push("created");
+        return created;
+      },
+    };
+    const world = effectWorld({ idempotent: false, onEffect: () => events.push("effect") });
+    const cm = make([world.effect], slow, { environment: watchingLogs(isolateEnvironment(), events) });
+    const result = await cm.run("console.log('started'); return await tools.effect({ n: 2 })", {
+      runId: "slow",
+    });
+    expect(result).toMatchObject({ status: "ok", value: 4 });
+    expect(events).toEqual(["log", "created", "effect"]);
+  });
+
+  it("a store that fails to create the run: the run fails with JournalFailed, and no call starts", async () => {
+    const store = memoryJournal();
+    const failing: RunJournal = {
+      ...store,
+      create: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error("the database is down");
+      },
+    };
+    const world = effectWorld({ idempotent: false });
+    for (const onRunStart of [undefined, () => {}]) {
+      const result = await make([world.effect], failing).run("return await tools.effect({ n: 2 })", {
+        ...(onRunStart ? { onRunStart } : {}),
+      });
+      expect(result.status).toBe("error");
+      expect(result.error).toMatchObject({ name: "JournalFailed" });
+      expect(result.error?.message).toContain("the database is down");
+    }
+    expect(world.invocations).toEqual([]);
   });
 
   it("needs pause.key", () => {
@@ -409,6 +469,25 @@ describe("a journal that is not this run's, or not intact, is refused before any
     await refusedAs(make([one.world.effect], spliced), one.runId, "altered", one.world);
   });
 
+  it("a journal written in another journal format (a cordon before batches were sealed together)", async () => {
+    const { store, world, runId } = await abandoned();
+    const [header, ...rest] = (await store.read(runId))!.records;
+    const { text } = header!;
+    // Format 1 sealed each record alone: its header is an object, not a batch of one.
+    const [old] = JSON.parse(text.slice(text.indexOf(".") + 1)) as object[];
+    const older = memoryJournal();
+    await copy(older, runId, [
+      { seq: 0, text: `${text.slice(0, text.indexOf("."))}.${JSON.stringify({ ...old, format: 1 })}` },
+      ...rest,
+    ]);
+    const refusal = await make([world.effect], older)
+      .recover(runId)
+      .catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ problem: "malformed" });
+    expect(String((refusal as Error).message)).toContain("another journal format (1; this one reads 2)");
+    await refusedAs(make([world.effect], older), runId, "malformed", world);
+  });
+
   it("another key, and another tool set", async () => {
     const { store, world, runId } = await abandoned();
     await refusedAs(
@@ -422,6 +501,36 @@ describe("a journal that is not this run's, or not intact, is refused before any
   });
 });
 
+/** `environment` whose sandboxes push "log" to `events` as the code logs a line (as it runs). */
+function watchingLogs(environment: Environment, events: string[]): Environment {
+  const bound = <T extends object>(target: T, override: Partial<Record<keyof T, unknown>>): T =>
+    new Proxy(target, {
+      get: (object, name) => {
+        if (name in override) return override[name as keyof T];
+        const value = Reflect.get(object, name, object) as unknown;
+        return typeof value === "function" ? value.bind(object) : value;
+      },
+    });
+  return bound(environment, {
+    open: async (...args: Parameters<Environment["open"]>) => {
+      const sandbox = await environment.open(...args);
+      return bound(sandbox, {
+        execute: (request: ExecutionRequest, bridge: SandboxBridge, signal: AbortSignal) =>
+          sandbox.execute(
+            request,
+            bound(bridge, {
+              log: (entry: LogEntry) => {
+                events.push("log");
+                bridge.log(entry);
+              },
+            }),
+            signal,
+          ),
+      });
+    },
+  });
+}
+
 /** `records` of run `runId` opened, those `keep` keeps sealed again in a new chain (as a key holder could). */
 function resealed(runId: string, records: JournalRecord[], keep: (record: RunRecord) => boolean) {
   const key = checkpointKeyBytes(KEY);
@@ -432,7 +541,7 @@ function resealed(runId: string, records: JournalRecord[], keep: (record: RunRec
     const opened = openRecord(key, runId, previous, record, seq);
     if ("problem" in opened) throw new Error(`record ${seq}: ${opened.problem}`);
     previous = opened.mac;
-    if (keep(opened.record)) kept.push(sealRecord(key, runId, chain, opened.record));
+    for (const body of opened.records) if (keep(body)) kept.push(sealRecord(key, runId, chain, body));
   }
   return kept;
 }

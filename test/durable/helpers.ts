@@ -6,12 +6,18 @@
  */
 
 import { z } from "zod";
-import type { RunJournal } from "../../src/codemode/durable/run-journal.js";
+import type { RunRecord } from "../../src/codemode/durable/records.js";
+import type { JournalRecord, RunJournal } from "../../src/codemode/durable/run-journal.js";
 import { tool } from "../../src/index.js";
 import type { RunContext } from "../../src/tools/types.js";
 
 /** The key the tests seal journals with. */
 export const KEY = "a host secret, 32 bytes at least!";
+
+/** The run records in stored sealed batches, in order (read without checking the seals). */
+export function recordsIn(batches: readonly JournalRecord[]): RunRecord[] {
+  return batches.flatMap(({ text }) => JSON.parse(text.slice(text.indexOf(".") + 1)) as RunRecord[]);
+}
 
 /** A handle on `store` that dies on `crash()`: every call after rejects, and nothing more is written. */
 export function crashable(store: RunJournal): { journal: RunJournal; crash: () => void } {

@@ -5,24 +5,33 @@
 
 import { describe, expect, it, vi } from "vitest";
 import { memoryJournal } from "../../src/codemode/durable/memory-journal.js";
-import { sealRecord } from "../../src/codemode/durable/records.js";
+import {
+  JOURNAL_FORMAT,
+  openRecord,
+  SEALED_BATCH_CHARS,
+  sealRecord,
+} from "../../src/codemode/durable/records.js";
 import type { JournalRecord, RunJournal } from "../../src/codemode/durable/run-journal.js";
 import { RunWriter } from "../../src/codemode/durable/writer.js";
-import { KEY } from "./helpers.js";
+import { KEY, recordsIn } from "./helpers.js";
 
 const key = Buffer.from(KEY);
 
 /** A run in a memory store whose appends each wait until the test calls `finish()`. */
 async function gatedRun() {
   const store = memoryJournal();
-  const appends: number[][] = [];
+  /** Each append's records, as "start 0", "outcome 1"… */
+  const appends: string[][] = [];
+  /** How many sealed batches each append held. */
+  const batches: number[] = [];
   const gates: (() => void)[] = [];
   let open = false;
   const isOpen = () => open;
   const gated: RunJournal = {
     ...store,
     append: async (runId, records, owner) => {
-      appends.push(records.map((record) => record.seq));
+      batches.push(records.length);
+      appends.push(recordsIn(records).map((record) => `${record.t} ${"i" in record ? record.i : ""}`));
       if (!isOpen()) await new Promise<void>((resolve) => gates.push(resolve));
       return store.append(runId, records, owner);
     },
@@ -30,7 +39,7 @@ async function gatedRun() {
   const chain = { seq: 0, mac: "" };
   const header: JournalRecord = sealRecord(key, "run", chain, {
     t: "header",
-    format: 1,
+    format: JOURNAL_FORMAT,
     runId: "run",
     code: "",
     tools: "",
@@ -59,7 +68,7 @@ async function gatedRun() {
     open = true;
     for (const gate of gates.splice(0)) gate();
   };
-  return { writer, appends, finish, openAll, isOpen: () => open };
+  return { writer, appends, batches, finish, openAll, store };
 }
 
 const start = (i: number) => ({ t: "start", i, tool: "effect", args: "{}", key: `run:${i}` }) as const;
@@ -80,7 +89,7 @@ describe("the journal writer's group commit", () => {
       }
     });
     await vi.waitFor(() => expect(appends).toHaveLength(1));
-    expect(appends[0]).toEqual([1, 2, 3, 4, 5]);
+    expect(appends).toEqual([["start 0", "start 1", "start 2", "start 3", "start 4"]]);
     openAll();
     await Promise.all(waits);
     writer.stop();
@@ -103,10 +112,32 @@ describe("the journal writer's group commit", () => {
     );
     await finish();
     await vi.waitFor(() => expect(appends).toHaveLength(2));
-    expect(appends[1]).toEqual([3, 4, 5]);
+    expect(appends[1]).toEqual(["start 2", "outcome 0", "outcome 1"]);
     openAll();
     await Promise.all([third, ...ends]);
     expect(appends).toHaveLength(2);
+    writer.stop();
+  });
+
+  it("seals an append's records together, and more than SEALED_BATCH_CHARS of them as several batches that verify", async () => {
+    const { writer, appends, batches, openAll, store } = await gatedRun();
+    openAll();
+    for (let i = 0; i < 100; i++) writer.add(start(i));
+    await writer.written();
+    // Three records of 0.4 of the limit each: the third does not fit beside the first two.
+    const part = "x".repeat(Math.floor(SEALED_BATCH_CHARS * 0.4));
+    for (let i = 100; i < 103; i++) writer.add({ ...start(i), args: JSON.stringify(part) });
+    await writer.written();
+    expect(batches).toEqual([1, 2]);
+    expect(appends[1]).toEqual(["start 100", "start 101", "start 102"]);
+    const chain = { seq: 0, mac: "" };
+    const opened = (await store.read("run"))!.records.map((record) => {
+      const batch = openRecord(key, "run", chain.mac, record, chain.seq++);
+      if ("problem" in batch) throw new Error(batch.problem);
+      chain.mac = batch.mac;
+      return batch.records.length;
+    });
+    expect(opened).toEqual([1, 100, 2, 1]);
     writer.stop();
   });
 });

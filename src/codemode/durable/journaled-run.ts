@@ -92,6 +92,12 @@ export function readJournaledRun(
       `The journal stored as run ${runId} is the journal of another run (${String(peeked.runId).slice(0, 200)}): it was not used.`,
     );
   }
+  if (peeked.format !== JOURNAL_FORMAT) {
+    throw new RecoveryRefused(
+      "malformed",
+      `Run ${runId}'s journal was written by a cordon of another journal format (${String(peeked.format).slice(0, 20)}; this one reads ${JOURNAL_FORMAT}): recover it with the cordon that ran it.`,
+    );
+  }
   if (peeked.keyId !== journalKeyId(key)) {
     throw new RecoveryRefused(
       "another-key",
@@ -114,39 +120,41 @@ export function readJournaledRun(
           : `Run ${runId}'s record ${chain.seq} cannot be read.`,
       );
     }
+    const seq = chain.seq;
     chain.seq++;
     chain.mac = opened.mac;
-    const body = opened.record;
-    if (header === undefined) {
-      if (body.t !== "header" || body.format !== JOURNAL_FORMAT) {
-        throw new RecoveryRefused("malformed", `Run ${runId}'s header is not one this cordon reads.`);
+    for (const body of opened.records) {
+      if (header === undefined) {
+        if (body.t !== "header" || body.format !== JOURNAL_FORMAT) {
+          throw new RecoveryRefused("malformed", `Run ${runId}'s header is not one this cordon reads.`);
+        }
+        header = body;
+        continue;
       }
-      header = body;
-      continue;
-    }
-    if (body.t === "header") throw new RecoveryRefused("malformed", `Run ${runId} has a second header.`);
-    if (end !== undefined) {
-      throw new RecoveryRefused("malformed", `Run ${runId} has a record after its end.`);
-    }
-    if (body.t === "end") {
-      if (typeof body.status !== "string") {
-        throw new RecoveryRefused("malformed", `Run ${runId}'s end record is not one this cordon reads.`);
+      if (body.t === "header") throw new RecoveryRefused("malformed", `Run ${runId} has a second header.`);
+      if (end !== undefined) {
+        throw new RecoveryRefused("malformed", `Run ${runId} has a record after its end.`);
       }
-      const { status, error: name, message = "" } = body;
-      end = { status, ...(typeof name === "string" ? { error: { name, message: String(message) } } : {}) };
-    }
-    const fits = applyRecord(body, state, calls, decided);
-    if (fits === "overflow") {
-      throw new RecoveryRefused(
-        "not-replayable",
-        `Run ${runId}'s code read the clock or Math.random more often than a journal records: it cannot be replayed exactly, so it is not recovered.`,
-      );
-    }
-    if (!fits) {
-      throw new RecoveryRefused(
-        "malformed",
-        `Run ${runId}'s record ${chain.seq - 1} does not fit the records before it.`,
-      );
+      if (body.t === "end") {
+        if (typeof body.status !== "string") {
+          throw new RecoveryRefused("malformed", `Run ${runId}'s end record is not one this cordon reads.`);
+        }
+        const { status, error: name, message = "" } = body;
+        end = { status, ...(typeof name === "string" ? { error: { name, message: String(message) } } : {}) };
+      }
+      const fits = applyRecord(body, state, calls, decided);
+      if (fits === "overflow") {
+        throw new RecoveryRefused(
+          "not-replayable",
+          `Run ${runId}'s code read the clock or Math.random more often than a journal records: it cannot be replayed exactly, so it is not recovered.`,
+        );
+      }
+      if (!fits) {
+        throw new RecoveryRefused(
+          "malformed",
+          `Run ${runId}'s record ${seq} does not fit the records before it.`,
+        );
+      }
     }
   }
   if (header === undefined) throw new RecoveryRefused("malformed", `Run ${runId} has no records.`);

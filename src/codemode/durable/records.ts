@@ -1,8 +1,10 @@
 /**
- * The records of a durable run's journal, and their seals. Each record is JSON with an HMAC-SHA-256
- * before it (`<mac>.<json>`), made with the code mode's pause key over the run id, the record's place,
- * the previous record's MAC and the JSON: a record changed, moved, left out in the middle, taken from
- * another run or sealed with another key does not verify, and the run is refused before anything runs.
+ * The records of a durable run's journal, and their seals. What a store keeps is a sealed batch: the
+ * records of one append as a JSON array with an HMAC-SHA-256 before it (`<mac>.[<json>,…]`), made with
+ * the code mode's pause key over the run id, the batch's place, the previous batch's MAC and the JSON: a
+ * record changed, moved, left out in the middle, taken from another run or sealed with another key does
+ * not verify, and the run is refused before anything runs. One MAC per append rather than per record:
+ * a `Promise.all` of a hundred calls is three MACs, not two hundred (a MAC costs about 10 µs here).
  */
 
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -13,7 +15,13 @@ import type { CallRecord } from "../result.js";
 import type { JournalRecord } from "./run-journal.js";
 
 /** The format of the records this cordon writes and reads. */
-export const JOURNAL_FORMAT = 1;
+export const JOURNAL_FORMAT = 2;
+
+/**
+ * The most characters of record JSON sealed together: an append of more is sealed as several batches, so
+ * that a store that writes a batch as one message (a Restate step) is never handed one too large.
+ */
+export const SEALED_BATCH_CHARS = 1024 * 1024;
 
 /** What a durable run is bound to, as its header says: the checkpoint binding of today, and more. */
 export interface RunHeader {
@@ -59,9 +67,22 @@ export interface SealChain {
   mac: string;
 }
 
-/** Seals `record` as the next of `chain` (which it advances). */
+/** Seals `record` alone as the next batch of `chain` (which it advances). */
 export function sealRecord(key: Buffer, runId: string, chain: SealChain, record: RunRecord): JournalRecord {
-  const json = JSON.stringify(record);
+  return sealBatch(key, runId, chain, [JSON.stringify(record)]);
+}
+
+/**
+ * Seals records, given as their JSON texts, as the next batch of `chain` (which it advances). The
+ * texts must each be one `RunRecord`'s JSON (they are joined into an array as they are).
+ */
+export function sealBatch(
+  key: Buffer,
+  runId: string,
+  chain: SealChain,
+  jsons: readonly string[],
+): JournalRecord {
+  const json = `[${jsons.join(",")}]`;
   const mac = macOf(key, runId, chain.seq, chain.mac, json);
   const sealed = { seq: chain.seq, text: `${mac}.${json}` };
   chain.seq++;
@@ -69,11 +90,37 @@ export function sealRecord(key: Buffer, runId: string, chain: SealChain, record:
   return sealed;
 }
 
+/**
+ * Seals JSON texts of records as the next batches of `chain`: as one batch, or several where they come
+ * to more than {@link SEALED_BATCH_CHARS} characters (a longer record alone).
+ */
+export function sealBatches(
+  key: Buffer,
+  runId: string,
+  chain: SealChain,
+  jsons: readonly string[],
+): JournalRecord[] {
+  const sealed: JournalRecord[] = [];
+  let from = 0;
+  let chars = 0;
+  for (let i = 0; i < jsons.length; i++) {
+    const length = jsons[i]!.length;
+    if (i > from && chars + length > SEALED_BATCH_CHARS) {
+      sealed.push(sealBatch(key, runId, chain, jsons.slice(from, i)));
+      from = i;
+      chars = 0;
+    }
+    chars += length;
+  }
+  if (from < jsons.length) sealed.push(sealBatch(key, runId, chain, jsons.slice(from)));
+  return sealed;
+}
+
 /** Why a journal record did not open. */
 export type RecordProblem = "malformed" | "altered";
 
 /**
- * Opens the record at `seq`, which must follow the MAC `previous`: its content, its MAC, or the problem.
+ * Opens the batch at `seq`, which must follow the MAC `previous`: its records, its MAC, or the problem.
  * The JSON is parsed only once the MAC verified.
  */
 export function openRecord(
@@ -82,7 +129,7 @@ export function openRecord(
   previous: string,
   record: JournalRecord,
   seq: number,
-): { record: RunRecord; mac: string } | { problem: RecordProblem } {
+): { records: RunRecord[]; mac: string } | { problem: RecordProblem } {
   if (typeof record?.text !== "string") return { problem: "malformed" };
   if (record.seq !== seq) return { problem: "altered" };
   const dot = record.text.indexOf(".");
@@ -93,26 +140,31 @@ export function openRecord(
   const got = Buffer.from(mac);
   if (wanted.length !== got.length || !timingSafeEqual(wanted, got)) return { problem: "altered" };
   try {
-    const parsed = JSON.parse(json) as RunRecord;
-    if (typeof parsed !== "object" || parsed === null || typeof parsed.t !== "string") {
-      return { problem: "malformed" };
+    const parsed: unknown = JSON.parse(json);
+    if (!Array.isArray(parsed) || parsed.length === 0) return { problem: "malformed" };
+    for (const item of parsed) {
+      if (typeof item !== "object" || item === null || typeof (item as RunRecord).t !== "string") {
+        return { problem: "malformed" };
+      }
     }
-    return { record: parsed, mac };
+    return { records: parsed as RunRecord[], mac };
   } catch {
     return { problem: "malformed" };
   }
 }
 
 /**
- * The header's content read without its seal, to tell "another key" or "another run" from "altered"
- * before the seal is checked; undefined when it is not a header.
+ * The header's content read without its seal, to tell "another key", "another run" or "another format"
+ * from "altered" before the seal is checked; undefined when it is not a header.
  */
 export function peekHeader(record: JournalRecord | undefined): Partial<RunHeader> | undefined {
   const text = record?.text;
   if (typeof text !== "string") return undefined;
   try {
-    const parsed = JSON.parse(text.slice(text.indexOf(".") + 1)) as Partial<RunHeader>;
-    return parsed?.t === "header" ? parsed : undefined;
+    const parsed: unknown = JSON.parse(text.slice(text.indexOf(".") + 1));
+    // A batch of one since format 2; a journal of format 1 sealed each record alone.
+    const header = (Array.isArray(parsed) ? parsed[0] : parsed) as Partial<RunHeader> | undefined;
+    return header?.t === "header" ? header : undefined;
   } catch {
     return undefined;
   }

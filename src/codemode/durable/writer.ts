@@ -1,15 +1,15 @@
 /**
- * Writes one durable run's journal to its store, ahead of what it records: records are sealed as they
- * come and appended in order; records that come while an append is under way, or in the same turn of the
- * event loop, go in the same append (group commit), so a `Promise.all` of a hundred calls is three
- * appends (the starts, the outcomes, the end), not two hundred. The writer holds the
+ * Writes one durable run's journal to its store, ahead of what it records: records are turned into JSON
+ * as they come and appended in order, each append's records sealed together; records that come while an
+ * append is under way, or in the same turn of the event loop, go in the same append (group commit), so a
+ * `Promise.all` of a hundred calls is three appends (the starts, the outcomes, the end), not two hundred. The writer holds the
  * run's lease and renews it; when the store says the lease is another's (the run was claimed) or fails,
  * the writer fails for good and every wait on it rejects: the run stops, and no call starts after.
  */
 
 import { messageOf } from "../../../common/errors.js";
 import type { CodeModeErrorName } from "../../../common/failures.js";
-import { type RunRecord, type SealChain, sealRecord } from "./records.js";
+import { type RunRecord, type SealChain, sealBatches } from "./records.js";
 import type { JournalRecord, RunJournal } from "./run-journal.js";
 
 /** Why a durable run stopped writing: its lease is another process's, or its store failed. */
@@ -34,6 +34,12 @@ export interface RunWriterInit {
   leaseMs: number;
   /** Told once, when the writer fails (the run must stop). */
   onFailed: (error: JournalStopped) => void;
+  /**
+   * The run's creation in the store (its header and lease) when it is still under way: the code starts
+   * meanwhile, and the first append waits for it, so a commit is saved from the run's start. `false`
+   * (the id is taken) or a failure stops the run before any call starts.
+   */
+  created?: Promise<boolean>;
 }
 
 const RESOLVED = Promise.resolve();
@@ -41,8 +47,8 @@ const RESOLVED = Promise.resolve();
 /** The journal writer of one run (see the file's comment). */
 export class RunWriter {
   readonly #init: RunWriterInit;
-  /** Sealed records not yet given to the store. */
-  #queue: JournalRecord[] = [];
+  /** Records not yet given to the store, as JSON (made when added: the objects may change after). */
+  #queue: string[] = [];
   /** The append under way, resolved once its records are durable. */
   #flushing: Promise<void> | undefined;
   /** Resolved once the queued records are durable; made when someone waits for them. */
@@ -52,12 +58,21 @@ export class RunWriter {
   #finished = false;
   /** A flush is scheduled for the end of this turn of the event loop. */
   #scheduled = false;
+  /** The run's creation is under way (there is no lease to renew yet). */
+  #creating = false;
+  #idTaken = false;
 
   constructor(init: RunWriterInit) {
     this.#init = init;
     const every = Math.max(1, Math.floor(init.leaseMs / 3));
     this.#renewal = setInterval(() => this.#renew(), every);
     this.#renewal.unref();
+    if (init.created) this.#awaitCreation(init.created);
+  }
+
+  /** Whether the store refused to create the run because a run of its id exists already. */
+  get idTaken(): boolean {
+    return this.#idTaken;
   }
 
   /** Why the writer stopped, once it has. */
@@ -65,11 +80,10 @@ export class RunWriter {
     return this.#failure;
   }
 
-  /** Seals `record` after the ones before it; it is written with the next append. */
+  /** Queues `record` after the ones before it; it is sealed and written with the next append. */
   add(record: RunRecord): void {
     if (this.#failure || this.#finished) return;
-    const { key, runId, chain } = this.#init;
-    this.#queue.push(sealRecord(key, runId, chain, record));
+    this.#queue.push(JSON.stringify(record));
   }
 
   /** Resolves once every record added so far is durable; rejects with {@link JournalStopped}. */
@@ -110,9 +124,8 @@ export class RunWriter {
     while (this.#flushing) await this.#flushing.catch(() => {});
     if (this.#failure) throw this.#failure;
     const { store, runId, owner } = this.#init;
-    const records = this.#queue;
+    const records = this.#sealQueue();
     const waiting = this.#next;
-    this.#queue = [];
     this.#next = undefined;
     let done: boolean;
     try {
@@ -144,8 +157,7 @@ export class RunWriter {
   #flush(): void {
     const waiting = this.#next;
     if (this.#flushing || this.#failure || waiting === undefined) return;
-    const batch = this.#queue;
-    this.#queue = [];
+    const batch = this.#sealQueue();
     this.#next = undefined;
     this.#flushing = waiting.promise;
     const { store, runId, owner } = this.#init;
@@ -167,8 +179,43 @@ export class RunWriter {
     );
   }
 
+  /** Holds the appends back until the run exists in the store: the creation is the first write. */
+  #awaitCreation(created: Promise<boolean>): void {
+    const { runId } = this.#init;
+    this.#creating = true;
+    const creating = created.then(
+      (done) => {
+        this.#creating = false;
+        this.#flushing = undefined;
+        if (!done) {
+          this.#idTaken = true;
+          throw this.#fail("JournalFailed", `Run ${runId} is in the journal already: nothing was written.`);
+        }
+        if (this.#next !== undefined) this.#schedule();
+      },
+      (error: unknown) => {
+        this.#creating = false;
+        this.#flushing = undefined;
+        throw this.#fail(
+          "JournalFailed",
+          `The journal store could not start run ${runId} (${messageOf(error)}): no call ran.`,
+        );
+      },
+    );
+    creating.catch(() => {});
+    this.#flushing = creating;
+  }
+
+  /** The queued records, sealed as the chain's next batches; the queue is empty after. */
+  #sealQueue(): JournalRecord[] {
+    const { key, runId, chain } = this.#init;
+    const sealed = sealBatches(key, runId, chain, this.#queue);
+    this.#queue = [];
+    return sealed;
+  }
+
   #renew(): void {
-    if (this.#failure || this.#finished) return;
+    if (this.#failure || this.#finished || this.#creating) return;
     const { store, runId, owner, leaseMs } = this.#init;
     store.renew(runId, { owner, until: Date.now() + leaseMs }).then(
       (renewed) => {
