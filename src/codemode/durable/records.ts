@@ -76,7 +76,7 @@ export function sealRecord(key: Buffer, runId: string, chain: SealChain, record:
  * Seals records, given as their JSON texts, as the next batch of `chain` (which it advances). The
  * texts must each be one `RunRecord`'s JSON (they are joined into an array as they are).
  */
-export function sealBatch(
+function sealBatch(
   key: Buffer,
   runId: string,
   chain: SealChain,
