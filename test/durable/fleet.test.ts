@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FORTY_CALLS_VALUE } from "./helpers.js";
 import {
+  FLEET_HOSTS,
   type Host,
   makeHosts,
   namespaceExists,
@@ -54,9 +55,9 @@ beforeAll(async () => {
       `The fleet test runs workers in network namespaces, and cannot here: ${namespaces}. Run it as root on Linux with iproute2 (ip netns), as make test and CI do.`,
     );
   }
-  removeStaleHosts();
+  removeStaleHosts(FLEET_HOSTS);
   const target = new URL(POSTGRES_URL);
-  const made = makeHosts(["a", "b", "c"]);
+  const made = makeHosts(FLEET_HOSTS, ["a", "b", "c"]);
   const relays: Relay[] = [];
   try {
     for (const host of made) {
@@ -251,7 +252,7 @@ describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres jo
     const link = `cf${gone}zh`;
     execFileSync("ip", ["netns", "add", namespace]);
     execFileSync("ip", ["link", "add", link, "type", "veth", "peer", "name", `cf${gone}zn`]);
-    removeStaleHosts();
+    removeStaleHosts(FLEET_HOSTS);
     expect(namespaceExists(namespace)).toBe(false);
     expect(spawnSync("ip", ["link", "show", link]).status).not.toBe(0);
     // This run's own are alive, and stay.
