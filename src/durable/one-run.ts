@@ -22,9 +22,6 @@ export interface RunStep {
   pause?: { note: unknown };
 }
 
-/** The methods of {@link RunJournal} that only look at the one run (a journal spreads them in as they are). */
-export type OneRunLookups = Pick<RunJournal, "renew" | "claim" | "read" | "incomplete" | "remove">;
-
 /** One run held in an engine's steps, read back from an earlier execution or written since. */
 export interface OneRun {
   /** The run, once one was read back or created. */
@@ -54,8 +51,8 @@ export interface OneRun {
   pause(runId: string, note: unknown, write: () => Promise<void>): Promise<void>;
   /** Ends the pause and reads on (`readOn`): the steps the run wrote after it, once the engine is back. */
   resume(readOn: () => Promise<void>): Promise<void>;
-  /** Renew, claim, read, incomplete and remove, on the one run. */
-  lookups: OneRunLookups;
+  /** The methods of {@link RunJournal} that only look at the one run (a journal spreads them in as they are). */
+  lookups: Pick<RunJournal, "renew" | "claim" | "read" | "incomplete" | "remove">;
 }
 
 /**
@@ -76,7 +73,7 @@ export function oneRun(earlierOwner: string): OneRun {
   const follows = (held: StoredRun, records: readonly JournalRecord[]) =>
     records.every((record, i) => record.seq === held.records.length + i);
 
-  const lookups: OneRunLookups = {
+  const lookups: OneRun["lookups"] = {
     async renew(runId, lease) {
       if (run?.runId !== runId || run.ended || run.lease.owner !== lease.owner) return false;
       run.lease = { ...lease };
