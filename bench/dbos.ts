@@ -12,11 +12,9 @@
 // Run: make bench-dbos (it measures the built package).
 
 import { DBOS } from "@dbos-inc/dbos-sdk";
-import { codeMode, tool } from "cordon";
 import { dbosRunCode } from "cordon/dbos";
-import { isolateEnvironment } from "cordon/in-process";
 import pg from "pg";
-import { z } from "zod";
+import { benchCodeMode, FAN_OUT, perCall, sequential } from "./journaled-code.js";
 import { fmt, median } from "./stats.js";
 
 const SERVER = process.env.CORDON_POSTGRES_URL ?? "postgres://cordon:cordon@127.0.0.1:54329/cordon";
@@ -25,23 +23,7 @@ const ROUNDS = 9;
 const N = 50;
 const STEPS = 200;
 
-const add = tool({
-  name: "add",
-  description: "Add.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
-const cm = codeMode({
-  tools: [add],
-  environment: isolateEnvironment(),
-  limits: { maxToolCalls: 1_000, maxConcurrentCalls: 100 },
-  pause: { key: "a benchmark secret, 32 bytes long" },
-});
-
-const sequential = (n: number) =>
-  `let s = 0; for (let i = 0; i < ${n}; i++) s = await tools.add({ a: s, b: 1 }); return s`;
-const FAN_OUT =
-  "return (await Promise.all(Array.from({ length: 100 }, (_, i) => tools.add({ a: i, b: 0 })))).length";
+const cm = benchCodeMode();
 
 /** Runs `code` in the workflow, journaled in its steps or not; gives how long the run took, in ms. */
 const timedRun = DBOS.registerWorkflow(
@@ -106,13 +88,13 @@ try {
   }
   const steps: number[] = [];
   for (let i = 0; i < 3; i++) steps.push(await (await DBOS.startWorkflow(bareSteps)()).getResult());
-  const perCall = (name: "none" | "dbos") => (median(rows[name].many) - median(rows[name].zero)) / N;
-  const base = { perCall: perCall("none"), fan: median(rows.none.fan) };
+  const callOf = (name: "none" | "dbos") => perCall(rows[name].zero, rows[name].many, N);
+  const base = { perCall: callOf("none"), fan: median(rows.none.fan) };
   for (const name of ["none", "dbos"] as const) {
     const fan = median(rows[name].fan);
     console.log(
       `${(name === "none" ? "no journal" : "dbosRunCode").padEnd(12)} run of 0 calls ${fmt(median(rows[name].zero), "ms")}  ` +
-        `sequential call ${fmt(perCall(name), "ms")} (+${fmt(perCall(name) - base.perCall, "ms")})  ` +
+        `sequential call ${fmt(callOf(name), "ms")} (+${fmt(callOf(name) - base.perCall, "ms")})  ` +
         `fan-out of 100 ${fmt(fan, "ms")} (${(fan / base.fan).toFixed(2)}x)`,
     );
   }

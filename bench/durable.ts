@@ -28,14 +28,9 @@ import { postgresJournal } from "cordon/postgres";
 import pg from "pg";
 import { z } from "zod";
 import { expectRun, keepOtherCoreAwake } from "./check.js";
+import { add, FAN_OUT, sequential } from "./journaled-code.js";
 import { fmt, median } from "./stats.js";
 
-const add = tool({
-  name: "add",
-  description: "Add.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
 const wait = tool({
   name: "wait",
   description: "Waits 10 ms, then answers its number.",
@@ -49,11 +44,11 @@ const WAITING_CONCURRENCY = 16;
 const RUNS = {
   none: { code: "return 0", value: 0 },
   sequential: {
-    code: `let s = 0; for (let i = 0; i < ${N}; i++) s = await tools.add({ a: s, b: 1 }); return s`,
+    code: sequential(N),
     value: N,
   },
   fanOut: {
-    code: "return (await Promise.all(Array.from({ length: 100 }, (_, i) => tools.add({ a: i, b: 0 })))).length",
+    code: FAN_OUT,
     value: 100,
   },
   waiting: {

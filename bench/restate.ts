@@ -8,7 +8,8 @@
 // and its ratio to the run with no journal. Beside them, what one bare step (`ctx.run` of nothing)
 // takes on this server: a journaled call is two (its start, its outcome), a fan-out a few. Every run is
 // checked (status ok, the right value) and a failed one stops the benchmark.
-// Run: make bench-restate  (node --no-node-snapshot --import tsx bench/restate.ts)
+// Run: make bench-restate (it measures the built package), or alone after `npm run build` and `make restate`:
+// RESTATE_LOGGING=WARN TSX_TSCONFIG_PATH=tsconfig.build.json node --no-node-snapshot --import tsx bench/restate.ts
 
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -17,10 +18,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import * as restate from "@restatedev/restate-sdk";
-import { z } from "zod";
-import { isolateEnvironment } from "../environments/in-process/index.js";
-import { restateRunCode } from "../src/entries/restate.js";
-import { codeMode, tool } from "../src/index.js";
+import { restateRunCode } from "cordon/restate";
+import { benchCodeMode, FAN_OUT, perCall, sequential } from "./journaled-code.js";
 import { fmt, median } from "./stats.js";
 
 const ROUNDS = 11;
@@ -28,23 +27,7 @@ const N = 100;
 /** Bare steps per run of the `steps` handler. */
 const STEPS = 20;
 
-const add = tool({
-  name: "add",
-  description: "Add.",
-  input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
-});
-const cm = codeMode({
-  tools: [add],
-  environment: isolateEnvironment(),
-  limits: { maxToolCalls: 1_000, maxConcurrentCalls: 100 },
-  pause: { key: "a benchmark secret, 32 bytes long" },
-});
-
-const sequential = (n: number) =>
-  `let s = 0; for (let i = 0; i < ${n}; i++) s = await tools.add({ a: s, b: 1 }); return s`;
-const FAN_OUT =
-  "return (await Promise.all(Array.from({ length: 100 }, (_, i) => tools.add({ a: i, b: 0 })))).length";
+const cm = benchCodeMode();
 
 /** What a handler answers: the run's status and value, and how long it took in the handler. */
 interface Timed {
@@ -124,7 +107,7 @@ try {
     }
     rows.push({
       name: handler === "plain" ? "no journal" : "restateRunCode",
-      perCall: (median(many) - median(none)) / N,
+      perCall: perCall(none, many, N),
       fan: median(fan),
     });
   }

@@ -17,7 +17,8 @@
  */
 
 import { randomUUID } from "node:crypto";
-import type { IncompleteRun, JournalRecord, RunJournal, StoredRun } from "../codemode/durable/run-journal.js";
+import type { JournalRecord, RunJournal, StoredRun } from "../codemode/durable/run-journal.js";
+import { oneRun, type RunStep, runStepOf } from "./one-run.js";
 
 /** What the journal needs of the workflow: its next step, checkpointed (`DBOS.runStep`). */
 export interface WorkflowSteps {
@@ -62,12 +63,9 @@ const WORKFLOW_JOURNAL_STEP = "cordon.journal";
 const EARLIER_EXECUTION = "dbos:earlier-execution";
 
 /** One step as the journal writes it; an empty marker is `null`. */
-interface JournalStep {
-  runId: string;
+interface JournalStep extends RunStep {
   /** The execution that wrote it (a random id). */
   writer: string;
-  records: JournalRecord[];
-  pause?: { note: unknown };
   /** Present on the run's last step: its result. */
   result?: unknown;
 }
@@ -79,14 +77,11 @@ interface JournalStep {
  */
 export async function workflowJournal(steps: WorkflowSteps): Promise<WorkflowJournal> {
   const writer = randomUUID();
-  let run: StoredRun | undefined;
-  let paused: { note: unknown } | undefined;
+  const one = oneRun(EARLIER_EXECUTION);
   let ended: { records: JournalRecord[] } | undefined;
   let result: { value: unknown } | undefined;
   let live = false;
   let failure: unknown;
-  /** Every write goes after the one before it: a recovery must meet the steps in the order they were made. */
-  let tail: Promise<unknown> = Promise.resolve();
 
   const step = async <T>(action: () => T): Promise<T> => {
     try {
@@ -103,14 +98,8 @@ export async function workflowJournal(steps: WorkflowSteps): Promise<WorkflowJou
     return written?.writer === writer;
   };
 
-  const serial = <T>(task: () => Promise<T>): Promise<T> => {
-    const done = tail.then(task);
-    tail = done.catch(() => {});
-    return done;
-  };
-
   const readOn = async () => {
-    while (!live && result === undefined && paused === undefined) {
+    while (!live && result === undefined && one.paused === undefined) {
       let ranHere = false;
       const value = await step((): JournalStep | null => {
         ranHere = true;
@@ -123,73 +112,56 @@ export async function workflowJournal(steps: WorkflowSteps): Promise<WorkflowJou
 
   /** Adds a step an earlier execution wrote to the run as read back. */
   const takeBack = (value: unknown) => {
-    const read = journalStep(value, run);
+    const read = journalStep(value, one.run);
     if (read === undefined) {
       throw new Error(
-        `A step of this workflow where cordon wrote run ${run?.runId ?? "(none yet)"} is not one it wrote for that run: the workflow made other steps before or during the run than the execution that wrote them. Keep a workflow's steps the same between executions (DBOS's patching is the way to change them).`,
+        `A step of this workflow where cordon wrote run ${one.run?.runId ?? "(none yet)"} is not one it wrote for that run: the workflow made other steps before or during the run than the execution that wrote them. Keep a workflow's steps the same between executions (DBOS's patching is the way to change them).`,
       );
     }
-    run ??= { runId: read.runId, records: [], lease: { owner: EARLIER_EXECUTION, until: 0 }, ended: false };
-    run.records.push(...read.records);
-    if (read.pause) paused = read.pause;
-    if ("result" in read) {
-      run.ended = true;
-      result = { value: read.result };
-    }
+    one.takeBack(read, "result" in read);
+    if ("result" in read) result = { value: read.result };
   };
-
-  const follows = (records: readonly JournalRecord[]) =>
-    run !== undefined && records.every((record, i) => record.seq === run!.records.length + i);
-
-  /** Whether `owner` may write `records` to run `runId` now. */
-  const writable = (runId: string, records: readonly JournalRecord[], owner: string) =>
-    run?.runId === runId && !run.ended && !paused && run.lease.owner === owner && follows(records);
 
   await readOn();
 
   return {
     get runId() {
-      return run?.runId;
+      return one.run?.runId;
     },
     get result() {
       return result?.value;
     },
     get paused() {
-      return paused;
+      return one.paused;
     },
     get failure() {
       return failure;
     },
     create(runId, header, lease) {
-      return serial(async () => {
-        if (run !== undefined || header.seq !== 0) return false;
-        const records = [{ seq: header.seq, text: header.text }];
-        if (!(await write({ runId, writer, records }))) return false;
-        run = { runId, records, lease: { ...lease }, ended: false };
-        return true;
-      });
+      return one.create(runId, header, lease, (records) => write({ runId, writer, records }));
     },
     append(runId, records, owner) {
-      return serial(async () => {
-        if (!writable(runId, records, owner)) return false;
+      return one.serial(async () => {
+        if (!one.writable(runId, records, owner)) return false;
         const copies = records.map((record) => ({ seq: record.seq, text: record.text }));
         if (!(await write({ runId, writer, records: copies }))) return false;
-        run!.records.push(...copies);
+        one.run!.records.push(...copies);
         return true;
       });
     },
     end(runId, records, owner) {
-      return serial(async () => {
-        if (!writable(runId, records, owner)) return false;
+      return one.serial(async () => {
+        if (!one.writable(runId, records, owner)) return false;
         ended = { records: records.map((record) => ({ seq: record.seq, text: record.text })) };
-        run!.records.push(...ended.records);
-        run!.ended = true;
+        one.run!.records.push(...ended.records);
+        one.run!.ended = true;
         return true;
       });
     },
     finish(runId, value) {
-      return serial(async () => {
+      return one.serial(async () => {
         if (result !== undefined) return;
+        const run = one.run;
         if (run !== undefined && (run.runId !== runId || (run.ended && ended === undefined))) {
           throw new Error(`Run ${runId} cannot be finished in this journal: it holds run ${run.runId}.`);
         }
@@ -202,78 +174,25 @@ export async function workflowJournal(steps: WorkflowSteps): Promise<WorkflowJou
         result = { value };
       });
     },
-    async renew(runId, lease) {
-      if (run?.runId !== runId || run.ended || run.lease.owner !== lease.owner) return false;
-      run.lease = { ...lease };
-      return true;
-    },
-    async claim(runId, lease, now) {
-      if (run?.runId !== runId || run.ended || run.lease.until > now) return false;
-      run.lease = { ...lease };
-      return true;
-    },
-    async read(runId) {
-      if (run?.runId !== runId) return undefined;
-      return {
-        runId,
-        records: run.records.map((record) => ({ ...record })),
-        lease: { ...run.lease },
-        ended: run.ended,
-      };
-    },
-    async incomplete(now, limit = 100) {
-      if (run === undefined || run.ended || run.lease.until > now || limit < 1) return [];
-      const found: IncompleteRun = {
-        runId: run.runId,
-        leaseExpired: run.lease.until,
-        records: run.records.length,
-      };
-      return [found];
-    },
-    // DBOS keeps a workflow's steps until the workflow is deleted (or its retention ends).
-    async remove() {},
+    ...one.lookups,
     pause(runId, note) {
-      return serial(async () => {
-        if (run?.runId !== runId || run.ended) {
-          throw new Error(
-            `Run ${runId} cannot pause in this journal: it holds ${run ? `run ${run.runId}${run.ended ? ", ended" : ""}` : "no run"}.`,
-          );
-        }
-        if (paused) return; // reading back stopped at this pause: it is written already
+      return one.pause(runId, note, async () => {
         if (!(await write({ runId, writer, records: [], pause: { note } }))) {
           throw new Error(
             `Run ${runId}'s pause was not written: this workflow was recovered in another execution, which goes on with it.`,
           );
         }
-        paused = { note };
       });
     },
     next() {
-      return serial(async () => {
-        if (!paused) return;
-        paused = undefined;
-        await readOn();
-      });
+      return one.resume(readOn);
     },
   };
 }
 
 /** `value` as a step of run `run` (or of a first run, when there is none yet), when it is one. */
 function journalStep(value: unknown, run: StoredRun | undefined): JournalStep | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { runId, writer, records, pause } = value as Partial<JournalStep>;
-  if (typeof runId !== "string" || (run !== undefined && runId !== run.runId)) return undefined;
-  if (typeof writer !== "string" || !Array.isArray(records)) return undefined;
-  if (pause !== undefined && (typeof pause !== "object" || pause === null || !("note" in pause))) {
-    return undefined;
-  }
-  const first = run?.records.length ?? 0;
-  const fits = records.every(
-    (record, i) =>
-      typeof record === "object" &&
-      record !== null &&
-      record.seq === first + i &&
-      typeof record.text === "string",
-  );
-  return fits ? (value as JournalStep) : undefined;
+  const step = runStepOf(value, run);
+  if (step === undefined || typeof (step as Partial<JournalStep>).writer !== "string") return undefined;
+  return step as JournalStep;
 }

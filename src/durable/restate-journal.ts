@@ -15,7 +15,8 @@
  * handler reads on ({@link RestateJournal.next}) once it is back; an ended run's last step ends the reading.
  */
 
-import type { IncompleteRun, JournalRecord, RunJournal, StoredRun } from "../codemode/durable/run-journal.js";
+import type { JournalRecord, RunJournal, StoredRun } from "../codemode/durable/run-journal.js";
+import { oneRun, type RunStep, runStepOf } from "./one-run.js";
 
 /** What the store needs of a Restate handler's context (`Context` of `@restatedev/restate-sdk`): its steps. */
 export interface RestateSteps {
@@ -53,11 +54,8 @@ const STEP_TEXT_CHARS = 4 * 1024 * 1024;
 const EARLIER_ATTEMPT = "restate:earlier-attempt";
 
 /** One step as the store writes it; an empty marker is `null`. */
-interface JournalStep {
-  runId: string;
-  records: JournalRecord[];
+interface JournalStep extends RunStep {
   end?: true;
-  pause?: { note: unknown };
 }
 
 /** Attempts known to be past the end of their journal: a new step runs live there, so none is read back. */
@@ -69,15 +67,12 @@ const liveAttempts = new WeakSet<RestateSteps>();
  * made it before (a retry must make the same steps in the same order).
  */
 export async function restateJournal(steps: RestateSteps): Promise<RestateJournal> {
-  let run: StoredRun | undefined;
-  let paused: { note: unknown } | undefined;
-  /** Every write goes after the one before it: a retry must meet the steps in the order they were made. */
-  let tail: Promise<unknown> = Promise.resolve();
+  const one = oneRun(EARLIER_ATTEMPT);
 
   const step = <T>(action: () => T) => steps.run(RESTATE_JOURNAL_STEP, action);
 
   const readOn = async () => {
-    if (run?.ended === true) return;
+    if (one.run?.ended === true) return;
     while (!liveAttempts.has(steps)) {
       let live = false;
       const value = await step((): JournalStep | null => {
@@ -89,34 +84,22 @@ export async function restateJournal(steps: RestateSteps): Promise<RestateJourna
         break;
       }
       if (value === null) continue;
-      const written = journalStep(value, run);
+      const written = journalStep(value, one.run);
       if (written === undefined) {
         throw new Error(
-          `A step this invocation's Restate journal has where run ${run?.runId ?? "(none yet)"} was written is not one cordon wrote for it: the handler made other steps before or during the run than the attempt that wrote them. Keep a handler's steps the same between attempts (a new handler version is a new deployment).`,
+          `A step this invocation's Restate journal has where run ${one.run?.runId ?? "(none yet)"} was written is not one cordon wrote for it: the handler made other steps before or during the run than the attempt that wrote them. Keep a handler's steps the same between attempts (a new handler version is a new deployment).`,
         );
       }
-      run ??= {
-        runId: written.runId,
-        records: [],
-        lease: { owner: EARLIER_ATTEMPT, until: 0 },
-        ended: false,
-      };
-      run.records.push(...written.records);
-      if (written.end) run.ended = true;
-      if (written.pause) paused = written.pause;
+      one.takeBack(written, written.end === true);
       if (written.end || written.pause) break;
     }
   };
 
-  const follows = (records: readonly JournalRecord[]) =>
-    run !== undefined && records.every((record, i) => record.seq === run!.records.length + i);
-
   /** Writes `records` (and the end) when `owner` may: one step per {@link STEP_TEXT_CHARS} of text. */
   const write = (runId: string, records: readonly JournalRecord[], owner: string, end: boolean) =>
-    serial(async () => {
-      if (run?.runId !== runId || run.ended || paused || run.lease.owner !== owner || !follows(records)) {
-        return false;
-      }
+    one.serial(async () => {
+      if (!one.writable(runId, records, owner)) return false;
+      const run = one.run!;
       const parts = split(records);
       for (const [i, part] of parts.entries()) {
         const last = i === parts.length - 1;
@@ -128,27 +111,19 @@ export async function restateJournal(steps: RestateSteps): Promise<RestateJourna
       return true;
     });
 
-  const serial = <T>(task: () => Promise<T>): Promise<T> => {
-    const result = tail.then(task);
-    tail = result.catch(() => {});
-    return result;
-  };
-
   await readOn();
 
   return {
     get paused() {
-      return paused;
+      return one.paused;
     },
     get runId() {
-      return run?.runId;
+      return one.run?.runId;
     },
     create(runId, header, lease) {
-      return serial(async () => {
-        if (run !== undefined || header.seq !== 0) return false;
-        const value: JournalStep = { runId, records: [{ ...header }] };
+      return one.create(runId, header, lease, async (records) => {
+        const value: JournalStep = { runId, records };
         await step(() => value);
-        run = { runId, records: [{ ...header }], lease: { ...lease }, ended: false };
         return true;
       });
     },
@@ -158,76 +133,25 @@ export async function restateJournal(steps: RestateSteps): Promise<RestateJourna
     end(runId, records, owner) {
       return write(runId, records, owner, true);
     },
-    async renew(runId, lease) {
-      if (run?.runId !== runId || run.ended || run.lease.owner !== lease.owner) return false;
-      run.lease = { ...lease };
-      return true;
-    },
-    async claim(runId, lease, now) {
-      if (run?.runId !== runId || run.ended || run.lease.until > now) return false;
-      run.lease = { ...lease };
-      return true;
-    },
-    async read(runId) {
-      if (run?.runId !== runId) return undefined;
-      return {
-        runId,
-        records: run.records.map((record) => ({ ...record })),
-        lease: { ...run.lease },
-        ended: run.ended,
-      };
-    },
-    async incomplete(now, limit = 100) {
-      if (run === undefined || run.ended || run.lease.until > now || limit < 1) return [];
-      const found: IncompleteRun = {
-        runId: run.runId,
-        leaseExpired: run.lease.until,
-        records: run.records.length,
-      };
-      return [found];
-    },
-    // Restate keeps an invocation's journal for its journal retention, and forgets it then.
-    async remove() {},
+    ...one.lookups,
     pause(runId, note) {
-      return serial(async () => {
-        if (run?.runId !== runId || run.ended) {
-          throw new Error(
-            `Run ${runId} cannot pause in this journal: it holds ${run ? `run ${run.runId}${run.ended ? ", ended" : ""}` : "no run"}.`,
-          );
-        }
-        if (paused) return; // reading stopped at this pause: it is written already
+      return one.pause(runId, note, async () => {
         const value: JournalStep = { runId, records: [], pause: { note } };
         await step(() => value);
-        paused = { note };
       });
     },
     next() {
-      return serial(async () => {
-        if (!paused) return;
-        paused = undefined;
-        await readOn();
-      });
+      return one.resume(readOn);
     },
   };
 }
 
 /** `value` as a step of run `run` (or of a first run, when there is none yet), when it is one. */
 function journalStep(value: unknown, run: StoredRun | undefined): JournalStep | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { runId, records, end, pause } = value as Partial<JournalStep>;
-  if (typeof runId !== "string" || (run !== undefined && runId !== run.runId)) return undefined;
-  if (!Array.isArray(records) || (end !== undefined && end !== true)) return undefined;
-  if (pause !== undefined && (typeof pause !== "object" || pause === null || !("note" in pause)))
-    return undefined;
-  const first = run?.records.length ?? 0;
-  const fits = records.every(
-    (record, i) =>
-      typeof record === "object" &&
-      record !== null &&
-      record.seq === first + i &&
-      typeof record.text === "string",
-  );
-  return fits ? (value as JournalStep) : undefined;
+  const step = runStepOf(value, run);
+  const end = (step as Partial<JournalStep> | undefined)?.end;
+  if (step === undefined || (end !== undefined && end !== true)) return undefined;
+  return step as JournalStep;
 }
 
 /** `records` in runs of at most {@link STEP_TEXT_CHARS} characters of text (a longer record alone). */

@@ -8,13 +8,14 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DbosPendingCall } from "../../src/durable/dbos.js";
 import { APPROVAL_CALLS_VALUE, FORTY_CALLS_VALUE } from "./helpers.js";
+import { keys, killWhen, linesOf, range } from "./kill-and-recover.js";
 import {
   databaseUrl,
   dropDatabase,
@@ -98,21 +99,6 @@ function worker(at: Case, mode: "start" | "recover", env: Record<string, string>
   };
 }
 
-const linesOf = (file: string) =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-
-/** Kills `w` with SIGKILL once `reached()` holds; it must still be running then. */
-async function killWhen(w: Worker, reached: () => void | Promise<void>): Promise<void> {
-  await vi.waitFor(reached, { timeout: 60_000, interval: 2 });
-  expect(w.child.exitCode).toBeNull();
-  const exited = new Promise((resolve) => w.child.once("exit", resolve));
-  w.child.kill("SIGKILL");
-  await exited;
-}
-
-const keys = (runId: string, indexes: number[]) => indexes.map((i) => `${runId}:${i}`).sort();
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
-
 describe.runIf(POSTGRES_SUITES)("a DBOS workflow running code, its worker killed with SIGKILL", () => {
   beforeAll(async () => {
     requirePostgres();
@@ -122,7 +108,7 @@ describe.runIf(POSTGRES_SUITES)("a DBOS workflow running code, its worker killed
   it("is recovered by a worker of another executor ID: every effect once (the idempotent calls in flight ran again with their key), and the run's value", async () => {
     const at = newCase();
     const first = worker(at, "start", { IDEMPOTENT: "1" });
-    await killWhen(first, () => expect(linesOf(at.effects).length).toBeGreaterThanOrEqual(17));
+    await killWhen(first.child, () => expect(linesOf(at.effects).length).toBeGreaterThanOrEqual(17));
     expect(linesOf(at.effects).length).toBeLessThan(40);
     const recovered = await worker(at, "recover", { IDEMPOTENT: "1" }).result;
     expect(recovered).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId: at.workflowID });
@@ -141,7 +127,7 @@ describe.runIf(POSTGRES_SUITES)("a DBOS workflow running code, its worker killed
     const at = newCase();
     // Each effect takes 40 ms, and the worker dies while one has been invoked and not made.
     const first = worker(at, "start", { EFFECT_MS: "40" });
-    await killWhen(first, () => {
+    await killWhen(first.child, () => {
       expect(linesOf(at.effects).length).toBeGreaterThanOrEqual(15);
       expect(linesOf(`${at.effects}.calls`).length).toBeGreaterThan(linesOf(at.effects).length);
     });
@@ -166,7 +152,7 @@ describe.runIf(POSTGRES_SUITES)("a DBOS workflow running code, its worker killed
     const first = worker(at, "start", { CODE: "approval", IDEMPOTENT: "1" });
     // Killed once it told of the wait and that step is checkpointed: it waits on DBOS.recv.
     await vi.waitFor(() => expect(first.pending).toHaveLength(1), { timeout: 60_000 });
-    await killWhen(first, async () => {
+    await killWhen(first.child, async () => {
       const steps = await client!.listWorkflowSteps(at.workflowID);
       expect(steps?.map((step) => step.name)).toContain("cordon.onPending");
     });

@@ -5,50 +5,25 @@
  * run paused at an approval whose recovery was killed after the decision.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { APPROVAL_CALLS_VALUE, FORTY_CALLS_VALUE } from "./helpers.js";
+import {
+  claimAtOnce,
+  decideUnknownOutcomes,
+  durableWorker,
+  keys,
+  killAt,
+  linesOf,
+  range,
+  type Worker,
+} from "./kill-and-recover.js";
 
-const WORKER = join(import.meta.dirname, "fixtures", "durable-worker.ts");
 const root = mkdtempSync(join(tmpdir(), "cordon-durable-processes-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let made = 0;
-
-interface Worker {
-  child: ChildProcess;
-  ready: Promise<void>;
-  /** The JSON the worker printed last, once it exited (rejects when it failed; never settles for SIGKILL). */
-  result: Promise<Record<string, unknown>>;
-}
-
-function worker(mode: "run" | "recover", place: Place, env: Record<string, string> = {}): Worker {
-  const child = spawn(
-    process.execPath,
-    ["--no-node-snapshot", "--import", "tsx", WORKER, mode, place.journal, place.effects, place.runId],
-    { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, LEASE_MS: "400", ...env } },
-  );
-  let out = "";
-  let stderr = "";
-  let onReady = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout!.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-    if (out.split("\n").includes("ready")) onReady();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const result = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.on("exit", (code, signal) => {
-      if (signal === "SIGKILL") return;
-      const last = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0) reject(new Error(`worker ${mode} exited ${code ?? signal}: ${stderr}`));
-      else resolve(JSON.parse(last));
-    });
-  });
-  return { child, ready, result };
-}
 
 interface Place {
   journal: string;
@@ -61,25 +36,9 @@ function place(): Place {
   return { journal: join(dir, "journal"), effects: join(dir, "effects.txt"), runId: `run-${made}` };
 }
 
-const linesOf = (file: string) =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-
-/** Starts `w` and kills it with SIGKILL once the effects file has at least `count` lines. */
-async function killAt(w: Worker, effects: string, count: number): Promise<void> {
-  await vi.waitFor(() => expect(linesOf(effects).length).toBeGreaterThanOrEqual(count), {
-    timeout: 60_000,
-    interval: 2,
-  });
-  // Still running: it dies halfway, not after its run.
-  expect(w.child.exitCode).toBeNull();
-  const exited = new Promise((resolve) => w.child.once("exit", resolve));
-  w.child.kill("SIGKILL");
-  await exited;
-  expect(linesOf(effects).length).toBeLessThan(40);
-}
-
-const keys = (runId: string, indexes: number[]) => indexes.map((i) => `${runId}:${i}`).sort();
-const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+/** A worker on the file journal in `at`. */
+const worker = (mode: "run" | "recover", at: Place, env: Record<string, string> = {}): Worker =>
+  durableWorker({ mode, ...at }, env);
 
 describe("a durable run killed with SIGKILL is recovered by another process", () => {
   it("every effect once (the idempotent calls in flight ran again with their key), and the run's value", async () => {
@@ -101,23 +60,9 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
     await killAt(first, at.effects, 15);
     const paused = await worker("recover", at).result;
     expect(paused.status).toBe("paused");
-    const pending = paused.pending as {
-      id: string;
-      kind: string;
-      idempotencyKey: string;
-      args: { n: number };
-    }[];
-    expect(pending.length).toBeGreaterThan(0);
-    expect(pending.every((call) => call.kind === "unknown-outcome")).toBe(true);
     // The operator looks each key up in the service: done ones get their result, the others run again.
-    const effects = linesOf(at.effects);
-    const decisions = Object.fromEntries(
-      pending.map((call) => [
-        call.id,
-        effects.includes(call.idempotencyKey) ? { result: call.args.n * 2 } : { rerun: true },
-      ]),
-    );
-    const finished = await worker("recover", at, { DECISIONS: JSON.stringify(decisions) }).result;
+    const decisions = decideUnknownOutcomes(paused, at.effects);
+    const finished = await worker("recover", at, { DECISIONS: decisions }).result;
     expect(finished).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE });
     expect(linesOf(at.effects).sort()).toEqual(keys(at.runId, range(0, 40)));
   }, 120_000);
@@ -126,21 +71,8 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
     const at = place();
     const first = worker("run", at, { IDEMPOTENT: "1" });
     await killAt(first, at.effects, 22);
-    const both = [0, 1].map(() => worker("recover", at, { IDEMPOTENT: "1", WAIT_FOR_LINE: "1" }));
-    await Promise.all(both.map((w) => w.ready));
-    // Past the lease, so that both go for the claim at the same moment.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (const w of both) w.child.stdin!.write("go\n");
-    const results = await Promise.all(both.map((w) => w.result));
-    // One wins the claim. The other is refused it or, on a loaded machine, reads the run once the winner
-    // has ended it and gets the ended run's recorded result (no call goes live again): either way, the
-    // effects below happened once.
-    const ok = results.filter((r) => r.status === "ok");
-    const refused = results.filter((r) => r.refused !== undefined);
-    expect(ok.length).toBeGreaterThanOrEqual(1);
-    expect(ok.length + refused.length).toBe(2);
-    expect(refused.map((r) => r.refused)).toEqual(refused.length === 1 ? ["claimed"] : []);
-    expect(ok.map((r) => r.value)).toEqual(ok.map(() => FORTY_CALLS_VALUE));
+    await claimAtOnce([0, 1].map(() => worker("recover", at, { IDEMPOTENT: "1", WAIT_FOR_LINE: "1" })));
+    // Either way, the effects happened once.
     expect(linesOf(at.effects).sort()).toEqual(keys(at.runId, range(0, 40)));
   }, 120_000);
 

@@ -10,12 +10,13 @@
  */
 
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FORTY_CALLS_VALUE } from "./helpers.js";
 import {
+  FLEET_HOSTS,
   type Host,
   makeHosts,
   namespaceExists,
@@ -26,6 +27,16 @@ import {
   removeStaleHosts,
 } from "./hosts.js";
 import {
+  claimAtOnce,
+  decideUnknownOutcomes,
+  durableWorker,
+  keys,
+  killAt,
+  linesOf,
+  range,
+  type Worker,
+} from "./kill-and-recover.js";
+import {
   dropTables,
   freshTable,
   newPool,
@@ -34,7 +45,6 @@ import {
   requirePostgres,
 } from "./postgres-server.js";
 
-const WORKER = join(import.meta.dirname, "fixtures", "durable-worker.ts");
 const REQUIRED = process.env.CORDON_REQUIRE_POSTGRES === "1";
 const namespaces = namespacesProblem();
 
@@ -54,9 +64,9 @@ beforeAll(async () => {
       `The fleet test runs workers in network namespaces, and cannot here: ${namespaces}. Run it as root on Linux with iproute2 (ip netns), as make test and CI do.`,
     );
   }
-  removeStaleHosts();
+  removeStaleHosts(FLEET_HOSTS);
   const target = new URL(POSTGRES_URL);
-  const made = makeHosts(["a", "b", "c"]);
+  const made = makeHosts(FLEET_HOSTS, ["a", "b", "c"]);
   const relays: Relay[] = [];
   try {
     for (const host of made) {
@@ -90,13 +100,6 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface Worker {
-  child: ChildProcess;
-  ready: Promise<void>;
-  /** The JSON the worker printed last, once it exited (rejects when it failed; never settles for SIGKILL). */
-  result: Promise<Record<string, unknown>>;
-}
-
 interface Place {
   table: string;
   effects: string;
@@ -110,7 +113,7 @@ function place(): Place {
   return { table, effects: join(root, `effects-${n}.txt`), runId: `fleet-run-${n}` };
 }
 
-/** Starts durable-worker.ts in `host`'s namespace, its journal on Postgres through the host's link. */
+/** Starts fixtures/durable-worker.ts in `host`'s namespace, its journal on Postgres through the host's link. */
 function worker(
   host: keyof typeof hosts,
   mode: "run" | "recover" | "recover-listed",
@@ -118,66 +121,18 @@ function worker(
   env: Record<string, string> = {},
 ): Worker {
   const { namespace, url } = hosts[host];
-  const child = spawn(
-    "ip",
-    [
-      "netns",
-      "exec",
-      namespace,
-      process.execPath,
-      "--no-node-snapshot",
-      "--import",
-      "tsx",
-      WORKER,
-      mode,
-      "-",
-      at.effects,
-      mode === "recover-listed" ? "-" : at.runId,
-    ],
-    {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, LEASE_MS: "400", POSTGRES_URL: url, POSTGRES_TABLE: at.table, ...env },
-    },
+  const runId = mode === "recover-listed" ? "-" : at.runId;
+  const w = durableWorker(
+    { mode, journal: "-", effects: at.effects, runId },
+    { POSTGRES_URL: url, POSTGRES_TABLE: at.table, ...env },
+    { namespace, name: `${mode} on host ${host}` },
   );
-  children.add(child);
-  let out = "";
-  let stderr = "";
-  let onReady = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout!.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-    if (out.split("\n").includes("ready")) onReady();
-  });
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const result = new Promise<Record<string, unknown>>((resolve, reject) => {
-    child.on("exit", (code, signal) => {
-      children.delete(child);
-      if (signal === "SIGKILL") return;
-      const last = out.trim().split("\n").at(-1) ?? "";
-      if (code !== 0) reject(new Error(`worker ${mode} on host ${host} exited ${code ?? signal}: ${stderr}`));
-      else resolve(JSON.parse(last));
-    });
-  });
-  return { child, ready, result };
+  children.add(w.child);
+  w.child.on("exit", () => children.delete(w.child));
+  return w;
 }
 
-const linesOf = (file: string) =>
-  existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-
-/** Kills `w` with SIGKILL once the effects file has at least `count` lines (it is still running then). */
-async function killAt(w: Worker, effects: string, count: number): Promise<void> {
-  await vi.waitFor(() => expect(linesOf(effects).length).toBeGreaterThanOrEqual(count), {
-    timeout: 60_000,
-    interval: 2,
-  });
-  expect(w.child.exitCode).toBeNull();
-  const exited = new Promise((resolve) => w.child.once("exit", resolve));
-  w.child.kill("SIGKILL");
-  await exited;
-  expect(linesOf(effects).length).toBeLessThan(40);
-}
-
-const keys = (runId: string) => Array.from({ length: 40 }, (_, i) => `${runId}:${i}`).sort();
+const forty = (runId: string) => keys(runId, range(0, 40));
 
 describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres journal", () => {
   it("a run started on host A and killed with SIGKILL halfway is found by host B in incompleteRuns and finished there: every effect once, the run's value", async () => {
@@ -186,7 +141,7 @@ describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres jo
     await killAt(first, at.effects, 17);
     const recovered = await worker("b", "recover-listed", at, { IDEMPOTENT: "1" }).result;
     expect(recovered).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE, runId: at.runId });
-    expect(linesOf(at.effects).sort()).toEqual(keys(at.runId));
+    expect(linesOf(at.effects).sort()).toEqual(forty(at.runId));
     // Each host reached the database over its own link, from its own address.
     expect([...hosts.a.relay.peers]).toEqual([hosts.a.address]);
     expect([...hosts.b.relay.peers]).toEqual([hosts.b.address]);
@@ -196,24 +151,13 @@ describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres jo
     const at = place();
     const first = worker("a", "run", at, { IDEMPOTENT: "1" });
     await killAt(first, at.effects, 22);
-    const both = (["b", "c"] as const).map((host) =>
-      worker(host, "recover", at, { IDEMPOTENT: "1", WAIT_FOR_LINE: "1" }),
+    await claimAtOnce(
+      (["b", "c"] as const).map((host) =>
+        worker(host, "recover", at, { IDEMPOTENT: "1", WAIT_FOR_LINE: "1" }),
+      ),
     );
-    await Promise.all(both.map((w) => w.ready));
-    // Past the lease, so that both go for the claim at the same moment.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (const w of both) w.child.stdin!.write("go\n");
-    const results = await Promise.all(both.map((w) => w.result));
-    // One wins the claim. The other is refused it or, on a loaded machine, reads the run once the winner
-    // has ended it and gets the ended run's recorded result (no call goes live again): either way, the
-    // effects below happened once.
-    const ok = results.filter((r) => r.status === "ok");
-    const refused = results.filter((r) => r.refused !== undefined);
-    expect(ok.length).toBeGreaterThanOrEqual(1);
-    expect(ok.length + refused.length).toBe(2);
-    expect(refused.map((r) => r.refused)).toEqual(refused.length === 1 ? ["claimed"] : []);
-    expect(ok.map((r) => r.value)).toEqual(ok.map(() => FORTY_CALLS_VALUE));
-    expect(linesOf(at.effects).sort()).toEqual(keys(at.runId));
+    // Either way, the effects happened once.
+    expect(linesOf(at.effects).sort()).toEqual(forty(at.runId));
     expect([...hosts.c.relay.peers]).toEqual([hosts.c.address]);
   }, 120_000);
 
@@ -223,25 +167,11 @@ describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres jo
     await killAt(first, at.effects, 15);
     const paused = await worker("b", "recover-listed", at).result;
     expect(paused).toMatchObject({ status: "paused", runId: at.runId });
-    const pending = paused.pending as {
-      id: string;
-      kind: string;
-      idempotencyKey: string;
-      args: { n: number };
-    }[];
-    expect(pending.length).toBeGreaterThan(0);
-    expect(pending.every((call) => call.kind === "unknown-outcome")).toBe(true);
     // The operator looks each key up in the service: done ones get their result, the others run again.
-    const effects = linesOf(at.effects);
-    const decisions = Object.fromEntries(
-      pending.map((call) => [
-        call.id,
-        effects.includes(call.idempotencyKey) ? { result: call.args.n * 2 } : { rerun: true },
-      ]),
-    );
-    const finished = await worker("c", "recover", at, { DECISIONS: JSON.stringify(decisions) }).result;
+    const decisions = decideUnknownOutcomes(paused, at.effects);
+    const finished = await worker("c", "recover", at, { DECISIONS: decisions }).result;
     expect(finished).toMatchObject({ status: "ok", value: FORTY_CALLS_VALUE });
-    expect(linesOf(at.effects).sort()).toEqual(keys(at.runId));
+    expect(linesOf(at.effects).sort()).toEqual(forty(at.runId));
   }, 120_000);
 
   it("the namespace and link of a fleet test whose process was killed before its clean-up are removed", () => {
@@ -251,7 +181,7 @@ describe.runIf(FLEET)("a fleet of workers on hosts of their own, one Postgres jo
     const link = `cf${gone}zh`;
     execFileSync("ip", ["netns", "add", namespace]);
     execFileSync("ip", ["link", "add", link, "type", "veth", "peer", "name", `cf${gone}zn`]);
-    removeStaleHosts();
+    removeStaleHosts(FLEET_HOSTS);
     expect(namespaceExists(namespace)).toBe(false);
     expect(spawnSync("ip", ["link", "show", link]).status).not.toBe(0);
     // This run's own are alive, and stay.

@@ -1,11 +1,13 @@
 /**
- * "Hosts" for the fleet test: Linux network namespaces, each with its own address on a veth link to
- * this machine (a /30 in 10.213.0.0/16 made by the test), and a relay on this machine's end of each
- * link to the Postgres server, which keeps listening on 127.0.0.1 only. A process started in a
- * namespace (`ip netns exec`) reaches the database over its link and nothing else: its own loopback has
- * no server. The namespaces and links are named after the test process (`cordon-fleet-<pid>-<host>`,
- * `cf<pid><host>h`), so that those of a run that was killed before it could clean up are found and
- * removed by the next one. Needs root and iproute2.
+ * "Hosts" for the tests across machines: Linux network namespaces, each with its own address on a veth
+ * link to this machine (a /30 of a 10.x.0.0/16 of the test's own). A process started in a namespace
+ * (`ip netns exec`) reaches this machine over its link and nothing else: its own loopback has no server.
+ * The fleet test puts a relay on this machine's end of each link to the Postgres server, which keeps
+ * listening on 127.0.0.1 only; the Restate test starts a service endpoint in a namespace, listening on
+ * that address alone, which the Restate server on this machine reaches over the link. Each test names its
+ * namespaces and links after its process (`<prefix>-<pid>-<letter>`, `<2 letters><pid><letter>h`, a
+ * {@link HostFamily}), so that those of a run killed before it could clean up are found and removed by
+ * the next one, and tests running at once never meet. Needs root and iproute2.
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -15,17 +17,29 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 export interface Host {
   /** The namespace's name (`ip netns exec <namespace> …`). */
   namespace: string;
-  /** The namespace's own address. */
+  /** The namespace's own address (where an endpoint in it listens). */
   address: string;
-  /** This machine's end of the link: where the relay to Postgres listens. */
+  /** This machine's end of the link (where a relay to Postgres listens). */
   gateway: string;
   /** The link's end on this machine (deleting it deletes the pair). */
   link: string;
 }
 
-/** Namespaces and links of this process: `cordon-fleet-<pid>-<letter>`, `cf<pid><letter>h`. */
-const NAMESPACE = /^cordon-fleet-(\d+)-[a-z]$/;
-const LINK = /^\d+:\s+(cf(\d+)[a-z]h)[@:]/;
+/** How one test's hosts are named, and the addresses they take. */
+export interface HostFamily {
+  /** Namespaces are `<namespace>-<pid>-<letter>`. */
+  namespace: string;
+  /** Two letters: links are `<link><pid><letter>h` here and `…n` in the namespace (15 characters at most). */
+  link: string;
+  /** The x of the 10.x.0.0/16 that the links' /30s are taken from. */
+  network: number;
+}
+
+/** The fleet test's hosts (fleet.test.ts): `cordon-fleet-<pid>-<letter>`, `cf<pid><letter>h`, 10.213.0.0/16. */
+export const FLEET_HOSTS: HostFamily = { namespace: "cordon-fleet", link: "cf", network: 213 };
+
+/** The Restate test's hosts (restate-hosts.test.ts): `cordon-rst-<pid>-<letter>`, `rs<pid><letter>h`, 10.214.0.0/16. */
+export const RESTATE_HOSTS: HostFamily = { namespace: "cordon-rst", link: "rs", network: 214 };
 
 function ip(args: string[]): string {
   return execFileSync("ip", args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
@@ -54,25 +68,27 @@ export function namespacesProblem(): string | undefined {
   return undefined;
 }
 
-/** Removes the namespaces and links of fleet tests whose process is gone (killed before its clean-up). */
-export function removeStaleHosts(): void {
+/** Removes the namespaces and links of `family`'s tests whose process is gone (killed before its clean-up). */
+export function removeStaleHosts(family: HostFamily): void {
+  const namespaces = new RegExp(`^${family.namespace}-(\\d+)-[a-z]$`);
+  const links = new RegExp(`^\\d+:\\s+(${family.link}(\\d+)[a-z]h)[@:]`);
   for (const line of ip(["netns", "list"]).split("\n")) {
     const name = line.split(" ")[0] ?? "";
-    const pid = NAMESPACE.exec(name)?.[1];
+    const pid = namespaces.exec(name)?.[1];
     if (pid !== undefined && !alive(Number(pid))) ipQuietly(["netns", "del", name]);
   }
   for (const line of ip(["-o", "link", "show"]).split("\n")) {
-    const [, link, pid] = LINK.exec(line) ?? [];
+    const [, link, pid] = links.exec(line) ?? [];
     if (link !== undefined && !alive(Number(pid))) ipQuietly(["link", "del", link]);
   }
 }
 
-/** /30 blocks in 10.213.0.0/16 that no address of this machine is in, from a place of this process's. */
-function freeSubnets(count: number): string[] {
+/** /30 blocks in 10.`network`.0.0/16 that no address of this machine is in, from a place of this process's. */
+function freeSubnets(network: number, count: number): string[] {
   const used = new Set(
-    [...ip(["-4", "-o", "addr", "show"]).matchAll(/inet 10\.213\.(\d+)\.(\d+)/g)].map(
-      ([, third, fourth]) => `${third}.${Number(fourth) & ~3}`,
-    ),
+    [
+      ...ip(["-4", "-o", "addr", "show"]).matchAll(new RegExp(`inet 10\\.${network}\\.(\\d+)\\.(\\d+)`, "g")),
+    ].map(([, third, fourth]) => `${third}.${Number(fourth) & ~3}`),
   );
   const free: string[] = [];
   for (let i = 0; free.length < count && i < 256 * 64; i++) {
@@ -84,22 +100,23 @@ function freeSubnets(count: number): string[] {
 }
 
 /**
- * Makes one namespace per letter, each linked to this machine by a veth pair with a /30 of its own:
- * `10.213.x.y+1` on this machine's end, `10.213.x.y+2` in the namespace. Undoes what it made on failure.
+ * Makes one namespace of `family` per letter, each linked to this machine by a veth pair with a /30 of its
+ * own: `10.n.x.y+1` on this machine's end, `10.n.x.y+2` in the namespace. Undoes what it made on failure.
  */
-export function makeHosts(letters: string[]): Host[] {
-  const subnets = freeSubnets(letters.length);
+export function makeHosts(family: HostFamily, letters: string[]): Host[] {
+  const subnets = freeSubnets(family.network, letters.length);
+  const net = `10.${family.network}`;
   const hosts: Host[] = [];
   try {
     letters.forEach((letter, i) => {
       const [third, fourth] = subnets[i]!.split(".").map(Number) as [number, number];
       const host: Host = {
-        namespace: `cordon-fleet-${process.pid}-${letter}`,
-        address: `10.213.${third}.${fourth + 2}`,
-        gateway: `10.213.${third}.${fourth + 1}`,
-        link: `cf${process.pid}${letter}h`,
+        namespace: `${family.namespace}-${process.pid}-${letter}`,
+        address: `${net}.${third}.${fourth + 2}`,
+        gateway: `${net}.${third}.${fourth + 1}`,
+        link: `${family.link}${process.pid}${letter}h`,
       };
-      const inside = `cf${process.pid}${letter}n`;
+      const inside = `${family.link}${process.pid}${letter}n`;
       hosts.push(host);
       ip(["netns", "add", host.namespace]);
       ip(["link", "add", host.link, "type", "veth", "peer", "name", inside]);

@@ -1,6 +1,6 @@
 /**
  * restateRunCode across machines: the service endpoint runs on "host A", a network namespace with an
- * address of its own on a veth link (restate-hosts.ts), and is killed with SIGKILL halfway through 40
+ * address of its own on a veth link (hosts.ts), and is killed with SIGKILL halfway through 40
  * effectful calls; the deployment is moved to an endpoint on "host B", another namespace, and Restate's
  * retry finishes the run there with every effect once. The Restate server stays on this machine (it
  * listens on 127.0.0.1 and reaches each endpoint over its link). Needs root and `ip netns`; with
@@ -13,8 +13,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { FORTY_CALLS_VALUE } from "./helpers.js";
+import {
+  type Host,
+  makeHosts,
+  namespacesProblem,
+  RESTATE_HOSTS,
+  removeHosts,
+  removeStaleHosts,
+} from "./hosts.js";
 import { type Endpoint, lines, RestateService, restateServer } from "./restate-harness.js";
-import { type Host, makeHosts, namespacesProblem, removeHosts, removeStaleHosts } from "./restate-hosts.js";
 
 const ENDPOINT = join(import.meta.dirname, "fixtures", "restate-code-endpoint.ts");
 const REQUIRED = process.env.CORDON_REQUIRE_RESTATE === "1";
@@ -31,8 +38,8 @@ describe.runIf(REQUIRED || namespaces === undefined)("restateRunCode across host
         `CORDON_REQUIRE_RESTATE=1, but this test runs endpoints in network namespaces, and cannot here: ${namespaces}. Run it as root on Linux with iproute2 (ip netns), as make test and CI do.`,
       );
     }
-    removeStaleHosts();
-    hosts = makeHosts(["a", "b"]);
+    removeStaleHosts(RESTATE_HOSTS);
+    hosts = makeHosts(RESTATE_HOSTS, ["a", "b"]);
     service = new RestateService(await restateServer(), `CordonHostsTest_${randomUUID().slice(0, 8)}`);
     directory = await mkdtemp(join(tmpdir(), "cordon-restate-hosts-"));
   }, 200_000);
