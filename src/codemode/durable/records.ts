@@ -76,12 +76,7 @@ export function sealRecord(key: Buffer, runId: string, chain: SealChain, record:
  * Seals records, given as their JSON texts, as the next batch of `chain` (which it advances). The
  * texts must each be one `RunRecord`'s JSON (they are joined into an array as they are).
  */
-function sealBatch(
-  key: Buffer,
-  runId: string,
-  chain: SealChain,
-  jsons: readonly string[],
-): JournalRecord {
+function sealBatch(key: Buffer, runId: string, chain: SealChain, jsons: readonly string[]): JournalRecord {
   const json = `[${jsons.join(",")}]`;
   const mac = macOf(key, runId, chain.seq, chain.mac, json);
   const sealed = { seq: chain.seq, text: `${mac}.${json}` };
