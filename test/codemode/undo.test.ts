@@ -3,6 +3,11 @@
  * its own (events, approval), and `cm.revert(result)` on demand, once.
  */
 
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
@@ -232,6 +237,27 @@ describe("each revert is a dispatcher call", () => {
     const again = await cm.revert(result);
     expect(again.reverted).toEqual([{ id: result.calls[0]!.callId, tool: "refund", status: "ok" }]);
     expect(world.log).toEqual(["refund big", "unrefund big"]);
+  });
+});
+
+describe("each revert is traced", () => {
+  it("has a span of its own, with the revert's call id, in a dispatch of the run's id", async () => {
+    const world = shop();
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const dispatcher = new Dispatcher(new Toolset(world.tools), { tracing: { tracerProvider: provider } });
+    const cm = make({ dispatcher });
+    const result = await cm.run(THREE_EFFECTS_THEN_FAIL, { onFailure: "revert" });
+    const spans = exporter.getFinishedSpans();
+    const revertSpans = spans.filter((span) => span.name.endsWith(".revert"));
+    expect(revertSpans.map((span) => [span.name, span.attributes["gen_ai.tool.call.id"]])).toEqual([
+      ["execute_tool email.revert", `${result.calls[3]!.callId}.revert`],
+      ["execute_tool refund.revert", `${result.calls[1]!.callId}.revert`],
+    ]);
+    const parent = spans.find(
+      (span) => span.spanContext().spanId === revertSpans[0]!.parentSpanContext?.spanId,
+    );
+    expect(parent?.attributes["cordon.run_id"]).toBe(result.runId);
   });
 });
 
