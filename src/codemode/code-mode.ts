@@ -77,6 +77,12 @@ export interface ResumeOptions extends ResumeDecisions {
   approval?: "wait" | "pause";
   /** Cancels the resumed run. */
   signal?: AbortSignal;
+  /**
+   * `"revert"`: a resumed run that fails (or whose replay diverges) reverts its effects, those made
+   * before the pause too (see `CodeRunOptions.onFailure`). A checkpoint does not keep the paused run's
+   * own choice; a durable run's journal does, and its recovery follows it.
+   */
+  onFailure?: CodeRunOptions["onFailure"];
   /** The context of the run_code call that resumes it, when dispatched. */
   parent?: CodeRunOptions["parent"];
   /**
@@ -412,6 +418,7 @@ async function resumeRun(
         ...(signal ? { signal } : {}),
         ...(parent ? { parent } : {}),
         ...(approval ? { approval } : {}),
+        ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),
       },
       {
         run: paused,

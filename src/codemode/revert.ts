@@ -164,7 +164,7 @@ function parseResult(json: string): unknown {
 }
 
 /** The most runs whose effects a code mode keeps for `cm.revert`; the oldest is dropped first. */
-export const MAX_REVERTABLE_RUNS = 256;
+const MAX_REVERTABLE_RUNS = 256;
 
 /** A run's effects, as a code mode keeps them for `cm.revert`. */
 interface Revertable {

@@ -59,14 +59,6 @@ export type NeedsApproval<Args = unknown> =
   | boolean
   | ((args: Args, ctx: RunContext) => boolean | Promise<boolean>);
 
-/**
- * Undoes one successful call of a tool: given the call's arguments (as validated), its result (as the
- * code received it: the value's JSON form) and the revert call's own context (its `idempotencyKey` is
- * the original call's key with `:revert` after it). Its return value is only reported; throwing (or a
- * `ToolError`) means the revert failed.
- */
-export type ToolRevert<Args = unknown> = (args: Args, result: unknown, ctx: RunContext) => unknown;
-
 /** The knobs of a tool that the dispatcher reads; unset ones fall back to the dispatcher's defaults. */
 export interface ToolOptions<Args = unknown> {
   /** The schema the model sees is made OpenAI-strict (see {@link tool}). */
@@ -118,11 +110,14 @@ export interface ToolOptions<Args = unknown> {
   /** The tool changes something outside the run: it has effects. */
   effect?: boolean;
   /**
-   * Undoes a successful call of the tool (see {@link ToolRevert}). A tool with a revert has effects even
-   * without `effect: true`. Code mode reverts a failed run's effects with it (`onFailure: "revert"`,
-   * `cm.revert(result)`), each revert a dispatcher call of its own; see docs/effects.md.
+   * Undoes one successful call of the tool, given the call's arguments (as validated), its result (as
+   * the code received it: the value's JSON form) and the revert call's own context (its
+   * `idempotencyKey` is the call's key with `.revert` after it). Its return value is only reported;
+   * throwing means the revert failed. A tool with a revert has effects even without `effect: true`.
+   * Code mode reverts a failed run's effects with it (`onFailure: "revert"`, `cm.revert(result)`), each
+   * revert a dispatcher call of its own; see docs/effects.md.
    */
-  revert?: ToolRevert<Args>;
+  revert?: (args: Args, result: unknown, ctx: RunContext) => unknown;
   /**
    * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
    * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it

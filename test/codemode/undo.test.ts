@@ -240,6 +240,39 @@ describe("each revert is a dispatcher call", () => {
   });
 });
 
+describe("a resumed run", () => {
+  it("that fails reverts the effects made before the pause too, from its checkpoint's journal", async () => {
+    const world = shop();
+    const ship = tool({
+      name: "ship",
+      description: "Ships an order, once a person allows it.",
+      input: z.object({ order: z.string() }),
+      needsApproval: true,
+      run: ({ order }) => `shipped ${order}`,
+    });
+    const cm = make({ tools: [...world.tools, ship], pause: { key: "a host secret, 32 bytes at least!" } });
+    const code = `
+      await tools.refund({ order: "G", amount: 9 });
+      await tools.email({ to: "gil" });
+      await tools.ship({ order: "G" });
+      await tools.email({ to: "gus" });`;
+    const paused = await cm.run(code, { approval: "pause", onFailure: "revert" });
+    expect(paused.status).toBe("paused");
+    expect(paused.reverted).toBeUndefined();
+    const [pending] = paused.pending!;
+    const denied = await cm.resume(paused.checkpoint!, {
+      decisions: { [pending!.id]: false },
+      onFailure: "revert",
+    });
+    expect(denied.status).toBe("error");
+    expect(denied.reverted?.map((r) => [r.tool, r.status])).toEqual([
+      ["email", "ok"],
+      ["refund", "ok"],
+    ]);
+    expect(world.log).toEqual(["refund G", "email gil", "recall gil", "unrefund G"]);
+  });
+});
+
 describe("each revert is traced", () => {
   it("has a span of its own, with the revert's call id, in a dispatch of the run's id", async () => {
     const world = shop();
