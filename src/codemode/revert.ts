@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { messageOf, UserError } from "../../common/errors.js";
 import { type CallRecordStatus, KIND_IN_CODE } from "../../common/failures.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Session, ToolOptions } from "../tools/types.js";
 import { idempotencyKeyOf } from "./durable/recorder.js";
 import type { Effect } from "./effects.js";
@@ -166,13 +167,21 @@ function parseResult(json: string): unknown {
 /** The most runs whose effects a code mode keeps for `cm.revert`; the oldest is dropped first. */
 const MAX_REVERTABLE_RUNS = 256;
 
+/**
+ * The most characters of arguments and results a code mode keeps for `cm.revert`, all runs together:
+ * past it the oldest runs are dropped (the newest is always kept).
+ */
+const MAX_REVERTABLE_CHARS = 32 * 1024 * 1024;
+
 /** A run's effects, as a code mode keeps them for `cm.revert`. */
 interface Revertable {
   effects: Effect[];
-  init: Omit<RevertInit, "dispatcher" | "known" | "journal" | "parent" | "signal">;
+  init: Omit<RevertInit, "dispatcher" | "known" | "journal" | "parent" | "signal"> & { toolset: Toolset };
   /** By effect index: how its last revert ended. */
   done: Map<number, { status: CallRecordStatus; why?: string }>;
   busy: boolean;
+  /** Characters of arguments and results kept. */
+  chars: number;
 }
 
 /** What `cm.revert(result)` gives: {@link RevertReport}, and the effects reverted before. */
@@ -184,14 +193,28 @@ export interface RevertOutcome extends RevertReport {
 /** The effects of a code mode's recent runs, kept in this process for `cm.revert(result)`. */
 export class RevertableRuns {
   readonly #runs = new Map<string, Revertable>();
+  #chars = 0;
 
   /** Keeps a run's effects; the token that `cm.revert` finds them by. */
   keep(effects: Effect[], init: Revertable["init"], report: RevertReport | undefined): string {
     const token = randomUUID();
     const done = new Map<number, { status: CallRecordStatus; why?: string }>();
     if (report) remember(done, effects, report);
-    this.#runs.set(token, { effects, init, done, busy: false });
-    if (this.#runs.size > MAX_REVERTABLE_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    // What a revert needs is kept only for effects that have one; the others are only listed.
+    const kept = effects.map((effect) =>
+      revertable(init, effect) ? effect : { ...effect, args: "", result: "" },
+    );
+    const chars = kept.reduce((sum, effect) => sum + effect.args.length + effect.result.length, 0);
+    this.#runs.set(token, { effects: kept, init, done, busy: false, chars });
+    this.#chars += chars;
+    while (
+      this.#runs.size > 1 &&
+      (this.#runs.size > MAX_REVERTABLE_RUNS || this.#chars > MAX_REVERTABLE_CHARS)
+    ) {
+      const [oldest, run] = this.#runs.entries().next().value!;
+      this.#runs.delete(oldest);
+      this.#chars -= run.chars;
+    }
     return token;
   }
 
@@ -207,7 +230,7 @@ export class RevertableRuns {
     const run = typeof token === "string" ? this.#runs.get(token) : undefined;
     if (run === undefined) {
       throw new UserError(
-        `revert: this result's effects are not kept by this code mode (a run without effects has no revertToken, and a code mode keeps the effects of its last ${MAX_REVERTABLE_RUNS} runs with effects, in the process that ran them). Pass the result cm.run gave, as it is.`,
+        `revert: this result's effects are not kept by this code mode (a run without effects has no revertToken, and a code mode keeps the effects of its last ${MAX_REVERTABLE_RUNS} runs with effects, fewer when they hold more than ${MAX_REVERTABLE_CHARS / 1024 / 1024} MB of arguments and results, in the process that ran them). Pass the result cm.run gave, as it is.`,
       );
     }
     if (run.busy) throw new UserError("revert: a revert of this run's effects is under way already.");
@@ -219,13 +242,19 @@ export class RevertableRuns {
         alreadyReverted.push({ id: effect.id, tool: effect.tool });
         return false;
       });
-      const report = await revertEffects(left, { ...run.init, dispatcher, signal: options.signal });
+      const { toolset: _toolset, ...init } = run.init;
+      const report = await revertEffects(left, { ...init, dispatcher, signal: options.signal });
       remember(run.done, run.effects, report);
       return { ...report, alreadyReverted: alreadyReverted.reverse() };
     } finally {
       run.busy = false;
     }
   }
+}
+
+/** Whether `effect`'s tool has a revert (as the code mode's tools are when the run is kept). */
+function revertable(init: Revertable["init"], effect: Effect): boolean {
+  return init.toolset.get(effect.tool)?.options.revert !== undefined;
 }
 
 /** Records how each revert of `report` ended. */

@@ -559,7 +559,13 @@ async function undoEffects(
     report.notReverted.push(...abandoned);
   }
   const { runId, callId, toolName, session } = revertInit;
-  const kept = { runId, callId, toolName, ...(session === undefined ? {} : { session }) };
+  const kept = {
+    runId,
+    callId,
+    toolName,
+    toolset: setup.dispatcher.toolset,
+    ...(session === undefined ? {} : { session }),
+  };
   const token = effects.length > 0 ? setup.reverts?.keep(effects, kept, report) : undefined;
   return {
     ...result,

@@ -11,6 +11,7 @@ import {
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { RevertableRuns } from "../../src/codemode/revert.js";
 import {
   type CodeMode,
   type CodeModeOptions,
@@ -324,6 +325,46 @@ describe("cm.revert(result)", () => {
     expect(none.revertToken).toBeUndefined();
     await expect(cm.revert(none)).rejects.toBeInstanceOf(UserError);
     await expect(cm.revert(none)).rejects.toThrow(/not kept by this code mode/);
+  });
+});
+
+describe("the effects a code mode keeps for cm.revert", () => {
+  it("are bounded: past 32 MB of arguments and results the oldest run is dropped, and its revert refused", async () => {
+    const world = shop();
+    const toolset = new Toolset(world.tools);
+    const dispatcher = new Dispatcher(toolset);
+    const runs = new RevertableRuns();
+    const init = { runId: "r", callId: "code-1", toolName: "run_code", toolset };
+    const big = (id: string) => [
+      {
+        index: 0,
+        id,
+        tool: "refund",
+        args: '{"order":"H","amount":1}',
+        result: `"${"x".repeat(20 * 1024 * 1024)}"`,
+      },
+    ];
+    const first = runs.keep(big("code-1.1"), init, undefined);
+    const second = runs.keep(big("code-2.1"), init, undefined);
+    await expect(runs.revert(dispatcher, first, {})).rejects.toThrow(/not kept by this code mode/);
+    const outcome = await runs.revert(dispatcher, second, {});
+    expect(outcome.reverted).toEqual([{ id: "code-2.1", tool: "refund", status: "ok" }]);
+  });
+
+  it("keep only the ids of effects that have no revert, not their arguments or results", async () => {
+    const world = shop();
+    const toolset = new Toolset(world.tools);
+    const runs = new RevertableRuns();
+    const init = { runId: "r", callId: "code-1", toolName: "run_code", toolset };
+    const huge = `"${"y".repeat(40 * 1024 * 1024)}"`;
+    const first = runs.keep(
+      [{ index: 0, id: "code-1.1", tool: "charge", args: "{}", result: huge }],
+      init,
+      undefined,
+    );
+    runs.keep([{ index: 0, id: "code-2.1", tool: "charge", args: "{}", result: huge }], init, undefined);
+    const outcome = await runs.revert(new Dispatcher(toolset), first, {});
+    expect(outcome.notReverted).toEqual([{ id: "code-1.1", tool: "charge", why: "its tool has no revert" }]);
   });
 });
 
