@@ -134,8 +134,13 @@ async function replayEnded(
   const result = await runCode(
     setup,
     run.header.code,
-    { runId, approval: "wait", ...(options.signal ? { signal: options.signal } : {}) },
-    { run: pausedRunOf(run), people: new Map(), replayOnly: true },
+    {
+      runId,
+      approval: "wait",
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(run.header.onFailure === "revert" ? { onFailure: "revert" } : {}),
+    },
+    { run: pausedRunOf(run), people: new Map(), replayOnly: true, reverts: knownReverts(run) },
   );
   const ended = run.end;
   if (ended === undefined) return result;
@@ -155,6 +160,13 @@ async function replayEnded(
       message: `Run ${runId} ended ${ended.status}, but replayed from its journal its code ended ${how(result.status, result.error?.name)}: its code or what it depends on is not deterministic. No call ran again.`,
     },
   };
+}
+
+/** What an ended run's journal says of its reverts: how each ended. */
+function knownReverts(run: JournaledRun): Map<number, KnownRevert> {
+  const known = new Map<number, KnownRevert>();
+  for (const [index, revert] of run.reverts) if (revert !== "started") known.set(index, revert);
+  return known;
 }
 
 /** The runs whose lease ran out and that did not end: their process died, or they paused. */

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { messageOf, UserError } from "../../common/errors.js";
 import { type CallRecordStatus, KIND_IN_CODE } from "../../common/failures.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
+import type { DispatchRun } from "../dispatch/types.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Session, ToolOptions } from "../tools/types.js";
 import { idempotencyKeyOf } from "./durable/recorder.js";
@@ -45,6 +46,8 @@ export interface RevertInit {
   journal?: RevertJournal | undefined;
   /** By effect index: what is known of its revert already. */
   known?: ReadonlyMap<number, KnownRevert> | undefined;
+  /** `false` for the replay of a run that ended: only what `known` says is reported; nothing runs. */
+  live?: boolean;
 }
 
 /** What a reverting did. */
@@ -61,13 +64,18 @@ export async function revertEffects(effects: readonly Effect[], init: RevertInit
   const report: RevertReport = { reverted: [], notReverted: [] };
   if (effects.length === 0) return report;
   const { dispatcher } = init;
-  const run = dispatcher.openRun({
-    ...(init.parent ? { parent: init.parent } : { runId: init.runId }),
-    ...(init.session === undefined ? {} : { session: init.session }),
-    ...(init.signal ? { signal: init.signal } : {}),
-    callId: init.callId,
-    toolName: init.toolName,
-  });
+  // Opened for the first revert that runs: a replay, or a run whose reverts are all known, opens none.
+  let run: DispatchRun | undefined;
+  const context = () => {
+    run ??= dispatcher.openRun({
+      ...(init.parent ? { parent: init.parent } : { runId: init.runId }),
+      ...(init.session === undefined ? {} : { session: init.session }),
+      ...(init.signal ? { signal: init.signal } : {}),
+      callId: init.callId,
+      toolName: init.toolName,
+    });
+    return run.context;
+  };
   try {
     for (const effect of [...effects].reverse()) {
       const { id, tool: name } = effect;
@@ -80,15 +88,17 @@ export async function revertEffects(effects: readonly Effect[], init: RevertInit
         report.notReverted.push({ id, tool: name, why: UNKNOWN_REVERT });
       } else if (known !== undefined && known !== "rerun") {
         note(report, effect, known.status, known.why);
+      } else if (init.live === false) {
+        report.notReverted.push({ id, tool: name, why: "its revert is not in the run's journal" });
       } else if (init.signal?.aborted) {
         report.notReverted.push({ id, tool: name, why: "the reverting was cancelled before its turn" });
       } else {
-        const { status, why } = await revertOne(effect, tool, run.context, init);
+        const { status, why } = await revertOne(effect, tool, context(), init);
         note(report, effect, status, why);
       }
     }
   } finally {
-    run.close();
+    run?.close();
   }
   return report;
 }

@@ -509,7 +509,8 @@ export async function runInSandbox(
     );
   }
   // A run whose journal stopped is another process's now (or nobody's): it reverts nothing here.
-  if (!resumption?.replayOnly && !writer?.idTaken && !writer?.failure && bridge.stop?.reason !== "journal") {
+  // The replay of a run that ended reports the reverts its journal has, and makes none.
+  if (!writer?.idTaken && !writer?.failure && bridge.stop?.reason !== "journal") {
     const journaled = journal?.state ?? resumption?.run.journal;
     const effects = [
       ...(journaled ? effectsOfJournal(journaled, callIdPrefix, dispatcher.toolset) : []),
@@ -524,6 +525,7 @@ export async function runInSandbox(
       signal: options.signal,
       journal: writer && revertJournalOf(writer),
       known: resumption?.reverts,
+      live: resumption?.replayOnly !== true,
     });
   }
   if (writer) result = await closeJournal(writer, result, bridge);

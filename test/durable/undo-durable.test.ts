@@ -102,8 +102,10 @@ describe("a durable run that reverts", () => {
     expect(world.undone).toEqual(["undo-2:2.revert", "undo-2:1.revert", "undo-2:0.revert"]);
     expect(world.reverts).toEqual(["3", "2", "2", "1"]);
     expect((await store.read("undo-2"))?.ended).toBe(true);
-    // Recovering the ended run again reverts nothing more.
-    await second.recover("undo-2");
+    // Recovering the ended run answers with its result, its reverts as its journal has them: none runs.
+    const again = await second.recover("undo-2");
+    expect(again.reverted).toEqual(recovered.reverted);
+    expect(again.notReverted).toBeUndefined();
     expect(world.reverts).toEqual(["3", "2", "2", "1"]);
   });
 
