@@ -17,6 +17,7 @@ import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discover
 import type { ToolIndex } from "./discovery/tool-index.js";
 import { type DurableRecorder, idempotencyKeyOf } from "./durable/recorder.js";
 import type { JournalStopped } from "./durable/writer.js";
+import { type Effect, hasEffects } from "./effects.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./pause/journal.js";
 import type { CallRecord } from "./result.js";
@@ -127,6 +128,11 @@ export class RunBridge implements SandboxBridge {
   readonly logs: LogEntry[] = [];
   /** The run's `tools.$search` and `tools.$describe` calls, in the order they arrived. */
   readonly discovery: DiscoveryRecord[] = [];
+  /**
+   * For a run without a journal (which has them): its live calls of tools with effects that succeeded,
+   * in the order they ended, for a revert.
+   */
+  readonly effects: Effect[] = [];
   /** Set when the bridge stopped the run: it paused, or its replay diverged. */
   stop: BridgeStop | undefined;
   readonly #init: RunBridgeInit;
@@ -469,6 +475,15 @@ export class RunBridge implements SandboxBridge {
       if (result.ok) {
         record = this.#record(call, result.name, "ok", started);
         outcome = { ok: true, valueJson: valueJson ?? renderJson(value) };
+        if (!journal && hasEffects(dispatcher.toolset.get(result.name)?.options)) {
+          this.effects.push({
+            index,
+            id: callId,
+            tool: result.name,
+            args: argsJson,
+            result: outcome.valueJson,
+          });
+        }
       } else {
         const kind = KIND_IN_CODE[result.error?.kind ?? "error"] ?? "error";
         record = this.#record(call, result.name, kind, started);

@@ -43,6 +43,7 @@ import {
   resolveCodeModeOptions,
 } from "./resolve-options.js";
 import type { CodeRunResult } from "./result.js";
+import { RevertableRuns, type RevertOutcome } from "./revert.js";
 import { type CodeRunOptions, failedRun, type RunSetup, runCode, SESSIONS_DO_NOT_PAUSE } from "./run.js";
 import { callResult, type PausedToolCall, type RunCodeArgs, runCodeTool } from "./run-code-tool.js";
 import { SessionPool } from "./sessions.js";
@@ -76,6 +77,12 @@ export interface ResumeOptions extends ResumeDecisions {
   approval?: "wait" | "pause";
   /** Cancels the resumed run. */
   signal?: AbortSignal;
+  /**
+   * `"revert"`: a resumed run that fails (or whose replay diverges) reverts its effects, those made
+   * before the pause too (see `CodeRunOptions.onFailure`). A checkpoint does not keep the paused run's
+   * own choice; a durable run's journal does, and its recovery follows it.
+   */
+  onFailure?: CodeRunOptions["onFailure"];
   /** The context of the run_code call that resumes it, when dispatched. */
   parent?: CodeRunOptions["parent"];
   /**
@@ -174,6 +181,15 @@ export interface CodeMode {
    * wait for a person), oldest first, at most `limit` (default 100): what {@link recover} takes.
    */
   incompleteRuns(limit?: number): Promise<IncompleteRun[]>;
+  /**
+   * Reverts the effects of a finished run (its result as `run` gave it, with its `revertToken`), last
+   * first, each through its tool's `revert` as a dispatcher call of its own, as `onFailure: "revert"`
+   * does for a run that fails. Effects a revert undid already are not reverted again (listed in
+   * `alreadyReverted`); one whose revert failed or was denied is tried again. The effects are kept in
+   * this process, for the code mode's most recent runs with effects. Throws `UserError` for a result
+   * whose effects are not kept. See docs/effects.md.
+   */
+  revert(result: CodeRunResult, options?: { signal?: AbortSignal }): Promise<RevertOutcome>;
   /** Disposes every sandbox and the environment. */
   close(): Promise<void>;
 }
@@ -257,6 +273,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
         ? { mode: options.typecheck.mode, checker, sessionNames: new WeakMap() }
         : undefined,
     index,
+    reverts: new RevertableRuns(),
   };
   let closed = false;
   /** Whether a run may start: the code mode is open, and its declared tools are still the dispatcher's. */
@@ -330,6 +347,10 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     async incompleteRuns(limit) {
       return incompleteRuns(setup, limit);
     },
+    async revert(result, revertOptions = {}) {
+      const token = (result as Partial<CodeRunResult> | undefined)?.revertToken;
+      return setup.reverts!.revert(dispatcher, token, revertOptions);
+    },
     observedTypes: observed.store,
     observedTypeOf: observed.typeOf,
     refreshDeclarations() {
@@ -397,6 +418,7 @@ async function resumeRun(
         ...(signal ? { signal } : {}),
         ...(parent ? { parent } : {}),
         ...(approval ? { approval } : {}),
+        ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),
       },
       {
         run: paused,

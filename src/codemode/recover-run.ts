@@ -18,6 +18,7 @@ import type { JournalOptions } from "./options.js";
 import { type JournalState, outcomeText } from "./pause/journal.js";
 import { type Decision, type PausedRun, pendingCalls, peopleFor } from "./pause/pause.js";
 import type { CodeRunResult, PendingCall } from "./result.js";
+import type { KnownRevert } from "./revert.js";
 import { type CodeRunOptions, type DurableSetup, REPLAY_DIVERGED, type RunSetup, runCode } from "./run.js";
 
 /** How a person settles a call whose outcome is unknown (a `pending` item of kind `unknown-outcome`). */
@@ -96,6 +97,7 @@ export async function recoverRun(
     );
   }
   await settle(durable, runId, run, given.settled, owner);
+  await settleReverts(durable, runId, run, given.reverts, owner);
   const paused = pausedRunOf(run);
   const people = peopleFor(paused, {
     decisions: given.approvals,
@@ -105,11 +107,13 @@ export async function recoverRun(
   const runOptions: CodeRunOptions = {
     approval: options.approval ?? setup.approval,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(run.header.onFailure === "revert" ? { onFailure: "revert" } : {}),
   };
   return runCode(setup, run.header.code, runOptions, {
     run: paused,
     people,
     recovered: { runId, chain: run.chain, owner },
+    reverts: given.reverts,
   });
 }
 
@@ -130,8 +134,13 @@ async function replayEnded(
   const result = await runCode(
     setup,
     run.header.code,
-    { runId, approval: "wait", ...(options.signal ? { signal: options.signal } : {}) },
-    { run: pausedRunOf(run), people: new Map(), replayOnly: true },
+    {
+      runId,
+      approval: "wait",
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(run.header.onFailure === "revert" ? { onFailure: "revert" } : {}),
+    },
+    { run: pausedRunOf(run), people: new Map(), replayOnly: true, reverts: knownReverts(run) },
   );
   const ended = run.end;
   if (ended === undefined) return result;
@@ -153,6 +162,13 @@ async function replayEnded(
   };
 }
 
+/** What an ended run's journal says of its reverts: how each ended. */
+function knownReverts(run: JournaledRun): Map<number, KnownRevert> {
+  const known = new Map<number, KnownRevert>();
+  for (const [index, revert] of run.reverts) if (revert !== "started") known.set(index, revert);
+  return known;
+}
+
 /** The runs whose lease ran out and that did not end: their process died, or they paused. */
 export function incompleteRuns(setup: RunSetup, limit?: number): Promise<IncompleteRun[]> {
   const durable = setup.durable;
@@ -169,6 +185,7 @@ function splitDecisions(setup: RunSetup, run: JournaledRun, options: RecoverOpti
   const approvals: Record<string, Decision> = {};
   const met = new Set<string>(Object.keys(options.answers ?? {}));
   for (const [id, decision] of Object.entries(options.decisions ?? {})) {
+    if (isUnknownRevert(run, id)) continue;
     const index = unknownById.get(id);
     if (index === undefined) {
       approvals[id] = decision as Decision;
@@ -178,6 +195,30 @@ function splitDecisions(setup: RunSetup, run: JournaledRun, options: RecoverOpti
     settled.set(index, outcomeDecided(id, run.state.entries[index]!.tool, decision));
   }
   const unsettled: PendingCall[] = [];
+  const reverts = new Map<number, KnownRevert>();
+  for (const [index, revert] of run.reverts) {
+    if (revert !== "started") {
+      reverts.set(index, revert);
+      continue;
+    }
+    const entry = run.state.entries[index]!;
+    const id = `${idOf(index)}.revert`;
+    const decision = options.decisions?.[id];
+    if (decision !== undefined) {
+      met.add(id);
+      reverts.set(index, revertDecided(id, decision));
+    } else if (setup.dispatcher.toolset.get(entry.tool)?.options.idempotent === true) {
+      reverts.set(index, "rerun");
+    } else {
+      unsettled.push({
+        id,
+        tool: `${entry.tool}.revert`,
+        args: parsedArgs(entry.args),
+        kind: "unknown-outcome",
+        idempotencyKey: `${idempotencyKeyOf(run.header.runId, index)}.revert`,
+      });
+    }
+  }
   for (const index of run.unknown) {
     const entry = run.state.entries[index]!;
     if (settled.has(index)) continue;
@@ -193,7 +234,53 @@ function splitDecisions(setup: RunSetup, run: JournaledRun, options: RecoverOpti
       idempotencyKey: idempotencyKeyOf(run.header.runId, index),
     });
   }
-  return { settled, approvals, unsettled, met };
+  return { settled, approvals, unsettled, met, reverts };
+}
+
+/** Whether `id` is the id of a revert whose outcome is unknown (`<call id>.revert`). */
+function isUnknownRevert(run: JournaledRun, id: string): boolean {
+  const prefix = `${run.header.prefix}.`;
+  if (!id.startsWith(prefix) || !id.endsWith(".revert")) return false;
+  const index = Number(id.slice(prefix.length, -".revert".length)) - 1;
+  return run.reverts.get(index) === "started";
+}
+
+/** A person's decision on a revert whose outcome is unknown: run it again, or how it ended. */
+function revertDecided(id: string, decision: unknown): KnownRevert {
+  const outcome = outcomeDecided(id, "", decision);
+  if (outcome === "rerun") return "rerun";
+  return outcome.ok ? { status: "ok" } : { status: "error", why: outcome.error.message };
+}
+
+/** Writes the ends a person gave for reverts whose outcome was unknown, before anything runs. */
+async function settleReverts(
+  durable: DurableSetup,
+  runId: string,
+  run: JournaledRun,
+  reverts: Map<number, KnownRevert>,
+  owner: string,
+): Promise<void> {
+  const records: string[] = [];
+  for (const [index, known] of reverts) {
+    if (run.reverts.get(index) !== "started" || typeof known === "string") continue;
+    const { status, why } = known;
+    records.push(
+      JSON.stringify({
+        t: "reverted",
+        i: index,
+        status,
+        ...(why === undefined ? {} : { why }),
+      } satisfies RunRecord),
+    );
+  }
+  if (records.length === 0) return;
+  const sealed = sealBatches(durable.key, runId, run.chain, records);
+  if (!(await durable.store.append(runId, sealed, owner))) {
+    throw new RecoveryRefused(
+      "claimed",
+      `Run ${runId} was claimed by another recoverer first: it goes on there.`,
+    );
+  }
 }
 
 /** A person's decision on an unknown outcome, checked: what the code's call gets, or a rerun. */

@@ -33,6 +33,21 @@ export interface CallRecord {
   durationMs: number;
 }
 
+/** An effect's revert, as a run's result lists it: `status` is how the revert call ended. */
+export interface RevertedEffect {
+  /** The id of the call whose effect was reverted. */
+  id: string;
+  tool: string;
+  status: CallRecordStatus;
+}
+
+/** An effect that is not undone, and why (no revert, its revert failed or was denied, ...). */
+export interface UnrevertedEffect {
+  id: string;
+  tool: string;
+  why: string;
+}
+
 /** Everything one run of the model's code produced. */
 export interface CodeRunResult {
   /**
@@ -72,6 +87,19 @@ export interface CodeRunResult {
    * `maxToolCalls`, never approved). Absent when the code made none.
    */
   discovery?: DiscoveryRecord[];
+  /**
+   * The effects reverted (`onFailure: "revert"`, for a run that failed after effects; see
+   * docs/effects.md), last effect first, each with how its revert call ended. Absent when nothing was
+   * reverted.
+   */
+  reverted?: RevertedEffect[];
+  /** With `onFailure: "revert"`: the effects that are not undone, and why. Absent when there are none. */
+  notReverted?: UnrevertedEffect[];
+  /**
+   * For a run with effects: what `cm.revert(result)` reverts them by, an opaque id under which the code
+   * mode keeps their arguments and results (they are not in the result, nor in what the model reads).
+   */
+  revertToken?: string;
 }
 
 /**
@@ -332,6 +360,8 @@ function render(result: CodeRunResult, maxChars: number): string {
   const head = [statusLine(result)];
   if (result.error) head.push(errorLine(result.error, Math.max(200, Math.floor(maxChars / 4))));
   else if (result.status !== "ok") head.push(STATUS_ERRORS[result.status] ?? `Error: ${result.status}`);
+  const reverts = revertLine(result);
+  if (reverts !== undefined) head.push(cutText(reverts, Math.max(200, Math.floor(maxChars / 4))));
   // A run the check stopped lists its errors in the error itself; a run that went on lists them here.
   const diagnostics = result.diagnostics ?? [];
   if (diagnostics.length > 0 && result.error?.name !== TYPE_CHECK_ERROR) {
@@ -365,6 +395,20 @@ function render(result: CodeRunResult, maxChars: number): string {
   }
   if (hasLogs) sections.push(`${logsLabel}\n${renderLogs(logLines, logs, dropped, room)}`);
   return sections.join("\n");
+}
+
+/** What was undone after the run failed, by tool and call id (never arguments or results). */
+function revertLine(result: CodeRunResult): string | undefined {
+  const { reverted = [], notReverted = [] } = result;
+  if (reverted.length === 0 && notReverted.length === 0) return undefined;
+  const done = reverted.filter((effect) => effect.status === "ok");
+  const parts = [
+    `effects reverted: ${done.length}${done.length > 0 ? ` (${done.map((e) => `${e.tool} ${e.id}`).join(", ")})` : ""}`,
+  ];
+  if (notReverted.length > 0) {
+    parts.push(`not reverted: ${notReverted.map((e) => `${e.tool} ${e.id} (${e.why})`).join("; ")}`);
+  }
+  return parts.join("; ");
 }
 
 function statusLine(result: CodeRunResult): string {

@@ -30,6 +30,7 @@ import { DurableRecorder } from "./durable/recorder.js";
 import { JOURNAL_FORMAT, journalKeyId, type SealChain, sealRecord } from "./durable/records.js";
 import { MAX_RUN_ID_CHARS, type RunJournal } from "./durable/run-journal.js";
 import { JournalStopped, RunWriter } from "./durable/writer.js";
+import { abandonedEffects, type Effect, effectsOfJournal } from "./effects.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { JournalOptions } from "./options.js";
 import type { CheckpointBinding } from "./pause/checkpoint.js";
@@ -42,6 +43,13 @@ import {
   sealPausedRun,
 } from "./pause/pause.js";
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
+import {
+  type KnownRevert,
+  type RevertableRuns,
+  type RevertJournal,
+  type RevertReport,
+  revertEffects,
+} from "./revert.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
 import type { TypeChecker } from "./typecheck/type-checker.js";
@@ -115,6 +123,12 @@ export interface CodeRunOptions {
    * `{ store, leaseMs }`. `cm.recover(runId, { journal })` continues the run from the same store.
    */
   journal?: RunJournal | JournalOptions;
+  /**
+   * `"revert"`: when the run ends in an error, a limit (time, memory, calls...) or a replay divergence
+   * after effects, each effect with a `revert` is reverted, last first, each a dispatcher call of its own;
+   * the result lists them (`reverted`, `notReverted`). Default `"keep"`. See docs/effects.md.
+   */
+  onFailure?: "keep" | "revert";
 }
 
 /** A paused run being resumed: its checkpoint's content, and how each call that waited is met. */
@@ -128,6 +142,8 @@ export interface Resumption {
   recovered?: { runId: string; chain: SealChain; owner: string };
   /** A durable run that ended, replayed for its result: nothing goes live, nothing is written. */
   replayOnly?: true;
+  /** A durable run recovered while reverting: what its journal says of each effect's revert, by index. */
+  reverts?: ReadonlyMap<number, KnownRevert>;
 }
 
 /** What every run of one code mode shares; codeMode() makes it once. */
@@ -155,6 +171,8 @@ export interface RunSetup {
   index?: ToolIndex | undefined;
   /** With a `journal`: where runs are journaled, how long their leases last, and the key that seals them. */
   durable?: DurableSetup | undefined;
+  /** The effects of recent runs, for `cm.revert(result)`. */
+  reverts?: RevertableRuns | undefined;
 }
 
 /** How a code mode's runs are journaled (`codeMode({ journal })`). */
@@ -193,6 +211,13 @@ export async function runCode(
     return failedRun(
       "UserError",
       `approval must be "wait" or "pause", got ${JSON.stringify(approval)}.`,
+      started,
+    );
+  }
+  if (options.onFailure !== undefined && options.onFailure !== "keep" && options.onFailure !== "revert") {
+    return failedRun(
+      "UserError",
+      `onFailure must be "keep" or "revert", got ${JSON.stringify(options.onFailure)}.`,
       started,
     );
   }
@@ -371,6 +396,7 @@ export async function runInSandbox(
       resumption,
       (error) => journalStopped(error),
       options.onRunStart !== undefined,
+      options.onFailure,
     );
     if ("failed" in opened)
       return { ...failedRun(opened.failed.name, opened.failed.message, started), runId };
@@ -482,6 +508,26 @@ export async function runInSandbox(
       journal.overflow,
     );
   }
+  // A run whose journal stopped is another process's now (or nobody's): it reverts nothing here.
+  // The replay of a run that ended reports the reverts its journal has, and makes none.
+  if (!writer?.idTaken && !writer?.failure && bridge.stop?.reason !== "journal") {
+    const journaled = journal?.state ?? resumption?.run.journal;
+    const effects = [
+      ...(journaled ? effectsOfJournal(journaled, callIdPrefix, dispatcher.toolset) : []),
+      ...bridge.effects,
+    ];
+    const revert = { runId, callId: callIdPrefix, toolName: setup.toolName, session: options.session };
+    result = await undoEffects(setup, result, effects, {
+      ...revert,
+      dispatcher,
+      revert: options.onFailure === "revert",
+      parent,
+      signal: options.signal,
+      journal: writer && revertJournalOf(writer),
+      known: resumption?.reverts,
+      live: resumption?.replayOnly !== true,
+    });
+  }
   if (writer) result = await closeJournal(writer, result, bridge);
   if (writer?.idTaken) {
     dispatchRun.end(result);
@@ -490,6 +536,58 @@ export async function runInSandbox(
   result.runId = runId;
   dispatchRun.end(result);
   return result;
+}
+
+/** Statuses of a run that failed: its effects are reverted with `onFailure: "revert"`. */
+const FAILED: ReadonlySet<CodeRunResult["status"]> = new Set(["error", "timeout", "limit"]);
+
+/**
+ * A run's effects: reverted when it failed and asks for that, and kept for `cm.revert(result)`; the
+ * result says what was reverted and what was not.
+ */
+async function undoEffects(
+  setup: RunSetup,
+  result: CodeRunResult,
+  effects: Effect[],
+  init: Parameters<typeof revertEffects>[1] & { revert: boolean },
+): Promise<CodeRunResult> {
+  const { revert, ...revertInit } = init;
+  const reverting = revert && FAILED.has(result.status);
+  const abandoned = reverting ? abandonedEffects(result.calls, setup.dispatcher.toolset) : [];
+  if (effects.length === 0 && abandoned.length === 0) return result;
+  let report: RevertReport | undefined;
+  if (reverting) {
+    report = await revertEffects(effects, revertInit);
+    report.notReverted.push(...abandoned);
+  }
+  const { runId, callId, toolName, session } = revertInit;
+  const kept = {
+    runId,
+    callId,
+    toolName,
+    toolset: setup.dispatcher.toolset,
+    ...(session === undefined ? {} : { session }),
+  };
+  const token = effects.length > 0 ? setup.reverts?.keep(effects, kept, report) : undefined;
+  return {
+    ...result,
+    ...(report && report.reverted.length > 0 ? { reverted: report.reverted } : {}),
+    ...(report && report.notReverted.length > 0 ? { notReverted: report.notReverted } : {}),
+    ...(token === undefined ? {} : { revertToken: token }),
+  };
+}
+
+/** A durable run's reverts, journaled by its writer: each start made durable before the revert runs. */
+function revertJournalOf(writer: RunWriter): RevertJournal {
+  return {
+    starting(effect, key) {
+      writer.add({ t: "revert", i: effect.index, key });
+      return writer.written();
+    },
+    ended(effect, status, why) {
+      writer.add({ t: "reverted", i: effect.index, status, ...(why === undefined ? {} : { why }) });
+    },
+  };
 }
 
 /**
@@ -505,6 +603,7 @@ async function openJournal(
   onFailed: (error: JournalStopped) => void,
   /** Whether the run waits until it is in the store (else the code starts while it is created). */
   waitForCreation: boolean,
+  onFailure: CodeRunOptions["onFailure"],
 ): Promise<{ writer: RunWriter } | { failed: JournalStopped }> {
   const { store, key, leaseMs } = durable;
   const recovered = resumption?.recovered;
@@ -522,6 +621,7 @@ async function openJournal(
     prefix,
     created: Date.now(),
     keyId: journalKeyId(key),
+    ...(onFailure === "revert" ? { onFailure } : {}),
   });
   const created = store.create(runId, header, { owner, until: Date.now() + leaseMs });
   const writer = new RunWriter({ store, runId, key, chain, owner, leaseMs, onFailed, created });

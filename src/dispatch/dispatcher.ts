@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import { UserError } from "../../common/errors.js";
 import { Budget } from "../tools/budget.js";
 import type { Toolset } from "../tools/toolset.js";
-import type { RunContext, Session } from "../tools/types.js";
+import type { AnyTool, RunContext, Session } from "../tools/types.js";
 import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
@@ -238,6 +238,7 @@ export class Dispatcher<Deps = unknown> {
       true,
       options.person,
       options.idempotencyKey,
+      options.tool,
     );
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
@@ -284,6 +285,7 @@ export class Dispatcher<Deps = unknown> {
     keepsValue = false,
     person?: PersonPolicy,
     idempotencyKey?: string,
+    tool?: AnyTool,
   ): CallScope {
     if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
@@ -296,6 +298,7 @@ export class Dispatcher<Deps = unknown> {
       keepsValue,
       ...(person ? { person } : {}),
       idempotencyKey,
+      tool,
     });
   }
 

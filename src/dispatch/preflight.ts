@@ -36,7 +36,7 @@ export type Preflight =
 export function preflight(call: ToolCall, scope: CallScope): Preflight | Promise<Preflight> {
   const requested = String(call.name);
   // The exact name is the common case: a map lookup, without listing every tool.
-  let tool = scope.toolset.get(requested);
+  let tool = scope.tool ?? scope.toolset.get(requested);
   if (!tool) {
     const names = scope.toolset.names();
     const repaired = resolveToolName(requested, names);

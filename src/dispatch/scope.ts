@@ -1,5 +1,5 @@
 import type { Toolset } from "../tools/toolset.js";
-import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { AnyTool, RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
 import { type Turn, TurnContext } from "./turn.js";
 import type { ApprovalHandler, DispatchEvent, PersonPolicy, ResultObserver } from "./types.js";
 
@@ -58,6 +58,8 @@ export class CallScope {
   readonly person: PersonPolicy | undefined;
   /** The idempotency key of runCall's one call, when its caller gave one; else each call's id is its key. */
   readonly idempotencyKey: string | undefined;
+  /** The tool runCall's one call runs in place of the toolset's (`RunCallOptions.tool`). */
+  readonly tool: AnyTool | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
   paused: { kind: "approval" | "question" | "held"; args: unknown } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
@@ -76,6 +78,8 @@ export class CallScope {
     person?: PersonPolicy;
     /** See {@link CallScope.idempotencyKey}. */
     idempotencyKey?: string | undefined;
+    /** See {@link CallScope.tool}. */
+    tool?: AnyTool | undefined;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -87,6 +91,7 @@ export class CallScope {
     this.keepsValue = init.keepsValue === true;
     this.person = init.person;
     this.idempotencyKey = init.idempotencyKey;
+    this.tool = init.tool;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 

@@ -219,6 +219,12 @@ export interface RunCallOptions {
   person?: PersonPolicy;
   /** The call's `ctx.idempotencyKey` (code mode gives `<runId>:<index>`); default: the call's id. */
   idempotencyKey?: string;
+  /**
+   * The tool the call runs, in place of the toolset's tool of the call's name: for a call of a tool that
+   * is not in the toolset (code mode's revert of an effect), which goes through the whole pipeline all
+   * the same.
+   */
+  tool?: AnyTool;
 }
 
 /**

@@ -46,6 +46,8 @@ const OPTION_KEYS = [
   "render",
   "readOnly",
   "idempotent",
+  "effect",
+  "revert",
   "copiesToSubagents",
   "observeResults",
 ] as const satisfies readonly (keyof ToolOptions)[];
@@ -168,6 +170,7 @@ function checkOptions(name: string, options: unknown): void {
     "parallel",
     "readOnly",
     "idempotent",
+    "effect",
     "copiesToSubagents",
     "waitsForHuman",
     "observeResults",
@@ -203,6 +206,9 @@ function checkOptions(name: string, options: unknown): void {
   }
   if (options.render !== undefined && typeof options.render !== "function") {
     throw bad("render", "a function (value, ctx) => string");
+  }
+  if (options.revert !== undefined && typeof options.revert !== "function") {
+    throw bad("revert", "a function (args, result, ctx) => unknown that undoes a successful call");
   }
 }
 

@@ -107,6 +107,17 @@ export interface ToolOptions<Args = unknown> {
    * unknown; any other call with an unknown outcome waits for a person (see docs/durability.md).
    */
   idempotent?: boolean;
+  /** The tool changes something outside the run: it has effects. */
+  effect?: boolean;
+  /**
+   * Undoes one successful call of the tool, given the call's arguments (as validated), its result (as
+   * the code received it: the value's JSON form) and the revert call's own context (its
+   * `idempotencyKey` is the call's key with `.revert` after it). Its return value is only reported;
+   * throwing means the revert failed. A tool with a revert has effects even without `effect: true`.
+   * Code mode reverts a failed run's effects with it (`onFailure: "revert"`, `cm.revert(result)`), each
+   * revert a dispatcher call of its own; see docs/effects.md.
+   */
+  revert?: (args: Args, result: unknown, ctx: RunContext) => unknown;
   /**
    * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
    * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it

@@ -76,6 +76,32 @@ describe("a durable run killed with SIGKILL is recovered by another process", ()
     expect(linesOf(at.effects).sort()).toEqual(keys(at.runId, range(0, 40)));
   }, 120_000);
 
+  it("a run killed in the middle of reverting its effects: the recovery goes on reverting, every revert exactly once", async () => {
+    const at = place();
+    const first = worker("run", at, { CODE: "revert", IDEMPOTENT: "1" });
+    // Twenty effects and eight of their reverts: then the process dies.
+    await killAt(first, at.effects, 28);
+    const recovered = await worker("recover", at, { CODE: "revert", IDEMPOTENT: "1" }).result;
+    expect(recovered).toMatchObject({
+      status: "error",
+      error: { message: expect.stringContaining("the last step failed") },
+    });
+    const reverted = recovered.reverted as { id: string; status: string }[];
+    expect(reverted.map((r) => r.status)).toEqual(range(0, 20).map(() => "ok"));
+    // Last effect first.
+    expect(reverted.map((r) => r.id)).toEqual(
+      range(0, 20).map((i) => reverted[0]!.id.replace(/\.\d+$/, `.${20 - i}`)),
+    );
+    const effects = linesOf(at.effects);
+    expect(effects.filter((line) => !line.startsWith("undo ")).sort()).toEqual(keys(at.runId, range(0, 20)));
+    expect(effects.filter((line) => line.startsWith("undo "))).toEqual(
+      range(0, 20).map((i) => `undo ${at.runId}:${19 - i}.revert`),
+    );
+    // Only the revert in flight at the kill ran twice (deduped by its key).
+    const undos = linesOf(`${at.effects}.calls`).filter((line) => line.startsWith("undo "));
+    expect(undos.length - 20).toBeLessThanOrEqual(1);
+  }, 120_000);
+
   it("a run paused at an approval, whose recovery was killed after the decision: each effect once", async () => {
     const at = place();
     const paused = await worker("run", at, { CODE: "approval" }).result;

@@ -88,3 +88,9 @@ return { total: total + more.reduce((a, b) => a + b, 0), sent };
 
 /** The value {@link APPROVAL_CALLS} returns once `send` was approved. */
 export const APPROVAL_CALLS_VALUE = { total: 2 * ((19 * 20) / 2), sent: "sent to ops" };
+
+/** Twenty effects, then a failure: with `onFailure: "revert"`, the run reverts all twenty, last first. */
+export const REVERTED_CALLS = `
+for (let i = 0; i < 20; i++) await tools.effect({ n: i });
+throw new Error("the last step failed");
+`;

@@ -5,6 +5,7 @@
  * outcome: it waits for a person, it never ran, or it may have run (its outcome is unknown).
  */
 
+import type { CallRecordStatus } from "../../../common/failures.js";
 import type { PersonPolicy } from "../../dispatch/types.js";
 import type { CheckpointBinding } from "../pause/checkpoint.js";
 import { type JournalEntry, type JournalState, outcomeOf } from "../pause/journal.js";
@@ -63,6 +64,11 @@ export interface JournaledRun {
   decided: Map<number, PersonPolicy>;
   /** Where the next record goes. */
   chain: SealChain;
+  /**
+   * By call index: the revert of its effect that began (`"started"`) or ended (how), for a run that was
+   * reverting its effects when it stopped.
+   */
+  reverts: Map<number, "started" | { status: CallRecordStatus; why?: string }>;
   /** How the run ended, as its end record says (a run that ended is replayed for its result). */
   end?: { status: string; error?: { name: string; message: string } };
 }
@@ -108,6 +114,7 @@ export function readJournaledRun(
   const state: JournalState = { entries: [], order: [], values: { now: [], random: [] }, logCount: 0 };
   const calls: CallState[] = [];
   const decided = new Map<number, PersonPolicy>();
+  const reverts: JournaledRun["reverts"] = new Map();
   let header: RunHeader | undefined;
   let end: JournaledRun["end"];
   for (const record of records) {
@@ -142,7 +149,10 @@ export function readJournaledRun(
         const { status, error: name, message = "" } = body;
         end = { status, ...(typeof name === "string" ? { error: { name, message: String(message) } } : {}) };
       }
-      const fits = applyRecord(body, state, calls, decided);
+      const fits =
+        body.t === "revert" || body.t === "reverted"
+          ? applyRevert(body, state, reverts)
+          : applyRecord(body, state, calls, decided);
       if (fits === "overflow") {
         throw new RecoveryRefused(
           "not-replayable",
@@ -170,7 +180,23 @@ export function readJournaledRun(
   calls.forEach((call, index) => {
     if (call === "may-have-run" && state.entries[index]?.outcome === undefined) unknown.push(index);
   });
-  return { header, state, unknown, decided, chain, ...(end ? { end } : {}) };
+  return { header, state, unknown, decided, chain, reverts, ...(end ? { end } : {}) };
+}
+
+/** Applies a record of a revert: false when it does not fit (no such effect, an end before its start). */
+function applyRevert(
+  body: Extract<RunRecord, { t: "revert" | "reverted" }>,
+  state: JournalState,
+  reverts: JournaledRun["reverts"],
+): boolean {
+  if (state.entries[body.i]?.outcome?.ok !== true) return false;
+  if (body.t === "revert") {
+    reverts.set(body.i, "started");
+    return true;
+  }
+  if (reverts.get(body.i) !== "started" || typeof body.status !== "string") return false;
+  reverts.set(body.i, { status: body.status, ...(typeof body.why === "string" ? { why: body.why } : {}) });
+  return true;
 }
 
 /** Applies one record to the rebuilt journal: false when it does not fit, "overflow" for too many values. */

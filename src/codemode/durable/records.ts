@@ -8,6 +8,7 @@
  */
 
 import { createHmac, timingSafeEqual } from "node:crypto";
+import type { CallRecordStatus } from "../../../common/failures.js";
 import type { RecordedZone } from "../../../sandbox/contract/index.js";
 import type { PersonPolicy } from "../../dispatch/types.js";
 import type { PendingKind } from "../pause/journal.js";
@@ -39,6 +40,8 @@ export interface RunHeader {
   created: number;
   /** Which key sealed the records (a digest of it, not the key): "another key" rather than "altered". */
   keyId: string;
+  /** The run reverts its effects if it fails (`onFailure: "revert"`): so does its recovery. */
+  onFailure?: "revert";
 }
 
 /** One record's content; the header first, then in the order things happened. */
@@ -56,6 +59,10 @@ export type RunRecord =
   | { t: "held"; i: number }
   /** Call `i`, journaled before, goes live now (a decision, a rerun): from here its outcome is unknown until written. */
   | { t: "go"; i: number; person?: PersonPolicy }
+  /** The revert of call `i`'s effect is about to run (written before it can). */
+  | { t: "revert"; i: number; key: string }
+  /** The revert of call `i`'s effect ended: how, and why when it did not revert it. */
+  | { t: "reverted"; i: number; status: CallRecordStatus; why?: string }
   /** The run paused: its lease was given up, for whoever brings the decisions. */
   | { t: "paused" }
   /** The run ended: its status, and its error's name and message when it failed. */
