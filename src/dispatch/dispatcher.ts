@@ -6,6 +6,7 @@ import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
+import type { FlowApproval } from "./flow-approval.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
 import { CallScope, type Settings } from "./scope.js";
 import { type CodeRunSpan, Tracing } from "./tracing/tracing.js";
@@ -238,6 +239,7 @@ export class Dispatcher<Deps = unknown> {
       true,
       options.person,
       options.idempotencyKey,
+      options.flow,
     );
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
@@ -284,6 +286,7 @@ export class Dispatcher<Deps = unknown> {
     keepsValue = false,
     person?: PersonPolicy,
     idempotencyKey?: string,
+    flow?: FlowApproval,
   ): CallScope {
     if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
@@ -296,6 +299,7 @@ export class Dispatcher<Deps = unknown> {
       keepsValue,
       ...(person ? { person } : {}),
       idempotencyKey,
+      ...(flow ? { flow } : {}),
     });
   }
 

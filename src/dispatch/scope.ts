@@ -1,5 +1,6 @@
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { FlowApproval } from "./flow-approval.js";
 import { type Turn, TurnContext } from "./turn.js";
 import type { ApprovalHandler, DispatchEvent, PersonPolicy, ResultObserver } from "./types.js";
 
@@ -58,8 +59,10 @@ export class CallScope {
   readonly person: PersonPolicy | undefined;
   /** The idempotency key of runCall's one call, when its caller gave one; else each call's id is its key. */
   readonly idempotencyKey: string | undefined;
+  /** Set when a flow policy sends runCall's one call to approval (runCall's `flow`). */
+  readonly flow: FlowApproval | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
-  paused: { kind: "approval" | "question" | "held"; args: unknown } | undefined;
+  paused: { kind: "approval" | "question" | "held"; args: unknown; flow?: FlowApproval } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
@@ -76,6 +79,8 @@ export class CallScope {
     person?: PersonPolicy;
     /** See {@link CallScope.idempotencyKey}. */
     idempotencyKey?: string | undefined;
+    /** See {@link CallScope.flow}. */
+    flow?: FlowApproval | undefined;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -87,6 +92,7 @@ export class CallScope {
     this.keepsValue = init.keepsValue === true;
     this.person = init.person;
     this.idempotencyKey = init.idempotencyKey;
+    this.flow = init.flow;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 
