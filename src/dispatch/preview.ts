@@ -1,5 +1,5 @@
 import { groupDigits } from "../../common/numbers.js";
-import type { ArgumentMark } from "./flow-approval.js";
+import type { ArgumentMark, FlowApproval } from "./flow-approval.js";
 /**
  * What a person is shown before approving a call: every argument, and nothing that can hide one. A
  * model's code once padded a harmless field with spaces so that a prompt cut at 400 characters showed
@@ -59,6 +59,13 @@ export function approvalLines(args: unknown, options: ApprovalPreviewOptions = {
     .concat(
       markLines(marks.filter((mark) => mark.argument === undefined || !Object.hasOwn(args, mark.argument))),
     );
+}
+
+/**
+ * The line that says why a flow policy asks (`FlowApproval.reason`), escaped, for the top of a request.
+ */
+export function flowLine(flow: FlowApproval): string {
+  return `⚠ Asked by a flow policy: ${visibleText(flow.reason)}.`;
 }
 
 /**

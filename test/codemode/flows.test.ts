@@ -22,6 +22,7 @@ import {
   tool,
   UserError,
 } from "../../src/index.js";
+import { approvalPage } from "../../src/mcp/web-approval-page.js";
 import { startServer, type TestServer } from "../builtins/servers.js";
 import { crashable, KEY } from "../durable/helpers.js";
 import { TEST_ENVIRONMENTS } from "../isolate/helpers.js";
@@ -61,7 +62,9 @@ afterAll(async () => {
 });
 
 /** The tools: web_fetch (untrusted by default), send_email (an effect), and a gated `confirm`. */
-function world(options: Partial<CodeModeOptions> & { approvalHandler?: ApprovalHandler } = {}) {
+function world(
+  options: Partial<CodeModeOptions> & { approvalHandler?: ApprovalHandler; unlabelled?: boolean } = {},
+) {
   const sent: { to: string; body: string }[] = [];
   const sendEmail = tool({
     name: "send_email",
@@ -89,8 +92,14 @@ function world(options: Partial<CodeModeOptions> & { approvalHandler?: ApprovalH
       throw new Error(`mailbox error near message: ${INJECTION}`);
     },
   });
-  const toolset = new Toolset([webFetch(reader), sendEmail, confirm, failing]);
-  const { approvalHandler, ...rest } = options;
+  const fetch = webFetch(reader);
+  const { approvalHandler, unlabelled, ...rest } = options;
+  const toolset = new Toolset([
+    unlabelled ? { ...fetch, options: { ...fetch.options, labels: [] } } : fetch,
+    sendEmail,
+    confirm,
+    failing,
+  ]);
   const dispatcher = new Dispatcher(toolset, approvalHandler ? { approvalHandler } : {});
   const cm = codeMode({
     tools: toolset,
@@ -367,6 +376,37 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
     });
   });
 }
+
+describe("labels bind a checkpoint", () => {
+  it("a resume with other labels on the same tools is refused, like any change of the tools", async () => {
+    const { cm } = world({ approval: "pause", pause: { key: KEY } });
+    const paused = await cm.run(`${fetchPage()}\nawait tools.confirm({});`);
+    expect(paused.status).toBe("paused");
+    // The same tools, but web_fetch's results no longer labelled: the flows could not be tracked as before.
+    const { cm: other } = world({ approval: "pause", pause: { key: KEY }, flows: [], unlabelled: true });
+    await expect(
+      other.resume(paused.checkpoint!, { decisions: { [paused.pending![0]!.id]: true } }),
+    ).rejects.toMatchObject({ name: "CheckpointRefused", problem: "tools" });
+  });
+});
+
+describe("what an approver sees", () => {
+  it("the MCP approval page says why a flow policy asks and marks the body", () => {
+    const flow: FlowApproval = {
+      reason: 'this run received data labelled "untrusted" from web_fetch #3 before this call',
+      marks: [{ path: "body", argument: "body", holds: "text", from: "web_fetch #3", label: "untrusted" }],
+    };
+    const html = approvalPage(
+      { toolName: "send_email", args: { to: "a@b.example", body: "…" }, flow },
+      "t",
+      60_000,
+    );
+    expect(html).toContain(
+      "Asked by a flow policy: this run received data labelled &#34;untrusted&#34; from web_fetch #3",
+    );
+    expect(html).toContain("⚠ body contains text from web_fetch #3 (untrusted)");
+  });
+});
 
 describe("labels across a crash", () => {
   it("a recovered durable run keeps the labels its journal replays: the later mail is denied", async () => {
