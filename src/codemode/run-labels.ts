@@ -9,6 +9,7 @@
 import type { BridgeCallOutcome } from "../../sandbox/contract/index.js";
 import type { ArgumentMark, FlowApproval } from "../dispatch/flow-approval.js";
 import type { ResolvedFlows, ToolFlow } from "./flows.js";
+import { TextIndex } from "./text-index.js";
 
 /**
  * The shortest piece of a labelled result's text an argument must contain to be marked as holding it;
@@ -21,9 +22,6 @@ const MIN_EQUAL_CHARS = 3;
 
 /** How many labelled outcomes a session keeps the text of, for marks in its later runs. */
 const SESSION_KEPT_OUTCOMES = 100;
-
-/** Of each aligned piece of an argument, how many of its places in a result are looked at. */
-const MAX_OCCURRENCES = 64;
 
 /** One outcome of a labelled tool that a run received. */
 export interface LabelledOutcome {
@@ -66,8 +64,12 @@ export interface RunLabelsInit {
 export class RunLabels {
   readonly #init: RunLabelsInit;
   readonly #outcomes: LabelledOutcome[];
-  /** The text and values of each outcome, made the first time a call needs marks. */
-  readonly #indexes = new WeakMap<LabelledOutcome, OutcomeIndex>();
+  /** The values of each outcome, made the first time a call needs marks. */
+  readonly #values = new WeakMap<LabelledOutcome, OutcomeValues>();
+  /** The text of the outcomes, indexed the first time a call needs marks (then as they come). */
+  readonly #text = new TextIndex<LabelledOutcome>(MIN_MARKED_CHARS);
+  /** How many of {@link #outcomes} are in {@link #values} and {@link #text}. */
+  #indexed = 0;
 
   constructor(init: RunLabelsInit) {
     this.#init = init;
@@ -173,34 +175,38 @@ export class RunLabels {
     } catch {
       return [];
     }
+    this.#index();
+    const applies = new Set(sources);
     const marks: ArgumentMark[] = [];
     const top = typeof args === "object" && args !== null && !Array.isArray(args);
     walk(args, "", undefined, (value, path, argument) => {
-      for (const source of sources) {
-        const index = this.#indexOf(source);
-        const holds = index && holdsOf(value, index);
-        if (!holds) continue;
-        marks.push({
-          path: path === "" ? "(the arguments)" : path,
-          ...(top && argument !== undefined ? { argument } : {}),
-          holds,
-          from: nameOf(source),
-          label,
-        });
-        return;
+      let holds: ArgumentMark["holds"] = "value";
+      let source = sources.find((outcome) => this.#values.get(outcome)?.has(value) === true);
+      if (source === undefined && typeof value === "string") {
+        holds = "text";
+        source = this.#text.find(value, (owner) => applies.has(owner));
       }
+      if (source === undefined) return;
+      marks.push({
+        path: path === "" ? "(the arguments)" : path,
+        ...(top && argument !== undefined ? { argument } : {}),
+        holds,
+        from: nameOf(source),
+        label,
+      });
     });
     return marks;
   }
 
-  #indexOf(source: LabelledOutcome): OutcomeIndex | undefined {
-    if (source.outcome === undefined) return undefined;
-    let index = this.#indexes.get(source);
-    if (index === undefined) {
-      index = indexOutcome(source.outcome);
-      this.#indexes.set(source, index);
+  /** Indexes the outcomes not indexed yet: their strings' text, and their values. */
+  #index(): void {
+    for (; this.#indexed < this.#outcomes.length; this.#indexed++) {
+      const source = this.#outcomes[this.#indexed]!;
+      if (source.outcome === undefined) continue;
+      const { texts, values } = contentOf(source.outcome);
+      this.#values.set(source, values);
+      this.#text.add(texts.join("\u0000"), source);
     }
-    return index;
   }
 }
 
@@ -222,22 +228,18 @@ function denial(tool: string, label: string, sources: readonly LabelledOutcome[]
   return `${tool} was not run: this run received data labelled "${label}" from ${listed(sources)}, and the code mode's flow policy does not let "${label}" data reach ${tool}. This holds for the rest of the run, whatever the code did with the data.`;
 }
 
-/** What a labelled outcome holds, for marks: its strings joined, and its values. */
-interface OutcomeIndex {
-  /** Every string of the outcome, joined by a character arguments do not hold. */
-  text: string;
-  strings: Set<string>;
-  numbers: Set<number>;
-}
+/** The values of an outcome an argument is marked for equalling: strings and numbers that say something. */
+type OutcomeValues = Set<unknown>;
 
-function indexOutcome(outcome: BridgeCallOutcome): OutcomeIndex {
-  const index: OutcomeIndex = { text: "", strings: new Set(), numbers: new Set() };
+/** An outcome's strings (its value's, or its error's message) and its values worth an equality mark. */
+function contentOf(outcome: BridgeCallOutcome): { texts: string[]; values: OutcomeValues } {
   const texts: string[] = [];
+  const values: OutcomeValues = new Set();
   const add = (value: unknown) => {
     if (typeof value === "string") {
       texts.push(value);
-      if (value.length >= MIN_EQUAL_CHARS) index.strings.add(value);
-    } else if (typeof value === "number" && Math.abs(value) > 9) index.numbers.add(value);
+      if (value.length >= MIN_EQUAL_CHARS) values.add(value);
+    } else if (typeof value === "number" && Math.abs(value) > 9) values.add(value);
   };
   if (outcome.ok) {
     try {
@@ -246,44 +248,7 @@ function indexOutcome(outcome: BridgeCallOutcome): OutcomeIndex {
       add(outcome.valueJson);
     }
   } else add(outcome.error.message);
-  index.text = texts.join("\u0000");
-  return index;
-}
-
-/** Whether `value` (an argument's leaf) holds text of the outcome, equals a value of it, or neither. */
-function holdsOf(value: unknown, index: OutcomeIndex): ArgumentMark["holds"] | undefined {
-  if (typeof value === "number") return index.numbers.has(value) ? "value" : undefined;
-  if (typeof value !== "string") return undefined;
-  if (index.strings.has(value)) return "value";
-  return sharesText(value, index.text) ? "text" : undefined;
-}
-
-/**
- * Whether `arg` and `text` share a piece of at least {@link MIN_MARKED_CHARS} characters. Any such piece
- * of `arg` holds one of its aligned halves (a slice at a multiple of half the length): each half is
- * looked for in `text`, and every place it is found is widened both ways to the full common piece.
- */
-function sharesText(arg: string, text: string): boolean {
-  const half = MIN_MARKED_CHARS / 2;
-  if (arg.length < MIN_MARKED_CHARS) return false;
-  for (let start = 0; start + half <= arg.length; start += half) {
-    const piece = arg.slice(start, start + half);
-    let at = text.indexOf(piece);
-    for (let seen = 0; at !== -1 && seen < MAX_OCCURRENCES; seen++) {
-      let left = 0;
-      while (left < start && left < at && arg[start - left - 1] === text[at - left - 1]) left++;
-      let right = half;
-      while (
-        start + right < arg.length &&
-        at + right < text.length &&
-        arg[start + right] === text[at + right]
-      )
-        right++;
-      if (left + right >= MIN_MARKED_CHARS) return true;
-      at = text.indexOf(piece, at + 1);
-    }
-  }
-  return false;
+  return { texts, values };
 }
 
 /** How deep {@link walk} goes: marks are a help to the person, the policy holds whatever the depth. */

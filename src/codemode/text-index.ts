@@ -1,0 +1,152 @@
+/**
+ * An index of texts (a run's labelled results) that answers "does this string share a piece of at least
+ * `minChars` characters with one of them, and with which": every window of `minChars / 2` characters of
+ * the texts is hashed into a table of positions, once, as the texts are added. A query looks up only the
+ * string's aligned halves (any common piece of `minChars` holds one of them whole) and widens each hit
+ * both ways: a few lookups per string, whatever the size of the texts.
+ */
+
+/** The most characters one index holds (about 12 bytes each); texts past it are searched directly. */
+const MAX_INDEXED_CHARS = 2_000_000;
+
+/** Of one aligned half, how many of its places in the texts are looked at. */
+const MAX_OCCURRENCES = 64;
+
+/** Texts, each with an owner, searchable for shared pieces (see the file's comment). */
+export class TextIndex<Owner> {
+  readonly #minChars: number;
+  readonly #window: number;
+  readonly #texts: string[] = [];
+  readonly #owners: Owner[] = [];
+  /** The position of each text's first character in the index (texts are one after the other). */
+  readonly #starts: number[] = [];
+  /** Texts beyond {@link MAX_INDEXED_CHARS}: searched with indexOf. */
+  readonly #unindexed: { text: string; owner: Owner }[] = [];
+  #length = 0;
+  /** Hash bucket → the last position whose window hashed there, or -1. */
+  #heads = new Int32Array(0);
+  /** Position → the previous position in its bucket, or -1. */
+  #next = new Int32Array(0);
+
+  constructor(minChars: number) {
+    this.#minChars = minChars;
+    this.#window = Math.max(1, Math.floor(minChars / 2));
+  }
+
+  /** Adds `text`, owned by `owner`. */
+  add(text: string, owner: Owner): void {
+    if (this.#length + text.length > MAX_INDEXED_CHARS) {
+      this.#unindexed.push({ text, owner });
+      return;
+    }
+    const start = this.#length;
+    this.#texts.push(text);
+    this.#owners.push(owner);
+    this.#starts.push(start);
+    this.#length += text.length;
+    this.#grow();
+    for (let p = 0; p + this.#window <= text.length; p++)
+      this.#insert(start + p, hashAt(text, p, this.#window));
+  }
+
+  /** The owner of a text that shares a piece of at least `minChars` with `value`, among those `accept`s. */
+  find(value: string, accept: (owner: Owner) => boolean): Owner | undefined {
+    const window = this.#window;
+    if (value.length < this.#minChars) return undefined;
+    const mask = this.#heads.length - 1;
+    for (let start = 0; start + window <= value.length; start += window) {
+      if (mask < 0) break;
+      let at = this.#heads[hashAt(value, start, window) & mask]!;
+      for (let seen = 0; at !== -1 && seen < MAX_OCCURRENCES; seen++, at = this.#next[at]!) {
+        const which = this.#textAt(at);
+        const owner = this.#owners[which]!;
+        if (!accept(owner)) continue;
+        const text = this.#texts[which]!;
+        if (sharedAround(value, start, text, at - this.#starts[which]!, window) >= this.#minChars)
+          return owner;
+      }
+    }
+    for (const { text, owner } of this.#unindexed) {
+      if (accept(owner) && sharesDirectly(value, text, window, this.#minChars)) return owner;
+    }
+    return undefined;
+  }
+
+  /** Which text holds position `at` (a binary search over their starts). */
+  #textAt(at: number): number {
+    let low = 0;
+    let high = this.#starts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if (this.#starts[mid]! <= at) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  }
+
+  #insert(position: number, hash: number): void {
+    const bucket = hash & (this.#heads.length - 1);
+    this.#next[position] = this.#heads[bucket]!;
+    this.#heads[bucket] = position;
+  }
+
+  /** Makes room for {@link #length} positions: the table at least twice as large, rehashed when it grows. */
+  #grow(): void {
+    if (this.#next.length < this.#length) {
+      const next = new Int32Array(Math.max(1024, this.#length * 2));
+      next.set(this.#next);
+      this.#next = next;
+    }
+    if (this.#heads.length >= this.#length * 2 && this.#heads.length > 0) return;
+    let size = 1024;
+    while (size < this.#length * 2) size *= 2;
+    this.#heads = new Int32Array(size).fill(-1);
+    this.#next.fill(-1);
+    this.#texts.forEach((text, i) => {
+      // The text being added is inserted by add() itself.
+      if (i === this.#texts.length - 1) return;
+      const start = this.#starts[i]!;
+      for (let p = 0; p + this.#window <= text.length; p++)
+        this.#insert(start + p, hashAt(text, p, this.#window));
+    });
+  }
+}
+
+function hashAt(text: string, at: number, length: number): number {
+  let hash = 0;
+  for (let i = at; i < at + length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+  // Spread the low bits, which pick the bucket.
+  hash = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d);
+  return hash ^ (hash >>> 12);
+}
+
+/**
+ * How long the piece shared by `value` and `text` is around `value[start..start+window]` found at
+ * `text[at..]` (0 when the window itself differs: a hash collision).
+ */
+function sharedAround(value: string, start: number, text: string, at: number, window: number): number {
+  for (let i = 0; i < window; i++) if (value.charCodeAt(start + i) !== text.charCodeAt(at + i)) return 0;
+  let left = 0;
+  while (left < start && left < at && value[start - left - 1] === text[at - left - 1]) left++;
+  let right = window;
+  while (
+    start + right < value.length &&
+    at + right < text.length &&
+    value[start + right] === text[at + right]
+  )
+    right++;
+  return left + right;
+}
+
+/** {@link TextIndex.find} for one text without an index: each aligned half looked for with indexOf. */
+function sharesDirectly(value: string, text: string, window: number, minChars: number): boolean {
+  for (let start = 0; start + window <= value.length; start += window) {
+    const piece = value.slice(start, start + window);
+    let at = text.indexOf(piece);
+    for (let seen = 0; at !== -1 && seen < MAX_OCCURRENCES; seen++) {
+      if (sharedAround(value, start, text, at, window) >= minChars) return true;
+      at = text.indexOf(piece, at + 1);
+    }
+  }
+  return false;
+}
