@@ -54,7 +54,10 @@ export interface RunLabelsInit {
   /** The labels of each tool that has any, by real name. */
   labelled: ReadonlyMap<string, readonly string[]>;
   flows: ResolvedFlows | undefined;
-  /** A name the code used that is not a real tool name, as the dispatcher would repair it. */
+  /**
+   * A name the code used that is not a real tool name, as the dispatcher would repair it; undefined for
+   * a real name (it needs no repair) and for one nothing repairs.
+   */
   resolve: (name: string) => string | undefined;
   /** Labelled outcomes of the session's earlier runs. */
   inherited?: readonly LabelledOutcome[];

@@ -527,7 +527,11 @@ function runLabels(
   const labels = new RunLabels({
     labelled: setup.labelled,
     flows: setup.flows,
-    resolve: (name) => resolveToolName(name, dispatcher.toolset.names()),
+    // A real name needs no repair: only a name the dispatcher would repair is looked up.
+    resolve: (name) =>
+      dispatcher.toolset.get(name) === undefined
+        ? resolveToolName(name, dispatcher.toolset.names())
+        : undefined,
     ...(inherited ? { inherited } : {}),
   });
   resumption?.run.journal.entries.forEach((entry, index) => {
