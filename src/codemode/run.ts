@@ -43,7 +43,7 @@ import {
   pendingCalls,
   sealPausedRun,
 } from "./pause/pause.js";
-import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
+import { type CodeRunResult, jsonDepth, loadFence, MAX_RESULT_DEPTH } from "./result.js";
 import { type LabelledOutcome, RunLabels } from "./run-labels.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
@@ -479,6 +479,7 @@ export async function runInSandbox(
   await bridge.settled();
   let result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
   if (labels?.labelled) {
+    await loadFence();
     result.labels = labels.sources();
     // Variables persist in a session's sandbox: what this run received, its later runs may hold.
     if (setup.sessions) setup.labels!.sessions.set(sandbox, labels.forSession());
