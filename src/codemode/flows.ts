@@ -10,7 +10,7 @@ import { LABEL_PATTERN } from "../tools/tool.js";
 import type { Toolset } from "../tools/toolset.js";
 
 /** What happens to a call that a flow policy covers. */
-export type FlowAction = "deny" | "approve";
+type FlowAction = "deny" | "approve";
 
 /**
  * One flow policy: once a run has received a result labelled `from`, its later calls to the tools in

@@ -163,7 +163,7 @@ export interface RunSetup {
 }
 
 /** What every run's {@link RunLabels} is made from. */
-export interface LabelSetup {
+interface LabelSetup {
   /** The labels of each tool that has any, by real name. */
   labelled: ReadonlyMap<string, readonly string[]>;
   flows: ResolvedFlows | undefined;

@@ -72,7 +72,7 @@ export function flowLine(flow: FlowApproval): string {
  * `  ⚠ body contains text from web_fetch #3 (untrusted)`: one line per mark, at most
  * {@link MARKS_PER_ARGUMENT}, then how many more.
  */
-export function markLines(marks: readonly ArgumentMark[]): string[] {
+function markLines(marks: readonly ArgumentMark[]): string[] {
   const lines = marks
     .slice(0, MARKS_PER_ARGUMENT)
     .map(

@@ -6,7 +6,7 @@ import type { FlowApproval } from "./flow-approval.js";
 import type { PausedWork } from "./paused-work.js";
 import type { TracingOptions } from "./tracing/options.js";
 
-export type { ArgumentMark, FlowApproval } from "./flow-approval.js";
+export type { FlowApproval } from "./flow-approval.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {

@@ -43,7 +43,7 @@ export interface JournalEntry {
  * Why a call waits, with its arguments as validated, and, when a flow policy sent it to a person, why
  * and which arguments hold labelled data.
  */
-export interface PendingEntry {
+interface PendingEntry {
   kind: PendingKind;
   args: unknown;
   flow?: FlowApproval;
