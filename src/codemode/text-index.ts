@@ -45,8 +45,7 @@ export class TextIndex<Owner> {
     this.#starts.push(start);
     this.#length += text.length;
     this.#grow();
-    for (let p = 0; p + this.#window <= text.length; p++)
-      this.#insert(start + p, hashAt(text, p, this.#window));
+    this.#insertAll(text, start);
   }
 
   /** The owner of a text that shares a piece of at least `minChars` with `value`, among those `accept`s. */
@@ -84,10 +83,25 @@ export class TextIndex<Owner> {
     return low;
   }
 
-  #insert(position: number, hash: number): void {
-    const bucket = hash & (this.#heads.length - 1);
-    this.#next[position] = this.#heads[bucket]!;
-    this.#heads[bucket] = position;
+  /** Inserts every window of `text`, which starts at `start`: its hash rolled from one window to the next. */
+  #insertAll(text: string, start: number): void {
+    const heads = this.#heads;
+    const next = this.#next;
+    const mask = heads.length - 1;
+    const window = this.#window;
+    // 31 to the power `window`: what the character leaving the window weighs in the rolled hash.
+    let out = 1;
+    for (let i = 0; i < window; i++) out = Math.imul(out, 31);
+    let hash = 0;
+    for (let i = 0; i < text.length; i++) {
+      hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
+      if (i >= window) hash = (hash - Math.imul(text.charCodeAt(i - window), out)) | 0;
+      if (i < window - 1) continue;
+      const position = start + i - window + 1;
+      const bucket = mixed(hash) & mask;
+      next[position] = heads[bucket]!;
+      heads[bucket] = position;
+    }
   }
 
   /** Makes room for {@link #length} positions: the table at least twice as large, rehashed when it grows. */
@@ -102,22 +116,21 @@ export class TextIndex<Owner> {
     while (size < this.#length * 2) size *= 2;
     this.#heads = new Int32Array(size).fill(-1);
     this.#next.fill(-1);
-    this.#texts.forEach((text, i) => {
-      // The text being added is inserted by add() itself.
-      if (i === this.#texts.length - 1) return;
-      const start = this.#starts[i]!;
-      for (let p = 0; p + this.#window <= text.length; p++)
-        this.#insert(start + p, hashAt(text, p, this.#window));
-    });
+    // The text being added is inserted by add() itself.
+    for (let i = 0; i < this.#texts.length - 1; i++) this.#insertAll(this.#texts[i]!, this.#starts[i]!);
   }
 }
 
 function hashAt(text: string, at: number, length: number): number {
   let hash = 0;
   for (let i = at; i < at + length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
-  // Spread the low bits, which pick the bucket.
-  hash = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d);
-  return hash ^ (hash >>> 12);
+  return mixed(hash);
+}
+
+/** Spreads a polynomial hash's bits into the low ones, which pick the bucket. */
+function mixed(hash: number): number {
+  const spread = Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d);
+  return spread ^ (spread >>> 12);
 }
 
 /**
