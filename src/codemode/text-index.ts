@@ -1,9 +1,10 @@
 /**
  * An index of texts (a run's labelled results) that answers "does this string share a piece of at least
- * `minChars` characters with one of them, and with which": every window of `minChars / 2` characters of
- * the texts is hashed into a table of positions, once, as the texts are added. A query looks up only the
- * string's aligned halves (any common piece of `minChars` holds one of them whole) and widens each hit
- * both ways: a few lookups per string, whatever the size of the texts.
+ * `minChars` characters with one of them, and with which": the texts' aligned windows of `minChars / 2`
+ * characters (at 0, w, 2w, …) are hashed into a table of positions, once, as the texts are added. Any
+ * common piece of `minChars` holds one of those windows whole, so a query hashes the string's window at
+ * each of its positions (rolling the hash), and widens each hit both ways: a lookup per character of the
+ * string, whatever the size of the texts, and an index an eighth of their size.
  */
 
 /** The most characters one index holds (about 12 bytes each); texts past it are searched directly. */
@@ -52,10 +53,16 @@ export class TextIndex<Owner> {
   find(value: string, accept: (owner: Owner) => boolean): Owner | undefined {
     const window = this.#window;
     if (value.length < this.#minChars) return undefined;
-    const mask = this.#heads.length - 1;
-    for (let start = 0; start + window <= value.length; start += window) {
-      if (mask < 0) break;
-      let at = this.#heads[hashAt(value, start, window) & mask]!;
+    const heads = this.#heads;
+    const mask = heads.length - 1;
+    const out = powerOf31(window);
+    let hash = 0;
+    for (let i = 0; mask >= 0 && i < value.length; i++) {
+      hash = (Math.imul(hash, 31) + value.charCodeAt(i)) | 0;
+      if (i >= window) hash = (hash - Math.imul(value.charCodeAt(i - window), out)) | 0;
+      if (i < window - 1) continue;
+      const start = i - window + 1;
+      let at = heads[mixed(hash) & mask]!;
       for (let seen = 0; at !== -1 && seen < MAX_OCCURRENCES; seen++, at = this.#next[at]!) {
         const which = this.#textAt(at);
         const owner = this.#owners[which]!;
@@ -83,24 +90,16 @@ export class TextIndex<Owner> {
     return low;
   }
 
-  /** Inserts every window of `text`, which starts at `start`: its hash rolled from one window to the next. */
+  /** Inserts the aligned windows of `text` (at 0, w, 2w, …), which starts at `start` in the index. */
   #insertAll(text: string, start: number): void {
     const heads = this.#heads;
     const next = this.#next;
     const mask = heads.length - 1;
     const window = this.#window;
-    // 31 to the power `window`: what the character leaving the window weighs in the rolled hash.
-    let out = 1;
-    for (let i = 0; i < window; i++) out = Math.imul(out, 31);
-    let hash = 0;
-    for (let i = 0; i < text.length; i++) {
-      hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
-      if (i >= window) hash = (hash - Math.imul(text.charCodeAt(i - window), out)) | 0;
-      if (i < window - 1) continue;
-      const position = start + i - window + 1;
-      const bucket = mixed(hash) & mask;
-      next[position] = heads[bucket]!;
-      heads[bucket] = position;
+    for (let p = 0; p + window <= text.length; p += window) {
+      const bucket = hashAt(text, p, window) & mask;
+      next[start + p] = heads[bucket]!;
+      heads[bucket] = start + p;
     }
   }
 
@@ -111,9 +110,10 @@ export class TextIndex<Owner> {
       next.set(this.#next);
       this.#next = next;
     }
-    if (this.#heads.length >= this.#length * 2 && this.#heads.length > 0) return;
+    const windows = Math.ceil(this.#length / this.#window);
+    if (this.#heads.length >= windows * 2 && this.#heads.length > 0) return;
     let size = 1024;
-    while (size < this.#length * 2) size *= 2;
+    while (size < windows * 2) size *= 2;
     this.#heads = new Int32Array(size).fill(-1);
     this.#next.fill(-1);
     // The text being added is inserted by add() itself.
@@ -125,6 +125,13 @@ function hashAt(text: string, at: number, length: number): number {
   let hash = 0;
   for (let i = at; i < at + length; i++) hash = (Math.imul(hash, 31) + text.charCodeAt(i)) | 0;
   return mixed(hash);
+}
+
+/** 31 to the power `n`: what the character leaving a rolled window weighs in its hash. */
+function powerOf31(n: number): number {
+  let power = 1;
+  for (let i = 0; i < n; i++) power = Math.imul(power, 31);
+  return power;
 }
 
 /** Spreads a polynomial hash's bits into the low ones, which pick the bucket. */
