@@ -461,8 +461,9 @@ export class RunBridge implements SandboxBridge {
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
     // person are watched (most calls never wait for anyone, and then no event is even made).
     let human: HumanWait | undefined;
+    // A call a flow policy sends to a person waits for one, whatever its tool says.
     const onEvent =
-      waiting && HumanWait.mayWait(dispatcher, name)
+      waiting && (flow !== undefined || HumanWait.mayWait(dispatcher, name))
         ? (event: DispatchEvent) => {
             if (human || HumanWait.concerns(dispatcher, event)) {
               human ??= new HumanWait(dispatcher, waiting);

@@ -207,10 +207,14 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
   const index = discovery === "search" ? searchIndex(toolset, observed) : undefined;
   const checker = typeChecker(options.typecheck, declaredTools, identifiers, index !== undefined);
   // Calls of these may wait minutes for a person: the sandbox does not hold a thread waiting inside them.
+  const { flows } = options;
   const waitingTools = [...new Set(Object.values(identifiers))].filter((real) => {
     const options = toolset.get(real)?.options;
+    // A flow policy that sends a tool's calls to a person makes them wait for one too.
+    const flowApproves = flows?.byTool.get(real)?.some((flow) => flow.action === "approve") === true;
     return (
-      options !== undefined && (options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
+      options !== undefined &&
+      (flowApproves || options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
     );
   });
   const sandboxLimits = sandboxLimitsOf(limits);
@@ -258,7 +262,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
         ? { mode: options.typecheck.mode, checker, sessionNames: new WeakMap() }
         : undefined,
     index,
-    labels: labelSetup(toolset, options.flows),
+    labels: labelSetup(toolset, flows),
   };
   let closed = false;
   /** Whether a run may start: the code mode is open, and its declared tools are still the dispatcher's. */

@@ -255,6 +255,21 @@ describe("flow policies", () => {
     expect(asked.map((flow) => flow.marks.map((mark) => mark.path))).toEqual([["body"], []]);
   });
 
+  it("time a person takes to approve a call a flow sent to them does not count against the run's wall clock", async () => {
+    const { cm, sent } = world({
+      flows: [{ from: "untrusted", to: ["send_email"], action: "approve" }],
+      limits: { timeoutMs: 1_500 },
+      approvalHandler: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return "allow" as const;
+      },
+    });
+    const result = await cm.run(`${fetchPage()}
+      return await tools.send_email({ to: "ops@example.com", body: "read it" });`);
+    expect(result).toMatchObject({ status: "ok", value: "sent" });
+    expect(sent).toHaveLength(1);
+  });
+
   it("a run's value and console carrying labelled text reach the model fenced, through run_code's result", async () => {
     const { cm, dispatcher } = world();
     dispatcher.toolset.add(cm.tool);
