@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research demo-flows test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -44,6 +44,10 @@ demo-durable: setup
 ## demo-research: a model's code searches and reads pages with web_search and web_fetch (local server)
 demo-research: setup
 	$(TSX) examples/research.ts
+
+## demo-flows: a web page (local server) tries to mail itself out; a flow policy refuses it, or asks a person with the body marked
+demo-flows: setup
+	$(TSX) examples/injected-page.ts
 
 ## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, start the Restate server, then every test suite, the MCP conformance suite, and the Node matrix
 test: setup lint typecheck build image postgres chromium restate unit conformance node-matrix
@@ -105,6 +109,7 @@ bench: build image postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/discovery.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/startup.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/observed.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/flows.ts
 
 ## bench-postgres: the Postgres journal's writes (sequential, 100 at once, 100 in one append) on the server make postgres starts
 bench-postgres: build postgres

@@ -6,7 +6,8 @@
  */
 
 import type { Interface } from "node:readline/promises";
-import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
+import type { FlowApproval } from "../dispatch/flow-approval.js";
+import { approvalDetails, approvalLines, flowLine, visibleText } from "../dispatch/preview.js";
 import type { Style } from "./style.js";
 
 /** One gated call to ask about. */
@@ -19,6 +20,8 @@ export interface ApprovalRequest {
   signal: AbortSignal;
   /** Shown before the tool's name, e.g. the pending call's id. */
   label?: string;
+  /** Set when a flow policy asks: why, and the arguments holding labelled data (marked under them). */
+  flow?: FlowApproval;
 }
 
 /** Asks about one call on `prompt`; resolves true only for a yes, false for anything else or a withdrawal. */
@@ -27,10 +30,14 @@ export async function askApproval(
   io: { stderr: NodeJS.WriteStream; style: Style },
   request: ApprovalRequest,
 ): Promise<boolean> {
-  const { toolName, args, approvalKeys, signal, label } = request;
+  const { toolName, args, approvalKeys, signal, label, flow } = request;
   if (signal.aborted) return false;
   // Every argument on a line of its own, escaped: nothing can be pushed off the screen or hidden.
-  const lines = approvalLines(args, approvalKeys === undefined ? {} : { keys: approvalKeys });
+  const lines = approvalLines(args, {
+    ...(approvalKeys === undefined ? {} : { keys: approvalKeys }),
+    ...(flow ? { marks: flow.marks } : {}),
+  });
+  if (flow) lines.unshift(flowLine(flow));
   const what =
     lines.length === 0 ? " (no arguments)" : ` with:\n${lines.map((line) => `    ${line}`).join("\n")}`;
   const tag = label === undefined ? "" : `${io.style.dim(visibleText(label))} `;

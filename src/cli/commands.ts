@@ -214,6 +214,14 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: "An MCP server to start and reach from code as tools.NAME__<tool>(...). Repeatable.",
       },
       {
+        name: "trust-upstream",
+        type: "string",
+        multiple: true,
+        placeholder: "NAME",
+        description:
+          "Trust what the --upstream server NAME returns (repeatable): its tools' results are not labelled untrusted, so a run that read them is not fenced (see docs/effects.md).",
+      },
+      {
         name: "http",
         type: "string",
         placeholder: "<port>",

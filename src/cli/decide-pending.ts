@@ -59,7 +59,13 @@ export async function decidePending(
   process.once("SIGINT", onInterrupt);
   try {
     for (const call of asked) {
-      const request = { toolName: call.tool, args: call.args, signal: stop.signal, label: call.id };
+      const request = {
+        toolName: call.tool,
+        args: call.args,
+        signal: stop.signal,
+        label: call.id,
+        ...(call.flow ? { flow: call.flow } : {}),
+      };
       if (call.kind === "question") {
         const answer = await askQuestion(prompt, io, request);
         if (answer === undefined || stop.signal.aborted) return "interrupted";

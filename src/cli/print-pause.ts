@@ -5,7 +5,7 @@
  */
 
 import type { PendingCall } from "../codemode/result.js";
-import { approvalLines, visibleText } from "../dispatch/preview.js";
+import { approvalLines, flowLine, visibleText } from "../dispatch/preview.js";
 import type { Style } from "./style.js";
 
 /** What `cordon resume` needs besides the checkpoint file: the same tools, and the same limits. */
@@ -41,7 +41,11 @@ export function formatPaused(
       `  ${visibleText(call.id).padEnd(idWidth)}  ${kind.padEnd(8)}  ${style.bold(visibleText(call.tool))}`,
     );
     const keys = options.approvalKeysOf(call.tool);
-    const lines = approvalLines(call.args, keys === undefined ? {} : { keys });
+    const lines = approvalLines(call.args, {
+      ...(keys === undefined ? {} : { keys }),
+      ...(call.flow ? { marks: call.flow.marks } : {}),
+    });
+    if (call.flow) lines.unshift(flowLine(call.flow));
     for (const line of lines.length === 0 ? ["(no arguments)"] : lines) out.push(`      ${line}`);
   }
   out.push(

@@ -50,9 +50,15 @@ export function terminalApproval(
     return askApproval(prompt, io, request);
   };
   return {
-    handler: ({ toolName, args, approvalKeys, ctx }) => {
+    handler: ({ toolName, args, approvalKeys, flow, ctx }) => {
       // One question at a time: concurrent gated calls wait for the one before them to be answered.
-      const request = { toolName, args, signal: ctx.signal, ...(approvalKeys ? { approvalKeys } : {}) };
+      const request = {
+        toolName,
+        args,
+        signal: ctx.signal,
+        ...(approvalKeys ? { approvalKeys } : {}),
+        ...(flow ? { flow } : {}),
+      };
       const answer = turn.then(() => ask(request));
       turn = answer.then(() => undefined);
       return answer;

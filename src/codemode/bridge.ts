@@ -11,7 +11,13 @@ import {
 import type { Dispatcher } from "../dispatch/dispatcher.js";
 import { renderJson } from "../dispatch/render.js";
 import { Semaphore } from "../dispatch/semaphore.js";
-import type { DispatchEvent, PersonPolicy, RunCallOptions, RunCallOutcome } from "../dispatch/types.js";
+import type {
+  DispatchEvent,
+  FlowApproval,
+  PersonPolicy,
+  RunCallOptions,
+  RunCallOutcome,
+} from "../dispatch/types.js";
 import type { RunContext } from "../tools/types.js";
 import { answerDiscovery, type DiscoveryRecord } from "./discovery/code-discovery.js";
 import type { ToolIndex } from "./discovery/tool-index.js";
@@ -21,6 +27,7 @@ import { type Effect, hasEffects } from "./effects.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { Divergence, JournalEntry, JournalRecorder, Replay } from "./pause/journal.js";
 import type { CallRecord } from "./result.js";
+import type { RunLabels } from "./run-labels.js";
 
 /**
  * How long a finished run waits for the tools it started to really finish (a tool that ignores its
@@ -96,6 +103,11 @@ export interface RunBridgeInit {
    * kept in {@link RunBridge.discovery}, not in `calls`.
    */
   index?: ToolIndex;
+  /**
+   * The labels the run has received and the code mode's flow policies: each outcome is told to it, and
+   * each call that goes live is checked against it first (refused, or sent to a person).
+   */
+  labels?: RunLabels;
 }
 
 /** A call's id, the tool it goes to, and the name the code used when that was another one. */
@@ -271,7 +283,18 @@ export class RunBridge implements SandboxBridge {
         `This run already has ${this.#pendingArgsChars} characters of arguments in tool calls that have not finished; at most ${MAX_PENDING_ARGS_CHARS} are allowed. Wait for some calls to finish (await them) before starting more.`,
       );
     }
-    return this.#start(call, argsJson, waiting, undefined);
+    const verdict = this.#init.labels?.verdict(call.index, call.name, argsJson);
+    if (verdict?.action === "deny") return this.#deny(call, verdict.message);
+    return this.#start(call, argsJson, waiting, undefined, verdict?.flow);
+  }
+
+  /** A call a flow policy refused: it never reaches the dispatcher; the code sees a denial. */
+  #deny(call: CallName, message: string): BridgeCallOutcome | Promise<BridgeCallOutcome> {
+    const outcome: BridgeCallOutcome = { ok: false, error: { tool: call.name, kind: "denied", message } };
+    const record = this.#record(call, call.name, "denied", performance.now());
+    this.#init.journal?.ended(call.index, outcome, record, this.#count);
+    this.#init.labels?.received(call.index, call.name, outcome, this.#count);
+    return this.#deliver(outcome);
   }
 
   /** `next()` once everything the journal has is durable; a refusal when the journal cannot be written. */
@@ -340,20 +363,24 @@ export class RunBridge implements SandboxBridge {
   #refuse(call: CallName, message: string): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const outcome = refused(call.name, message);
     this.#init.journal?.ended(call.index, outcome, undefined, this.#count);
+    this.#init.labels?.received(call.index, call.name, outcome, this.#count);
     return this.#deliver(outcome);
   }
 
-  /** Takes a slot (now, or once one is free) and dispatches the call. */
+  /** Takes a slot (now, or once one is free) and dispatches the call (sent to a person when `flow` is given). */
   #start(
     call: CallName,
     argsJson: string,
     waiting: ((waiting: boolean) => void) | undefined,
     person: PersonPolicy | undefined,
+    flow?: FlowApproval,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     this.#pendingArgsChars += argsJson.length;
     const free = this.#slots.tryAcquire();
-    if (free) return this.#dispatch(call, argsJson, waiting, free, person);
-    return this.#slots.acquire().then((release) => this.#dispatch(call, argsJson, waiting, release, person));
+    if (free) return this.#dispatch(call, argsJson, waiting, free, person, flow);
+    return this.#slots
+      .acquire()
+      .then((release) => this.#dispatch(call, argsJson, waiting, release, person, flow));
   }
 
   /**
@@ -384,12 +411,16 @@ export class RunBridge implements SandboxBridge {
       return this.#notReplayed(call, "which has no outcome in the ended run's journal");
     const { entry } = answer;
     return answer.live.then(() => {
+      // Checked as when the code first made it: the outcomes that had arrived by then count.
+      const verdict = this.#init.labels?.verdict(call.index, call.name, argsJson);
+      if (verdict?.action === "deny") return this.#deny(call, verdict.message);
+      const flow = verdict?.flow;
       const person = this.#init.personFor?.(call.index, entry);
       const durable = this.#init.durable;
-      if (durable === undefined) return this.#start(call, argsJson, waiting, person);
+      if (durable === undefined) return this.#start(call, argsJson, waiting, person, flow);
       // From here its outcome is unknown until written: a recovery must not take it for one that never ran.
       durable.live(call.index, person);
-      return this.#afterWrite(durable, call.name, () => this.#start(call, argsJson, waiting, person));
+      return this.#afterWrite(durable, call.name, () => this.#start(call, argsJson, waiting, person, flow));
     });
   }
 
@@ -412,6 +443,7 @@ export class RunBridge implements SandboxBridge {
     waiting: ((waiting: boolean) => void) | undefined,
     release: () => void,
     person: PersonPolicy | undefined,
+    flow: FlowApproval | undefined,
   ): BridgeCallOutcome | Promise<BridgeCallOutcome> {
     const { callId, name, index } = call;
     const { dispatcher, context, signal, journal } = this.#init;
@@ -435,8 +467,9 @@ export class RunBridge implements SandboxBridge {
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
     // person are watched (most calls never wait for anyone, and then no event is even made).
     let human: HumanWait | undefined;
+    // A call a flow policy sends to a person waits for one, whatever its tool says.
     const onEvent =
-      waiting && HumanWait.mayWait(dispatcher, name)
+      waiting && (flow !== undefined || HumanWait.mayWait(dispatcher, name))
         ? (event: DispatchEvent) => {
             if (human || HumanWait.concerns(dispatcher, event)) {
               human ??= new HumanWait(dispatcher, waiting);
@@ -464,7 +497,7 @@ export class RunBridge implements SandboxBridge {
         return NEVER;
       }
       if (paused && journal) {
-        journal.paused(index, paused.kind, paused.args);
+        journal.paused(index, paused.kind, paused.args, paused.flow);
         this.#record(call, result.name, "paused", started);
         this.#pausing = true;
         this.#stopIfIdle();
@@ -494,6 +527,7 @@ export class RunBridge implements SandboxBridge {
         };
       }
       journal?.ended(index, outcome, record, this.#count);
+      this.#init.labels?.received(index, result.name, outcome, this.#count);
       this.#stopIfIdle();
       return this.#deliver(outcome);
     };
@@ -509,6 +543,7 @@ export class RunBridge implements SandboxBridge {
         "cancelled",
       );
       journal?.ended(index, outcome, record, this.#count);
+      this.#init.labels?.received(index, name, outcome, this.#count);
       this.#stopIfIdle();
       return this.#deliver(outcome);
     };
@@ -521,6 +556,7 @@ export class RunBridge implements SandboxBridge {
     };
     if (onEvent) options.onEvent = onEvent;
     if (policy) options.person = policy;
+    if (flow) options.flow = flow;
     let outcome: RunCallOutcome | Promise<RunCallOutcome>;
     try {
       this.#init.onLive?.();

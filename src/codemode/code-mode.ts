@@ -16,6 +16,7 @@ import { toolIndexText } from "./discovery/index-text.js";
 import { estimateTokens } from "./discovery/token-estimate.js";
 import { createToolIndex, type ToolIndex } from "./discovery/tool-index.js";
 import type { IncompleteRun } from "./durable/run-journal.js";
+import type { ResolvedFlows } from "./flows.js";
 import { changedSince } from "./given-tools.js";
 import { codeModeInstructions, type InstructionFacts, toolDescription } from "./instructions.js";
 import { type CodeModeLimits, sandboxLimitsOf } from "./limits.js";
@@ -222,10 +223,14 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
   const index = discovery === "search" ? searchIndex(toolset, observed) : undefined;
   const checker = typeChecker(options.typecheck, declaredTools, identifiers, index !== undefined);
   // Calls of these may wait minutes for a person: the sandbox does not hold a thread waiting inside them.
+  const { flows } = options;
   const waitingTools = [...new Set(Object.values(identifiers))].filter((real) => {
     const options = toolset.get(real)?.options;
+    // A flow policy that sends a tool's calls to a person makes them wait for one too.
+    const flowApproves = flows?.byTool.get(real)?.some((flow) => flow.action === "approve") === true;
     return (
-      options !== undefined && (options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
+      options !== undefined &&
+      (flowApproves || options.waitsForHuman === true || (options.needsApproval ?? false) !== false)
     );
   });
   const sandboxLimits = sandboxLimitsOf(limits);
@@ -274,6 +279,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
         : undefined,
     index,
     reverts: new RevertableRuns(),
+    labels: labelSetup(toolset, flows),
   };
   let closed = false;
   /** Whether a run may start: the code mode is open, and its declared tools are still the dispatcher's. */
@@ -436,7 +442,7 @@ async function resumeRun(
 }
 
 /**
- * What a code mode's checkpoints are bound to: the tools' names and schemas, and the limits. A key alone
+ * What a code mode's checkpoints are bound to: the tools' names, schemas and labels, and the limits. A key alone
  * lets this code mode resume what another one paused, when both agree on these.
  */
 function bindingOf(toolset: Toolset, limits: CodeModeLimits): NonNullable<RunSetup["pause"]>["binding"] {
@@ -445,9 +451,27 @@ function bindingOf(toolset: Toolset, limits: CodeModeLimits): NonNullable<RunSet
     .sort()
     .map((name) => {
       const t = toolset.get(name)!;
-      return { name, parameters: t.parameters, output: t.outputSchema ?? null };
+      // What a tool's results carry binds too: a resume with other labels would track other flows.
+      const labels = t.options.labels;
+      return {
+        name,
+        parameters: t.parameters,
+        output: t.outputSchema ?? null,
+        ...(labels !== undefined && labels.length > 0 ? { labels: [...new Set(labels)].sort() } : {}),
+      };
     });
   return { tools: digestOf(tools), limits: digestOf(limits) };
+}
+
+/** What runs track of labels: nothing when no tool labels its results and there are no flows. */
+function labelSetup(toolset: Toolset, flows: ResolvedFlows | undefined): RunSetup["labels"] {
+  const labelled = new Map<string, readonly string[]>();
+  for (const t of toolset.list()) {
+    const labels = t.options.labels;
+    if (labels !== undefined && labels.length > 0) labelled.set(t.name, [...new Set(labels)]);
+  }
+  if (labelled.size === 0) return undefined;
+  return { labelled, flows, sessions: new WeakMap() };
 }
 
 /** How the model learns the tools, as decided: `"auto"` inlines them while they fit its budget. */

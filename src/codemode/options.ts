@@ -10,6 +10,7 @@ import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext } from "../tools/types.js";
 import type { RunJournal } from "./durable/run-journal.js";
+import type { FlowPolicy } from "./flows.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { ObservedTypes } from "./observed/store.js";
 import type { DeprecatedCodeModeOptions } from "./option-aliases.js";
@@ -44,6 +45,13 @@ export interface CodeModeOptions extends DeprecatedCodeModeOptions {
   limits?: Partial<CodeModeLimits>;
   /** The name of the tool the model sees. Default `run_code`. */
   name?: string;
+  /**
+   * Flow policies: which labels of tool results (`tool({ labels })`; `web_fetch` and `web_search` are
+   * `untrusted`) may not reach which tools. Once a run received a result labelled `from`, its later calls
+   * to the tools in `to` are refused (`"deny"`) or go to a person first (`"approve"`), with the arguments
+   * that hold the labelled text marked. Checked when the code mode is made. See docs/effects.md.
+   */
+  flows?: readonly FlowPolicy[];
   /** `"fresh"` (default): a new sandbox per run. `"session"`: one sandbox per session id, kept between runs. */
   state?: "fresh" | "session";
   /** With `state: "session"`: how long session sandboxes live unused, and how many live at once. */

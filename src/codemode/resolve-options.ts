@@ -11,6 +11,7 @@ import type { Dispatcher } from "../dispatch/dispatcher.js";
 import type { Toolset } from "../tools/toolset.js";
 import type { RunContext } from "../tools/types.js";
 import type { RunJournal } from "./durable/run-journal.js";
+import { type ResolvedFlows, resolveFlows } from "./flows.js";
 import { givenTools } from "./given-tools.js";
 import { type CodeModeLimits, resolveLimits } from "./limits.js";
 import { ObservedTypes } from "./observed/store.js";
@@ -64,12 +65,14 @@ export interface ResolvedCodeModeOptions {
   observe: { results: boolean; store: ObservedTypes | undefined };
   /** With a `journal`: where runs are journaled, and how long a lease lasts. */
   journal: { store: RunJournal; leaseMs: number } | undefined;
+  /** The flow policies, checked against the tools; undefined when there are none. */
+  flows: ResolvedFlows | undefined;
 }
 
 /** How long a durable run's lease lasts unless renewed, by default: 30 s. */
 export const DEFAULT_LEASE_MS = 30_000;
 
-/** The top-level option names (the old ones aside): at most 13, each group a feature's settings. */
+/** The top-level option names (the old ones aside): at most 14, each group a feature's settings. */
 export const CODE_MODE_OPTION_NAMES = [
   "tools",
   "dispatcher",
@@ -84,6 +87,7 @@ export const CODE_MODE_OPTION_NAMES = [
   "discovery",
   "observe",
   "journal",
+  "flows",
 ] as const satisfies readonly (keyof CodeModeOptions)[];
 
 /** Checks `options` and fills in every default. Throws a `UserError` naming the first bad option. */
@@ -130,6 +134,7 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
     discovery: discoveryOf(grouped.discovery),
     observe: observeOf(grouped.observe),
     journal,
+    flows: resolveFlows(grouped.flows, toolset),
   };
 }
 

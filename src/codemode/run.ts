@@ -22,6 +22,7 @@ import {
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import type { Dispatcher } from "../dispatch/dispatcher.js";
+import { resolveToolName } from "../dispatch/names.js";
 import type { PersonPolicy } from "../dispatch/types.js";
 import type { RunContext, Session } from "../tools/types.js";
 import { RunBridge } from "./bridge.js";
@@ -31,6 +32,7 @@ import { JOURNAL_FORMAT, journalKeyId, type SealChain, sealRecord } from "./dura
 import { MAX_RUN_ID_CHARS, type RunJournal } from "./durable/run-journal.js";
 import { JournalStopped, RunWriter } from "./durable/writer.js";
 import { abandonedEffects, type Effect, effectsOfJournal } from "./effects.js";
+import type { ResolvedFlows } from "./flows.js";
 import type { CodeModeLimits } from "./limits.js";
 import type { JournalOptions } from "./options.js";
 import type { CheckpointBinding } from "./pause/checkpoint.js";
@@ -42,7 +44,7 @@ import {
   pendingCalls,
   sealPausedRun,
 } from "./pause/pause.js";
-import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
+import { type CodeRunResult, jsonDepth, loadFence, MAX_RESULT_DEPTH } from "./result.js";
 import {
   type KnownRevert,
   type RevertableRuns,
@@ -50,6 +52,7 @@ import {
   type RevertReport,
   revertEffects,
 } from "./revert.js";
+import { type LabelledOutcome, RunLabels } from "./run-labels.js";
 import type { SessionPool } from "./sessions.js";
 import { type PreparedCode, prepareCode } from "./transpile.js";
 import type { TypeChecker } from "./typecheck/type-checker.js";
@@ -173,6 +176,17 @@ export interface RunSetup {
   durable?: DurableSetup | undefined;
   /** The effects of recent runs, for `cm.revert(result)`. */
   reverts?: RevertableRuns | undefined;
+  /** When some tool labels its results, or there are flow policies: what runs track (see run-labels.ts). */
+  labels?: LabelSetup | undefined;
+}
+
+/** What every run's {@link RunLabels} is made from. */
+interface LabelSetup {
+  /** The labels of each tool that has any, by real name. */
+  labelled: ReadonlyMap<string, readonly string[]>;
+  flows: ResolvedFlows | undefined;
+  /** With sessions: the labelled outcomes each session sandbox has received, for its later runs. */
+  sessions: WeakMap<Sandbox, LabelledOutcome[]>;
 }
 
 /** How a code mode's runs are journaled (`codeMode({ journal })`). */
@@ -434,6 +448,7 @@ export async function runInSandbox(
   const replay = resumption ? new Replay(resumption.run.journal) : undefined;
   // The sandbox answers the recorded calls itself when the journal fits in the request; else the host does.
   const replayCalls = resumption ? sandboxReplay(resumption.run.journal) : undefined;
+  const labels = setup.labels && runLabels(setup.labels, dispatcher, sandbox, resumption);
   const bridge = new RunBridge({
     dispatcher,
     limits: setup.limits,
@@ -451,6 +466,7 @@ export async function runInSandbox(
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
+    ...(labels ? { labels } : {}),
   });
   journalStopped = (error) => bridge.journalStopped(error);
   if (writer?.failure) bridge.journalStopped(writer.failure);
@@ -488,6 +504,12 @@ export async function runInSandbox(
   // Calls aborted just now still report, so `calls` says what happened to every one of them.
   await bridge.settled();
   let result = toResult(outcome, prepared, bridge, started, setup.sandboxLimits);
+  if (labels?.labelled) {
+    await loadFence();
+    result.labels = labels.sources();
+    // Variables persist in a session's sandbox: what this run received, its later runs may hold.
+    if (setup.sessions) setup.labels!.sessions.set(sandbox, labels.forSession());
+  }
   if (resumption) result.logs = [...resumption.run.logs, ...result.logs];
   if (replay) {
     const diverged = divergedRun(bridge, replay, outcome);
@@ -588,6 +610,34 @@ function revertJournalOf(writer: RunWriter): RevertJournal {
       writer.add({ t: "reverted", i: effect.index, status, ...(why === undefined ? {} : { why }) });
     },
   };
+}
+
+/**
+ * The labels of a run: the session's earlier runs' (with sessions), and for a resumed or recovered run
+ * every labelled outcome its journal has, each applying from the call it arrived after, as it did.
+ */
+function runLabels(
+  setup: LabelSetup,
+  dispatcher: Dispatcher,
+  sandbox: Sandbox,
+  resumption: Resumption | undefined,
+): RunLabels {
+  const inherited = setup.sessions.get(sandbox);
+  const labels = new RunLabels({
+    labelled: setup.labelled,
+    flows: setup.flows,
+    // A real name needs no repair: only a name the dispatcher would repair is looked up.
+    resolve: (name) =>
+      dispatcher.toolset.get(name) === undefined
+        ? resolveToolName(name, dispatcher.toolset.names())
+        : undefined,
+    ...(inherited ? { inherited } : {}),
+  });
+  resumption?.run.journal.entries.forEach((entry, index) => {
+    if (entry.outcome === undefined) return;
+    labels.received(index, entry.record?.tool ?? entry.tool, entry.outcome, entry.after ?? 0);
+  });
+  return labels;
 }
 
 /**

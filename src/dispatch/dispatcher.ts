@@ -6,6 +6,7 @@ import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, Session } from "../tools/types.js";
 import { runBatch, runSingle } from "./batch.js";
 import { EventStream } from "./event-stream.js";
+import type { FlowApproval } from "./flow-approval.js";
 import { DEFAULT_RETRY_DELAY_MS } from "./retry.js";
 import { CallScope, type Settings } from "./scope.js";
 import { type CodeRunSpan, Tracing } from "./tracing/tracing.js";
@@ -239,6 +240,7 @@ export class Dispatcher<Deps = unknown> {
       options.person,
       options.idempotencyKey,
       options.tool,
+      options.flow,
     );
     const result = runSingle(checked, scope);
     if (result instanceof Promise) return result.then((settled) => outcomeOf(settled, scope));
@@ -286,6 +288,7 @@ export class Dispatcher<Deps = unknown> {
     person?: PersonPolicy,
     idempotencyKey?: string,
     tool?: AnyTool,
+    flow?: FlowApproval,
   ): CallScope {
     if (turn.trace) observers.push(turn.trace.observer(parent));
     return new CallScope({
@@ -299,6 +302,7 @@ export class Dispatcher<Deps = unknown> {
       ...(person ? { person } : {}),
       idempotencyKey,
       tool,
+      ...(flow ? { flow } : {}),
     });
   }
 

@@ -4,6 +4,8 @@
  * error a tool throws to say its work paused.
  */
 
+import type { FlowApproval } from "./flow-approval.js";
+
 /** A call that waits for a person, in work that paused (see `CodeRunResult.pending`). */
 export interface PendingCall {
   /** The call's id: the key of its decision or answer when the work is resumed. */
@@ -21,6 +23,11 @@ export interface PendingCall {
   kind: "approval" | "question" | "unknown-outcome";
   /** For an `unknown-outcome` call: the key it ran with (`ctx.idempotencyKey`), to look it up by. */
   idempotencyKey?: string;
+  /**
+   * For an `approval` a flow policy asked for (code mode's `flows`): why, and which arguments hold
+   * labelled data (show them with `approvalLines(args, { marks: flow.marks })`).
+   */
+  flow?: FlowApproval;
 }
 
 /** Work that paused for a person: the sealed checkpoint that resumes it, and the calls that wait. */

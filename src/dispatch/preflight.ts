@@ -83,11 +83,12 @@ function approveAndCharge(
     budget.charge("toolCalls");
     return { ok: true, prepared: { call, tool, rawArgs, args: validated.value } };
   };
-  const needs = tool.options.needsApproval;
+  // A flow policy gates the call whatever its tool says (code mode's flows).
+  const needs = scope.flow ? true : tool.options.needsApproval;
   if (needs === undefined || needs === false) return ready();
   return approve(call, name, tool, validated.value, scope).then((decision) => {
     if (decision === PAUSED) {
-      scope.paused = { kind: "approval", args: validated.value };
+      scope.paused = { kind: "approval", args: validated.value, ...(scope.flow ? { flow: scope.flow } : {}) };
       return {
         ok: false,
         name,
@@ -146,7 +147,7 @@ async function approve(
   args: unknown,
   scope: CallScope,
 ): Promise<Decision | typeof PAUSED | undefined> {
-  const needs = tool.options.needsApproval;
+  const needs = scope.flow ? true : tool.options.needsApproval;
   if (needs === undefined || needs === false) return undefined;
   const ctx = scope.context(call.id, name, 0, scope.signal);
   if (typeof needs === "function") {
@@ -177,7 +178,10 @@ async function approve(
   const { turn } = scope;
   const ticket = turn.board.open(call.id);
   const keys = tool.options.approvalKeys;
-  const approvalKeys = keys === undefined ? {} : { approvalKeys: keys };
+  const approvalKeys = {
+    ...(keys === undefined ? {} : { approvalKeys: keys }),
+    ...(scope.flow ? { flow: scope.flow } : {}),
+  };
   const waitMs = scope.settings.approvalTimeoutMs;
   // No decision in time is a denial, whoever was meant to decide (a handler that asks a human included).
   const deadline = setTimeout(
@@ -236,7 +240,11 @@ async function decideOrPause(
   if (!handler) return PAUSED;
   let answer: ApprovalAnswer;
   try {
-    answer = await untilAborted(Promise.resolve(handler({ call, toolName: name, args, ctx })), scope.signal);
+    const flow = scope.flow ? { flow: scope.flow } : {};
+    answer = await untilAborted(
+      Promise.resolve(handler({ call, toolName: name, args, ...flow, ctx })),
+      scope.signal,
+    );
   } catch (error) {
     if (scope.signal.aborted) throw error;
     return decided(scope, call.id, name, {

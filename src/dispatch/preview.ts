@@ -1,4 +1,5 @@
 import { groupDigits } from "../../common/numbers.js";
+import type { ArgumentMark, FlowApproval } from "./flow-approval.js";
 /**
  * What a person is shown before approving a call: every argument, and nothing that can hide one. A
  * model's code once padded a harmless field with spaces so that a prompt cut at 400 characters showed
@@ -29,7 +30,15 @@ const TAIL_CHARS = 50;
 export interface ApprovalPreviewOptions {
   /** Arguments to show first (a tool's `approvalKeys`); the rest follow in their own order. */
   keys?: readonly string[];
+  /**
+   * Arguments that hold data from a labelled result (a flow policy's approval, `FlowApproval.marks`):
+   * each gets a line of its own under its argument, naming the call the data came from.
+   */
+  marks?: readonly ArgumentMark[];
 }
+
+/** Marks shown under one argument; the rest are counted. */
+const MARKS_PER_ARGUMENT = 5;
 
 /**
  * The arguments of a call, one line per argument (`name: value`), every argument present: strings
@@ -38,10 +47,41 @@ export interface ApprovalPreviewOptions {
  * characters are escaped.
  */
 export function approvalLines(args: unknown, options: ApprovalPreviewOptions = {}): string[] {
-  if (!isRecord(args)) return [render(args, 0)];
+  const marks = options.marks ?? [];
+  if (!isRecord(args)) return [render(args, 0), ...markLines(marks)];
   const first = (options.keys ?? []).filter((key) => Object.hasOwn(args, key));
   const rest = Object.keys(args).filter((key) => !first.includes(key));
-  return [...first, ...rest].map((key) => `${renderKey(key)}: ${render(args[key], 0)}`);
+  return [...first, ...rest]
+    .flatMap((key) => [
+      `${renderKey(key)}: ${render(args[key], 0)}`,
+      ...markLines(marks.filter((mark) => mark.argument === key)),
+    ])
+    .concat(
+      markLines(marks.filter((mark) => mark.argument === undefined || !Object.hasOwn(args, mark.argument))),
+    );
+}
+
+/**
+ * The line that says why a flow policy asks (`FlowApproval.reason`), escaped, for the top of a request.
+ */
+export function flowLine(flow: FlowApproval): string {
+  return `⚠ Asked by a flow policy: ${visibleText(flow.reason)}.`;
+}
+
+/**
+ * `  ⚠ body contains text from web_fetch #3 (untrusted)`: one line per mark, at most
+ * {@link MARKS_PER_ARGUMENT}, then how many more.
+ */
+function markLines(marks: readonly ArgumentMark[]): string[] {
+  const lines = marks
+    .slice(0, MARKS_PER_ARGUMENT)
+    .map(
+      (mark) =>
+        `  ⚠ ${visibleText(mark.path)} ${mark.holds === "text" ? "contains text from" : "equals a value from"} ${visibleText(mark.from)} (${visibleText(mark.label)})`,
+    );
+  const more = marks.length - lines.length;
+  if (more > 0) lines.push(`  ⚠ … and ${count(more, "more mark")}`);
+  return lines;
 }
 
 /**

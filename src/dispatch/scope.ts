@@ -1,5 +1,6 @@
 import type { Toolset } from "../tools/toolset.js";
 import type { AnyTool, RunContext, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { FlowApproval } from "./flow-approval.js";
 import { type Turn, TurnContext } from "./turn.js";
 import type { ApprovalHandler, DispatchEvent, PersonPolicy, ResultObserver } from "./types.js";
 
@@ -60,8 +61,10 @@ export class CallScope {
   readonly idempotencyKey: string | undefined;
   /** The tool runCall's one call runs in place of the toolset's (`RunCallOptions.tool`). */
   readonly tool: AnyTool | undefined;
+  /** Set when a flow policy sends runCall's one call to approval (runCall's `flow`). */
+  readonly flow: FlowApproval | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
-  paused: { kind: "approval" | "question" | "held"; args: unknown } | undefined;
+  paused: { kind: "approval" | "question" | "held"; args: unknown; flow?: FlowApproval } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {
@@ -80,6 +83,8 @@ export class CallScope {
     idempotencyKey?: string | undefined;
     /** See {@link CallScope.tool}. */
     tool?: AnyTool | undefined;
+    /** See {@link CallScope.flow}. */
+    flow?: FlowApproval | undefined;
   }) {
     this.turn = init.turn;
     this.toolset = init.toolset;
@@ -92,6 +97,7 @@ export class CallScope {
     this.person = init.person;
     this.idempotencyKey = init.idempotencyKey;
     this.tool = init.tool;
+    this.flow = init.flow;
     this.listening = this.#observers.length > 0 || !init.turn.stream.unread;
   }
 

@@ -2,8 +2,11 @@ import type { BudgetExceeded, RunCancelled } from "../../common/errors.js";
 import type { FailureKind } from "../../common/failures.js";
 import type { Budget } from "../tools/budget.js";
 import type { AnyTool, RunContext, Session, ToolPolicy, ToolRenderer } from "../tools/types.js";
+import type { FlowApproval } from "./flow-approval.js";
 import type { PausedWork } from "./paused-work.js";
 import type { TracingOptions } from "./tracing/options.js";
+
+export type { FlowApproval } from "./flow-approval.js";
 
 /** One tool call as a provider sends it; `arguments` is a JSON string or an already parsed object. */
 export interface ToolCall {
@@ -70,6 +73,8 @@ export type ApprovalHandler = (request: {
   args: unknown;
   /** The arguments to show first, by the tool's `approvalKeys` (see `approvalLines`). */
   approvalKeys?: readonly string[];
+  /** Set when a flow policy sends the call to approval (see {@link FlowApproval}). */
+  flow?: FlowApproval;
   ctx: RunContext;
 }) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
@@ -90,6 +95,8 @@ export type DispatchEvent =
       args: unknown;
       /** The arguments to show first, by the tool's `approvalKeys` (see `approvalLines`). */
       approvalKeys?: readonly string[];
+      /** Set when a flow policy sends the call to approval (see {@link FlowApproval}). */
+      flow?: FlowApproval;
       /** Allow the call. */
       approve(): void;
       /** Deny the call, with a reason the model will read. */
@@ -225,6 +232,11 @@ export interface RunCallOptions {
    * the same.
    */
   tool?: AnyTool;
+  /**
+   * A flow policy sends the call to approval (code mode's `flows`): it is gated as if its tool had
+   * `needsApproval: true`, and whoever decides is shown why and which arguments hold labelled data.
+   */
+  flow?: FlowApproval;
 }
 
 /**
@@ -270,7 +282,7 @@ export interface RunCallOutcome {
    * Set when the call paused (see {@link PersonPolicy}): whether it waits for an approval or for the
    * answer to a question, and its arguments as validated, as the person should see them.
    */
-  paused?: { kind: "approval" | "question" | "held"; args: unknown };
+  paused?: { kind: "approval" | "question" | "held"; args: unknown; flow?: FlowApproval };
 }
 
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */

@@ -13,7 +13,8 @@ import { ElicitResultSchema, type RequestId, type RequestInfo } from "@modelcont
 import { messageOf } from "../../common/errors.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from "../dispatch/dispatcher.js";
 import { formatDuration } from "../dispatch/failures.js";
-import { approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
+import type { FlowApproval } from "../dispatch/flow-approval.js";
+import { approvalDetails, approvalLines, flowLine, visibleText } from "../dispatch/preview.js";
 import type { McpApprovePolicy } from "./approve-policy.js";
 import type { ApprovalDecision, ApprovalRequest, Approver } from "./code-host.js";
 import type { OpenedApproval, WebApprovals } from "./web-approval.js";
@@ -83,14 +84,14 @@ export function mcpApprover(server: Server, options: McpApprovalOptions, context
 /** Asks with a form elicitation: one checkbox, and the whole arguments in its description. */
 async function askWithForm(
   server: Server,
-  { toolName, args, approvalKeys, signal }: ApprovalRequest,
+  { toolName, args, approvalKeys, signal, flow }: ApprovalRequest,
   relatedRequestId: RequestId,
 ): Promise<ApprovalDecision> {
   const result = await server.request(
     {
       method: "elicitation/create",
       params: {
-        message: approvalMessage(toolName, args, approvalKeys, "Allow this call?"),
+        message: approvalMessage(toolName, args, approvalKeys, "Allow this call?", flow),
         requestedSchema: {
           type: "object",
           properties: {
@@ -147,6 +148,7 @@ async function askOnPage(
             request.args,
             request.approvalKeys,
             `Open cordon's approval page to allow or deny this call, within ${within}.`,
+            request.flow,
           ),
         },
       },
@@ -191,8 +193,13 @@ function approvalMessage(
   args: unknown,
   keys: readonly string[] | undefined,
   ask: string,
+  flow?: FlowApproval,
 ): string {
-  const lines = approvalLines(args, keys === undefined ? {} : { keys });
+  const lines = approvalLines(args, {
+    ...(keys === undefined ? {} : { keys }),
+    ...(flow ? { marks: flow.marks } : {}),
+  });
+  if (flow) lines.unshift(flowLine(flow));
   const what =
     lines.length === 0 ? " (no arguments)" : ` with:\n${lines.map((line) => `  ${line}`).join("\n")}\n`;
   return `Code running in cordon's sandbox wants to call ${visibleText(toolName)}${what} ${ask}`;

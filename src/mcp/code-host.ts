@@ -15,6 +15,7 @@ import { ObservedTypes } from "../codemode/observed/store.js";
 import { type ObservedType, renderObservedType } from "../codemode/observed/types.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
+import type { FlowApproval } from "../dispatch/flow-approval.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
@@ -45,6 +46,8 @@ export interface ApprovalRequest {
   args: unknown;
   /** The arguments to show first (the tool's `approvalKeys`). */
   approvalKeys?: readonly string[];
+  /** Set when a flow policy asks: why, and the arguments holding labelled data. */
+  flow?: FlowApproval;
   /** Aborts when the call no longer waits (the run ended, or the approval timed out). */
   signal: AbortSignal;
 }
@@ -418,8 +421,14 @@ async function decide(
 ): Promise<void> {
   if (signal.aborted) return;
   try {
-    const { name: toolName, args, approvalKeys } = event;
-    const decision = await approve({ toolName, args, signal, ...(approvalKeys ? { approvalKeys } : {}) });
+    const { name: toolName, args, approvalKeys, flow } = event;
+    const decision = await approve({
+      toolName,
+      args,
+      signal,
+      ...(approvalKeys ? { approvalKeys } : {}),
+      ...(flow ? { flow } : {}),
+    });
     answered();
     if (decision.approved) event.approve();
     else event.reject(decision.reason);

@@ -6,13 +6,22 @@
 
 import { createHash } from "node:crypto";
 import { formatDuration } from "../dispatch/failures.js";
-import { APPROVAL_MARKS_PER_CHAR, approvalDetails, approvalLines, visibleText } from "../dispatch/preview.js";
+import type { FlowApproval } from "../dispatch/flow-approval.js";
+import {
+  APPROVAL_MARKS_PER_CHAR,
+  approvalDetails,
+  approvalLines,
+  flowLine,
+  visibleText,
+} from "../dispatch/preview.js";
 
 /** What the approval page shows of one gated call. */
 export interface ApprovalPageCall {
   toolName: string;
   args: unknown;
   approvalKeys?: readonly string[];
+  /** Set when a flow policy asks: why, and the arguments holding labelled data. */
+  flow?: FlowApproval;
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#111}
@@ -43,7 +52,11 @@ function escapeHtml(text: string): string {
 /** The page that asks: the call, its arguments, when it expires, and the Allow / Deny form. */
 export function approvalPage(call: ApprovalPageCall, csrfToken: string, expiresInMs: number): string {
   const tool = escapeHtml(visibleText(call.toolName));
-  const lines = approvalLines(call.args, call.approvalKeys === undefined ? {} : { keys: call.approvalKeys });
+  const lines = approvalLines(call.args, {
+    ...(call.approvalKeys === undefined ? {} : { keys: call.approvalKeys }),
+    ...(call.flow ? { marks: call.flow.marks } : {}),
+  });
+  const flow = call.flow ? `<p class="flow"><strong>${escapeHtml(flowLine(call.flow))}</strong></p>\n` : "";
   const list =
     lines.length === 0
       ? "<p>It has no arguments.</p>"
@@ -54,7 +67,7 @@ export function approvalPage(call: ApprovalPageCall, csrfToken: string, expiresI
     `Allow ${tool}?`,
     `<h1>Allow a call to <code>${tool}</code>?</h1>
 <p>Code running in cordon's sandbox wants to call <code>${tool}</code>. Long values are cut in the middle with their length; invisible, control and bidirectional characters, and the combining marks of a character past its first ${APPROVAL_MARKS_PER_CHAR}, are written out as <code>\\u{…}</code>.</p>
-${list}
+${flow}${list}
 <details><summary>The arguments in full</summary><pre>${escapeHtml(approvalDetails(call.args))}</pre></details>
 <p>Decide within ${escapeHtml(formatDuration(expiresInMs))}: the call is then denied. This page works once.</p>
 <form method="post">

@@ -9,6 +9,9 @@ import { compileInput, deriveOutputSchema, type SchemaInput } from "./schema.js"
 import type { InferStandardOutput, StandardSchemaV1 } from "./standard-schema.js";
 import type { AnyTool, JsonSchema, RunContext, Tool, ToolOptions } from "./types.js";
 
+/** What a label of a tool's results must look like (`untrusted`, `private`, `pii.email`). */
+export const LABEL_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
+
 /** What a tool name must look like (the rule every major provider accepts). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/;
 
@@ -50,6 +53,7 @@ const OPTION_KEYS = [
   "revert",
   "copiesToSubagents",
   "observeResults",
+  "labels",
 ] as const satisfies readonly (keyof ToolOptions)[];
 
 const CONFIG_KEYS = new Set<string>(["name", "description", "input", "output", "run", ...OPTION_KEYS]);
@@ -203,6 +207,17 @@ function checkOptions(name: string, options: unknown): void {
         `Tool "${name}": policies must be an array of functions (invoke, args, ctx) => result.`,
       );
     }
+  }
+  const labels = options.labels;
+  if (
+    labels !== undefined &&
+    !(
+      Array.isArray(labels) && labels.every((label) => typeof label === "string" && LABEL_PATTERN.test(label))
+    )
+  ) {
+    throw new UserError(
+      `Tool "${name}": labels must be an array of label names (1 to 64 letters, digits, "_", "." or "-"), such as ["untrusted"]; got ${JSON.stringify(labels)}.`,
+    );
   }
   if (options.render !== undefined && typeof options.render !== "function") {
     throw bad("render", "a function (value, ctx) => string");

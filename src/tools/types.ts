@@ -130,6 +130,13 @@ export interface ToolOptions<Args = unknown> {
    * observed. `false` for a tool whose results vary too much to describe, or whose shape must not be shown.
    */
   observeResults?: boolean;
+  /**
+   * What the tool's results carry: `"untrusted"` for text someone else wrote (a web page, an e-mail),
+   * your own such as `"private"`. A code mode's `flows` say which labels may not reach which tools: once
+   * a run has received an outcome of this tool (a value or an error), its later calls to those tools are
+   * denied or sent to approval, and what the run returns reaches the model fenced (docs/effects.md).
+   */
+  labels?: readonly string[];
 }
 
 /** The outcome of checking arguments against a tool's input schema. */

@@ -22,6 +22,12 @@ describe("cordon mcp: usage errors exit 2", () => {
     expect(r2.stderr).toContain("--upstream a is given twice");
   });
 
+  it("a --trust-upstream that names no --upstream server", async () => {
+    const { code, stderr } = await cordon(["mcp", "--upstream", "a=node x.js", "--trust-upstream", "b"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("--trust-upstream b names no --upstream server; give the NAME of one of: a.");
+  });
+
   it("--host without --http, and a port out of range", async () => {
     const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--host", "127.0.0.1"]);
     expect(r1.code).toBe(2);

@@ -154,6 +154,8 @@ export function webFetch(
     }),
     output: outputSchema,
     readOnly: true,
+    // Someone else wrote what it returns: a code mode's flows can keep it away from tools with effects.
+    labels: ["untrusted"],
     // Headroom over the text budget for cordon's lines, the title and the image list.
     maxOutputChars: maxChars + 2_000 + MAX_LISTED_IMAGES * (MAX_IMAGE_URL_CHARS + MAX_ALT_CHARS + 10),
     render: (value) => renderWebFetch(value as WebFetchResult),

@@ -126,6 +126,8 @@ export function webSearch(
       results: z.array(z.object({ title: z.string(), url: z.string(), snippet: z.string() })),
     }),
     readOnly: true,
+    // Someone else wrote what it returns: a code mode's flows can keep it away from tools with effects.
+    labels: ["untrusted"],
     render: (value) => renderSearch(value as WebSearchResult),
     run: async ({ query, max_results, time_range }, ctx) => {
       let found: SearchResult[];

@@ -55,6 +55,15 @@ export async function run(input: ParsedCommand): Promise<number> {
       throw new UsageError(`--upstream ${spec.name} is given twice; give each server its own name.`);
     names.add(spec.name);
   }
+  for (const trusted of stringsOption(input, "trust-upstream")) {
+    const spec = specs.find((given) => given.name === trusted);
+    if (spec === undefined) {
+      throw new UsageError(
+        `--trust-upstream ${trusted} names no --upstream server; give the NAME of one of: ${specs.map((given) => given.name).join(", ") || "(none given)"}.`,
+      );
+    }
+    spec.trusted = true;
+  }
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);

@@ -238,7 +238,7 @@ function applyRecord(
       return true;
     }
     case "pending":
-      entry.pending = { kind: body.kind, args: body.args };
+      entry.pending = { kind: body.kind, args: body.args, ...(body.flow ? { flow: body.flow } : {}) };
       calls[body.i] = "waits";
       return true;
     case "held":

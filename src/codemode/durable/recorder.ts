@@ -5,6 +5,7 @@
  */
 
 import type { BridgeCallOutcome, RecordedValues } from "../../../sandbox/contract/index.js";
+import type { FlowApproval } from "../../dispatch/flow-approval.js";
 import type { PersonPolicy } from "../../dispatch/types.js";
 import { JournalRecorder, type JournalState, outcomeText, type PendingKind } from "../pause/journal.js";
 import type { CallRecord } from "../result.js";
@@ -64,9 +65,9 @@ export class DurableRecorder extends JournalRecorder {
     });
   }
 
-  override paused(index: number, kind: PendingKind, args: unknown): void {
-    super.paused(index, kind, args);
-    this.writer.add({ t: "pending", i: index, kind, args: args ?? null });
+  override paused(index: number, kind: PendingKind, args: unknown, flow?: FlowApproval): void {
+    super.paused(index, kind, args, flow);
+    this.writer.add({ t: "pending", i: index, kind, args: args ?? null, ...(flow ? { flow } : {}) });
   }
 
   override values(values: RecordedValues): void {

@@ -10,6 +10,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { CallRecordStatus } from "../../../common/failures.js";
 import type { RecordedZone } from "../../../sandbox/contract/index.js";
+import type { FlowApproval } from "../../dispatch/flow-approval.js";
 import type { PersonPolicy } from "../../dispatch/types.js";
 import type { PendingKind } from "../pause/journal.js";
 import type { CallRecord } from "../result.js";
@@ -54,7 +55,7 @@ export type RunRecord =
   /** Call `i` ended: what the code received (`outcome` as a checkpoint packs it), its record and `after`. */
   | { t: "outcome"; i: number; outcome: string; record?: CallRecord; after: number }
   /** Call `i` waits for a person (it did not run). */
-  | { t: "pending"; i: number; kind: PendingKind; args: unknown }
+  | { t: "pending"; i: number; kind: PendingKind; args: unknown; flow?: FlowApproval }
   /** Call `i` was held while the run paused (it did not run). */
   | { t: "held"; i: number }
   /** Call `i`, journaled before, goes live now (a decision, a rerun): from here its outcome is unknown until written. */

@@ -12,6 +12,7 @@ import {
   type ReplayedCalls,
   recordedZone,
 } from "../../../sandbox/contract/index.js";
+import type { FlowApproval } from "../../dispatch/flow-approval.js";
 import type { CallRecord } from "../result.js";
 
 /** Why a call waits for a person: its approval, or the answer to a question (a `waitsForHuman` tool). */
@@ -35,7 +36,17 @@ export interface JournalEntry {
    * Set while the call waits for a person, with its arguments as validated (what the person should
    * see). A call with neither `outcome` nor `pending` was made but never started: the run was pausing.
    */
-  pending?: { kind: PendingKind; args: unknown };
+  pending?: PendingEntry;
+}
+
+/**
+ * Why a call waits, with its arguments as validated, and, when a flow policy sent it to a person, why
+ * and which arguments hold labelled data.
+ */
+interface PendingEntry {
+  kind: PendingKind;
+  args: unknown;
+  flow?: FlowApproval;
 }
 
 /** Everything a paused run keeps to be resumed: code mode's part of a checkpoint. */
@@ -111,10 +122,10 @@ export class JournalRecorder {
     this.state.order.push(index);
   }
 
-  /** Call `index` waits for a person. */
-  paused(index: number, kind: PendingKind, args: unknown): void {
+  /** Call `index` waits for a person (sent to one by a flow policy when `flow` is given). */
+  paused(index: number, kind: PendingKind, args: unknown, flow?: FlowApproval): void {
     const entry = this.#own(index);
-    if (entry !== undefined) entry.pending = { kind, args };
+    if (entry !== undefined) entry.pending = { kind, args, ...(flow ? { flow } : {}) };
   }
 
   /**
@@ -317,7 +328,7 @@ type PackedCall = [
   after?: number | 0,
   record?: PackedRecord | 0,
   requested?: string | 0,
-  pending?: { kind: PendingKind; args: unknown } | 0,
+  pending?: PendingEntry | 0,
 ];
 
 /** A call's record: status and duration, and its id, tool and requested name where they differ. */

@@ -98,6 +98,7 @@ export function pendingCalls(run: Pick<PausedRun, "prefix" | "journal">): Pendin
       tool: entry.tool,
       args: entry.pending.args,
       kind: entry.pending.kind,
+      ...(entry.pending.flow ? { flow: entry.pending.flow } : {}),
     });
   });
   return pending;

@@ -49,6 +49,8 @@ export type UpstreamState = "idle" | "starting" | "ready" | "failed" | "closed";
 /** An upstream MCP server, started on demand and restarted on demand after it failed. */
 export class UpstreamServer {
   readonly name: string;
+  /** Whether the operator trusts its results (see `UpstreamSpec.trusted`). */
+  readonly trusted: boolean;
   readonly #spec: UpstreamSpec;
   readonly #options: UpstreamOptions;
   #state: UpstreamState = "idle";
@@ -65,6 +67,7 @@ export class UpstreamServer {
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
+    this.trusted = spec.trusted === true;
     this.#spec = spec;
     this.#options = options;
     this.#questions = new UpstreamQuestions(spec.name, { unansweredMs: options.callTimeoutMs });

@@ -12,6 +12,11 @@ export interface UpstreamSpec {
   name: string;
   command: string;
   args: string[];
+  /**
+   * The operator trusts what this server returns (`--trust-upstream NAME`): its tools' results carry no
+   * label. By default they are `untrusted` (see docs/effects.md).
+   */
+  trusted?: boolean;
 }
 
 /** How long an upstream may take to start and list its tools, by default (npx may download it first). */

@@ -86,6 +86,8 @@ function toCordonTool(server: UpstreamServer, mcpTool: McpTool, name: string, ti
     // says it does not (destructiveHint defaults to true). A human decides, as an MCP client would ask.
     needsApproval: !readOnly && annotations.destructiveHint !== false,
     timeout: timeoutMs,
+    // Another party's server: what it returns is untrusted unless the operator said otherwise.
+    labels: server.trusted ? [] : ["untrusted"],
     run: async (args, ctx) => {
       const link = clientLinkOf(ctx.deps);
       const result = await server.call(mcpTool.name, args, ctx.signal, link);
