@@ -33,11 +33,22 @@ export interface CallRecord {
   durationMs: number;
 }
 
+/** An effect a plan lists (`CodeRunResult.effects`): the call that would have run, not run. */
+export interface PlannedEffect {
+  /** The call's id: the key of its decision when the plan is carried out (`cm.resume`). */
+  id: string;
+  /** The real tool name. */
+  tool: string;
+  /** Its arguments as validated: what the person approves. */
+  args: unknown;
+}
+
 /** Everything one run of the model's code produced. */
 export interface CodeRunResult {
   /**
    * How the run ended. `paused` (a run with `approval: "pause"`): calls wait for a person, listed in
-   * `pending`; `checkpoint` resumes the run once they have answered.
+   * `pending`; `checkpoint` resumes the run once they have answered. `planned` (`cm.plan`): the code
+   * ran to its end with reads live and effects previewed, listed in `effects`; `checkpoint` carries it out.
    */
   status: RunStatus;
   /** The result value (parsed from the sandbox's JSON); `undefined` when the code returned nothing. */
@@ -60,6 +71,12 @@ export interface CodeRunResult {
   checkpointId?: string;
   /** For a paused run: every call that waits for a person. */
   pending?: PendingCall[];
+  /**
+   * For a plan (`cm.plan`, status `planned`, or `paused` when it paused before its end): the effects it
+   * would have, in the order the code asked for them; none ran. `cm.resume(checkpoint, { decisions })`
+   * carries it out.
+   */
+  effects?: PlannedEffect[];
   /**
    * With `typecheck` on: the TypeScript errors found in the code (at most `MAX_TYPE_DIAGNOSTICS`). A run
    * they stopped (`"block"`) has `error.name` `TypeCheckError` and no calls; in `"report"` mode the run

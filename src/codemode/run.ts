@@ -39,6 +39,7 @@ import {
   type PausedRun,
   type PauseSettings,
   pendingCalls,
+  plannedEffects,
   sealPausedRun,
 } from "./pause/pause.js";
 import { type CodeRunResult, jsonDepth, MAX_RESULT_DEPTH } from "./result.js";
@@ -183,12 +184,15 @@ export async function runCode(
   code: unknown,
   options: CodeRunOptions = {},
   resumption?: Resumption,
+  /** A plan (`cm.plan`): effects give their previews and are listed; the run ends `planned`. */
+  planning = false,
 ): Promise<CodeRunResult> {
   const started = performance.now();
   if (typeof code !== "string")
     return failedRun("TypeError", "code must be a string of TypeScript.", started);
-  // A resumed run pauses again at the next call that needs a person, unless asked to wait instead.
-  const approval = options.approval ?? (resumption ? "pause" : setup.approval);
+  // A resumed run pauses again at the next call that needs a person, unless asked to wait instead; a
+  // plan always pauses (nobody waits while a plan is made).
+  const approval = planning ? "pause" : (options.approval ?? (resumption ? "pause" : setup.approval));
   if (approval !== "wait" && approval !== "pause") {
     return failedRun(
       "UserError",
@@ -223,7 +227,17 @@ export async function runCode(
     };
   }
   const execute = (sandbox: Sandbox) =>
-    runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption);
+    runInSandbox(
+      setup,
+      sandbox,
+      code,
+      prepared,
+      options,
+      started,
+      approval === "pause",
+      resumption,
+      planning,
+    );
   // A resumed run is not checked again: its code was checked when it first ran, and the calls its
   // checkpoint recorded have taken effect; a check now could only stop it halfway.
   const typecheck = resumption ? undefined : setup.typecheck;
@@ -349,6 +363,8 @@ export async function runInSandbox(
   pausing = false,
   /** The paused run this one resumes. */
   resumption?: Resumption,
+  /** A plan (`cm.plan`). */
+  planning = false,
 ): Promise<CodeRunResult> {
   const { dispatcher } = setup;
   const { parent } = options;
@@ -425,6 +441,7 @@ export async function runInSandbox(
     ...(replay ? { replay, personFor: (index: number) => resumption?.people.get(index) } : {}),
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
+    ...(planning ? { effects: "preview" } : resumption?.run.plan ? { effects: "gate" } : {}),
   });
   journalStopped = (error) => bridge.journalStopped(error);
   if (writer?.failure) bridge.journalStopped(writer.failure);
@@ -467,7 +484,16 @@ export async function runInSandbox(
     const diverged = divergedRun(bridge, replay, outcome);
     if (diverged) result = { ...result, status: "error", value: undefined, error: diverged };
   }
-  if (journal && bridge.stop?.reason === "paused" && outcome.status === "cancelled") {
+  const plan = planning || resumption?.run.plan === true;
+  const paused = journal && bridge.stop?.reason === "paused" && outcome.status === "cancelled";
+  const planned = planning && journal && bridge.stop === undefined && outcome.status === "ok";
+  if (paused && resumption?.run.plan && journal instanceof JournalRecorder) {
+    // Carrying out a plan, and pausing: the plan's calls the code did not make again are not this run's,
+    // and its effects that did not run wait for a person as any call that waits for approval.
+    journal.truncate(bridge.made);
+    journal.unplan();
+  }
+  if (journal && (paused || planned)) {
     result = await pausedResult(
       setup,
       result,
@@ -478,10 +504,13 @@ export async function runInSandbox(
         logs: result.logs,
         usedMs: Math.round(usedMs),
         ...(writer ? { runId } : {}),
+        ...(plan ? { plan: true } : {}),
       },
       journal.overflow,
+      planned ? "planned" : "paused",
     );
   }
+  if (planning && journal) result.effects = plannedEffects({ prefix: callIdPrefix, journal: journal.state });
   if (writer) result = await closeJournal(writer, result, bridge);
   if (writer?.idTaken) {
     dispatchRun.end(result);
@@ -602,7 +631,11 @@ function divergedRun(
   if (stop?.reason === "diverged") {
     detail = stop.divergence.message;
     remedy = stop.divergence.remedy ?? remedy;
-  } else if (!replay.complete && (outcome.status === "ok" || outcome.status === "error")) {
+  } else if (
+    !replay.complete &&
+    !replay.deviated &&
+    (outcome.status === "ok" || outcome.status === "error")
+  ) {
     const missing = replay.entry(replay.matched);
     detail = `the code ended before it made call ${replay.matched + 1} (${missing?.tool}) again`;
   }
@@ -620,14 +653,19 @@ const NOT_DETERMINISTIC =
 /** The name of the error of a resumed run that did not do what its checkpoint recorded. */
 export const REPLAY_DIVERGED = "ReplayDiverged" satisfies CodeModeErrorName;
 
-/** The result of a run that paused: its checkpoint and the calls that wait, or why it could not pause. */
+/**
+ * The result of a run that paused, or of a plan that ran to its end (`planned`, which keeps the value
+ * its code computed from the previews): its checkpoint and the calls that wait, or why it could not
+ * pause.
+ */
 async function pausedResult(
   setup: RunSetup,
   result: CodeRunResult,
   run: PausedRun,
   overflow: boolean,
+  status: "paused" | "planned" = "paused",
 ): Promise<CodeRunResult> {
-  const base = { ...result, value: undefined, logs: run.logs };
+  const base = { ...result, value: status === "planned" ? result.value : undefined, logs: run.logs };
   if (overflow) {
     return {
       ...base,
@@ -646,7 +684,7 @@ async function pausedResult(
       run,
     );
     const { error: _error, ...rest } = base;
-    return { ...rest, status: "paused", checkpoint: text, checkpointId: body.id, pending: pendingCalls(run) };
+    return { ...rest, status, checkpoint: text, checkpointId: body.id, pending: pendingCalls(run) };
   } catch (error) {
     return {
       ...base,

@@ -46,6 +46,8 @@ const OPTION_KEYS = [
   "render",
   "readOnly",
   "idempotent",
+  "effect",
+  "preview",
   "copiesToSubagents",
   "observeResults",
 ] as const satisfies readonly (keyof ToolOptions)[];
@@ -168,6 +170,7 @@ function checkOptions(name: string, options: unknown): void {
     "parallel",
     "readOnly",
     "idempotent",
+    "effect",
     "copiesToSubagents",
     "waitsForHuman",
     "observeResults",
@@ -203,6 +206,16 @@ function checkOptions(name: string, options: unknown): void {
   }
   if (options.render !== undefined && typeof options.render !== "function") {
     throw bad("render", "a function (value, ctx) => string");
+  }
+  if (options.preview !== undefined) {
+    if (typeof options.preview !== "function") {
+      throw bad("preview", "a function (args, ctx) => a result like the real one");
+    }
+    if (options.effect !== true) {
+      throw new UserError(
+        `Tool "${name}": preview is what cm.plan gives the code in place of running a tool that has effects; set effect: true as well (a tool without effects runs in a plan as it is).`,
+      );
+    }
   }
 }
 

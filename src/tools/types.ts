@@ -107,6 +107,14 @@ export interface ToolOptions<Args = unknown> {
    * unknown; any other call with an unknown outcome waits for a person (see docs/durability.md).
    */
   idempotent?: boolean;
+  /** The tool changes something outside the run: it has effects. */
+  effect?: boolean;
+  /**
+   * For an `effect` tool: what a call would return, made without the effect (`cm.plan` gives it to the
+   * code in place of running the tool, and lists the call for a person to approve). Its result must
+   * match the tool's output schema when it has one.
+   */
+  preview?: (args: Args, ctx: RunContext) => unknown;
   /**
    * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
    * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it
