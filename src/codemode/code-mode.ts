@@ -304,13 +304,41 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
   };
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
     refusal() ?? runCode(setupFor(runOptions?.journal, "run"), code, runOptions);
+  const plan = async (code: string, planOptions: CodeRunOptions = {}): Promise<CodeRunResult> => {
+    if (!setup.pause) {
+      throw new UserError(
+        "plan needs the code mode's pause.key: a plan is a checkpoint, sealed with that key, that carries it out later.",
+      );
+    }
+    if (state === "session") throw new UserError(`plan: ${SESSIONS_DO_NOT_PAUSE}`);
+    if (setup.durable) {
+      throw new UserError(
+        "plan: a code mode with a journal does not make plans yet: make the plan with a code mode that has the same tools and pause.key and no journal.",
+      );
+    }
+    const { journal: _j, ...rest } = planOptions;
+    return refusal() ?? runCode(setup, code, { ...rest, approval: "plan" });
+  };
+  // A run_code call's plan with nothing to approve is carried out at once: only reads were in it.
+  const planForCall = async (code: string, callOptions: CodeRunOptions): Promise<CodeRunResult> => {
+    const made = await plan(code, callOptions);
+    if (made.status !== "planned" || made.effects?.length !== 0 || made.pending?.length) return made;
+    const { signal, parent } = callOptions;
+    return resumeRun(setup, made.checkpoint!, {
+      ...(signal ? { signal } : {}),
+      ...(parent ? { parent } : {}),
+    });
+  };
   const runCodeToolMade = runCodeTool({
     name,
     description: toolDescription(facts),
     state,
     maxOutputChars: limits.maxOutputChars,
     clientOf: options.typecheck.clientOf,
-    run,
+    run: (code, callOptions) =>
+      (callOptions.approval ?? setup.approval) === "plan"
+        ? planForCall(code, callOptions)
+        : run(code, callOptions),
   });
 
   let instructions = codeModeInstructions(facts);
@@ -326,21 +354,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     limits,
     discovery,
     run,
-    async plan(code, planOptions = {}) {
-      if (!setup.pause) {
-        throw new UserError(
-          "plan needs the code mode's pause.key: a plan is a checkpoint, sealed with that key, that carries it out later.",
-        );
-      }
-      if (state === "session") throw new UserError(`plan: ${SESSIONS_DO_NOT_PAUSE}`);
-      if (setup.durable) {
-        throw new UserError(
-          "plan: a code mode with a journal does not make plans yet: make the plan with a code mode that has the same tools and pause.key and no journal.",
-        );
-      }
-      const { approval: _a, journal: _j, ...rest } = planOptions as CodeRunOptions;
-      return refusal() ?? runCode(setup, code, rest, undefined, true);
-    },
+    plan,
     async resume(checkpoint, resumeOptions = {}) {
       return refusal() ?? (await resumeRun(setup, checkpoint, resumeOptions));
     },

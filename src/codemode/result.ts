@@ -6,12 +6,12 @@
 
 import type { CallRecordStatus, RunStatus } from "../../common/failures.js";
 import type { LogEntry } from "../../sandbox/contract/index.js";
-import type { PendingCall } from "../dispatch/paused-work.js";
+import type { PendingCall, PlannedEffect } from "../dispatch/paused-work.js";
 import type { DiscoveryRecord } from "./discovery/code-discovery.js";
 import { diagnosticLine, TYPE_CHECK_ERROR } from "./typecheck/render.js";
 import type { TypeDiagnostic } from "./typecheck/types.js";
 
-export type { PendingCall } from "../dispatch/paused-work.js";
+export type { PendingCall, PlannedEffect } from "../dispatch/paused-work.js";
 export type { DiscoveryRecord } from "./discovery/code-discovery.js";
 
 /** One `tools.*` call the code made, as a summary line item. */
@@ -31,16 +31,6 @@ export interface CallRecord {
    */
   status: CallRecordStatus;
   durationMs: number;
-}
-
-/** An effect a plan lists (`CodeRunResult.effects`): the call that would have run, not run. */
-export interface PlannedEffect {
-  /** The call's id: the key of its decision when the plan is carried out (`cm.resume`). */
-  id: string;
-  /** The real tool name. */
-  tool: string;
-  /** Its arguments as validated: what the person approves. */
-  args: unknown;
 }
 
 /** Everything one run of the model's code produced. */
@@ -340,6 +330,8 @@ const STATUS_ERRORS: Record<string, string> = {
   cancelled: "Error: the run was cancelled",
   paused:
     "Paused: the run waits for a person to approve a call or answer a question; it goes on from here once they have.",
+  planned:
+    "Planned: the run's effects were not made; they wait for a person to approve them as one plan, and the run goes on with them once approved.",
 };
 
 /** The minimum room given to the console output when both it and the value are too long. */

@@ -88,9 +88,10 @@ export interface CodeRunOptions {
   /**
    * `"pause"`: a call that needs a person (an approval no handler decides on the spot, a question of a
    * `waitsForHuman` tool) pauses the run instead of waiting: it ends `paused` with a checkpoint. Needs the
-   * code mode's `pause.key`. Default: the code mode's `approval`.
+   * code mode's `pause.key`. `"plan"`: the run is a plan (see `CodeMode.plan`). Default: the code mode's
+   * `approval`.
    */
-  approval?: "wait" | "pause";
+  approval?: "wait" | "pause" | "plan";
   /**
    * Who the run is for, when several callers share the code mode (an MCP connection, a user): the type
    * checks of one client go one at a time, and different clients' checks take turns, so one client's
@@ -146,8 +147,8 @@ export interface RunSetup {
   waitingTools: readonly string[];
   /** With `state: "session"`, the session sandboxes; without, every run gets a fresh sandbox. */
   sessions: SessionPool | undefined;
-  /** How runs meet a call that needs a person by default: wait for them, or pause. */
-  approval: "wait" | "pause";
+  /** How runs meet a call that needs a person by default: wait for them, pause, or make a plan. */
+  approval: "wait" | "pause" | "plan";
   /** With a `pause.key`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
   /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
@@ -184,22 +185,29 @@ export async function runCode(
   code: unknown,
   options: CodeRunOptions = {},
   resumption?: Resumption,
-  /** A plan (`cm.plan`): effects give their previews and are listed; the run ends `planned`. */
-  planning = false,
 ): Promise<CodeRunResult> {
   const started = performance.now();
   if (typeof code !== "string")
     return failedRun("TypeError", "code must be a string of TypeScript.", started);
   // A resumed run pauses again at the next call that needs a person, unless asked to wait instead; a
   // plan always pauses (nobody waits while a plan is made).
-  const approval = planning ? "pause" : (options.approval ?? (resumption ? "pause" : setup.approval));
-  if (approval !== "wait" && approval !== "pause") {
+  const asked = options.approval ?? (resumption ? "pause" : setup.approval);
+  if (asked !== "wait" && asked !== "pause" && asked !== "plan") {
     return failedRun(
       "UserError",
-      `approval must be "wait" or "pause", got ${JSON.stringify(approval)}.`,
+      `approval must be "wait", "pause" or "plan", got ${JSON.stringify(asked)}.`,
       started,
     );
   }
+  if (asked === "plan" && (resumption !== undefined || setup.durable !== undefined)) {
+    return failedRun(
+      "UserError",
+      'approval "plan" makes a new plan: not for a resumed run, nor with a journal.',
+      started,
+    );
+  }
+  const plan = asked === "plan";
+  const approval = plan ? "pause" : asked;
   if (approval === "pause" && setup.pause === undefined) {
     return failedRun("UserError", 'approval "pause" needs the code mode\'s pause.key.', started);
   }
@@ -227,17 +235,7 @@ export async function runCode(
     };
   }
   const execute = (sandbox: Sandbox) =>
-    runInSandbox(
-      setup,
-      sandbox,
-      code,
-      prepared,
-      options,
-      started,
-      approval === "pause",
-      resumption,
-      planning,
-    );
+    runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption, plan);
   // A resumed run is not checked again: its code was checked when it first ran, and the calls its
   // checkpoint recorded have taken effect; a check now could only stop it halfway.
   const typecheck = resumption ? undefined : setup.typecheck;

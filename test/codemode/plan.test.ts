@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
-import { type CodeMode, codeMode, Toolset, tool, UserError } from "../../src/index.js";
+import { type CodeMode, codeMode, Dispatcher, Toolset, tool, UserError } from "../../src/index.js";
 
 const KEY = "a host secret, 32 bytes at least!";
 
@@ -288,6 +288,47 @@ describe("cm.plan", () => {
     const cm = codeMode({ tools, environment: isolateEnvironment() });
     opened.push(cm);
     await expect(cm.plan("return 1")).rejects.toThrow(/plan needs the code mode's pause.key/);
+  });
+});
+
+describe("run_code of a code mode with approval plan", () => {
+  it("fails kind paused with the whole plan: every effect in paused.effects and, as approvals, in pending; resumeCall carries it out", async () => {
+    const { tools, refunds, counts } = shop();
+    const cm = codeMode({ tools, environment: isolateEnvironment(), approval: "plan", pause: { key: KEY } });
+    opened.push(cm);
+    const handle = new Dispatcher(new Toolset([cm.tool])).dispatch([
+      { id: "call_1", name: "run_code", arguments: { code: TWO_READS_THREE_EFFECTS } },
+    ]);
+    const [result] = (await handle.outcome()).results;
+    expect(result).toMatchObject({ ok: false, error: { kind: "paused" } });
+    expect(result!.output).toContain("Planned:");
+    const paused = result!.error!.paused!;
+    expect(paused.effects?.map((effect) => effect.args)).toEqual([
+      { order_id: "A1", amount: 10 },
+      { order_id: "A2", amount: 5 },
+      { order_id: "A3", amount: 5 },
+    ]);
+    expect(paused.pending.map((call) => [call.id, call.kind])).toEqual(
+      paused.effects!.map((effect) => [effect.id, "approval"]),
+    );
+    expect(refunds).toEqual([]);
+    const final = await cm.resumeCall({ callId: "call_1", paused }, { decisions: "approve-all" });
+    expect(final).toMatchObject({ callId: "call_1", ok: true });
+    expect(refunds).toEqual(["A1:10", "A2:5", "A3:5"]);
+    expect(counts).toMatchObject({ list: 1, get: 1 });
+  });
+
+  it("a plan with no effect is carried out at once: the call answers with the run", async () => {
+    const { tools, counts } = shop();
+    const cm = codeMode({ tools, environment: isolateEnvironment(), approval: "plan", pause: { key: KEY } });
+    opened.push(cm);
+    const handle = new Dispatcher(new Toolset([cm.tool])).dispatch([
+      { id: "call_1", name: "run_code", arguments: { code: `return await tools.get_order({ id: "A1" });` } },
+    ]);
+    const [result] = (await handle.outcome()).results;
+    expect(result).toMatchObject({ ok: true });
+    expect(result!.output).toContain('"amount":10');
+    expect(counts.get).toBe(1);
   });
 });
 
