@@ -279,6 +279,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "boolean",
         description: `Also send the client SVG images the code returns (${SVG_MIME_TYPE}). SVG can carry scripts and links: allow it only for a client that shows images without running them.`,
       },
+      {
+        name: "plan",
+        type: "boolean",
+        description:
+          "run_code makes a plan first: reads run, each call of a tool with effects (effect: true) gives its preview, and the whole plan is decided at once by --approve (one approval page or question listing every effect); allowed, it is carried out, each effect once, and anything else the code asks for is denied.",
+      },
       TYPECHECK,
       {
         name: "typecheck-workers",

@@ -127,6 +127,7 @@ export class WebApprovals {
         toolName: request.toolName,
         args: request.args,
         ...(request.approvalKeys ? { approvalKeys: request.approvalKeys } : {}),
+        ...(request.plan ? { plan: request.plan } : {}),
       },
       csrf: randomBytes(TOKEN_BYTES).toString("base64url"),
       expiresAt: performance.now() + this.#timeoutMs,
