@@ -199,6 +199,21 @@ describe("cm.plan", () => {
     expect(refunds).toEqual(["A1:10"]);
   });
 
+  it("effects asked for together (Promise.all) are planned together and, approved, each runs once", async () => {
+    const { cm, refunds, counts } = shop();
+    const code = `
+      const ids = await tools.list_orders({});
+      const done = await Promise.all(ids.map((id) => tools.refund({ order_id: id, amount: 1 })));
+      return done.map((r) => r.order_id);
+    `;
+    const plan = await cm.plan(code);
+    expect(plan.effects).toHaveLength(3);
+    const done = await cm.resume(plan.checkpoint!, { decisions: "approve-all" });
+    expect(done.value).toEqual(["A1", "A2", "A3"]);
+    expect([...refunds].sort()).toEqual(["A1:1", "A2:1", "A3:1"]);
+    expect(counts).toMatchObject({ list: 1, refund: 3 });
+  });
+
   it("an effect without a preview ends the plan there, paused, with the effects so far listed", async () => {
     const { cm, counts } = shop();
     const code = `
