@@ -103,8 +103,9 @@ export const KIND_IN_CODE: Readonly<Record<FailureKind, ToolCallErrorKind & Call
 
 /**
  * How a call made from code ended, in the run's `calls`: `ok`, the {@link KIND_IN_CODE} of its failure,
- * `paused` (it waits for a person, and the run paused), or `abandoned` (the run ended while its tool
- * still ran and ignored its abort signal: it may still take effect).
+ * `paused` (it waits for a person, and the run paused), `planned` (an effect of a plan: its preview
+ * stood in, and the tool did not run), or `abandoned` (the run ended while its tool still ran and
+ * ignored its abort signal: it may still take effect).
  */
 export type CallRecordStatus =
   | "ok"
@@ -115,7 +116,8 @@ export type CallRecordStatus =
   | "limit"
   | "cancelled"
   | "abandoned"
-  | "paused";
+  | "paused"
+  | "planned";
 
 /** Every {@link CallRecordStatus}. */
 export const CALL_RECORD_STATUSES: readonly CallRecordStatus[] = [
@@ -128,16 +130,26 @@ export const CALL_RECORD_STATUSES: readonly CallRecordStatus[] = [
   "cancelled",
   "abandoned",
   "paused",
+  "planned",
 ];
 
 /**
- * How a run of the model's code ended (`CodeRunResult.status`). `paused` is code mode's alone (a run
- * with `approval: "pause"`); a sandbox ends a run with one of the others.
+ * How a run of the model's code ended (`CodeRunResult.status`). `paused` (a run with `approval:
+ * "pause"`) and `planned` (`cm.plan`: the effects wait for approval) are code mode's alone; a sandbox
+ * ends a run with one of the others.
  */
-export type RunStatus = "ok" | "error" | "timeout" | "cancelled" | "limit" | "paused";
+export type RunStatus = "ok" | "error" | "timeout" | "cancelled" | "limit" | "paused" | "planned";
 
 /** Every {@link RunStatus}. */
-export const RUN_STATUSES: readonly RunStatus[] = ["ok", "error", "timeout", "cancelled", "limit", "paused"];
+export const RUN_STATUSES: readonly RunStatus[] = [
+  "ok",
+  "error",
+  "timeout",
+  "cancelled",
+  "limit",
+  "paused",
+  "planned",
+];
 
 /**
  * Why the sandbox or its environment ended a run (`result.error.name`): one closed set for every

@@ -29,8 +29,8 @@ describe("one failure vocabulary", () => {
     }
   });
 
-  it("every record status is reached: by a kind in code, or as ok, paused or abandoned", () => {
-    const reached = new Set<string>([...Object.values(KIND_IN_CODE), "ok", "paused", "abandoned"]);
+  it("every record status is reached: by a kind in code, or as ok, paused, planned or abandoned", () => {
+    const reached = new Set<string>([...Object.values(KIND_IN_CODE), "ok", "paused", "planned", "abandoned"]);
     expect([...reached].sort()).toEqual([...CALL_RECORD_STATUSES].sort());
   });
 
@@ -41,8 +41,8 @@ describe("one failure vocabulary", () => {
       ...Object.values(CODE_MODE_ERROR_STATUS),
     ]);
     for (const status of given) expect(RUN_STATUSES).toContain(status);
-    // ok and paused carry no error; every other status has a name that ends a run with it.
-    expect([...given, "ok", "paused"].sort()).toEqual([...RUN_STATUSES].sort());
+    // ok, paused and planned carry no error; every other status has a name that ends a run with it.
+    expect([...given, "ok", "paused", "planned"].sort()).toEqual([...RUN_STATUSES].sort());
     for (const name of Object.keys(CODE_MODE_ERROR_STATUS)) expect(isRunFailureName(name)).toBe(false);
   });
 

@@ -99,6 +99,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "Runs the code exactly as the run_code tool would: in a sandbox, where `await tools.<name>(args)` calls your tools through cordon's pipeline (validation, approval, retries, timeouts). Prints the console output, each tool call with its status and time, and the result. Give - to read the code from standard input.",
       "With --approve pause --checkpoint <file>, a gated call (or an ask_human question) does not wait for an answer: the run ends paused, its checkpoint is written to the file (readable by you only), and the calls that wait are printed with the cordon resume command that goes on. " +
         KEY_SOURCE,
+      "With --plan, the code first runs as a plan: reads live, and each call of a tool with effects (effect: true) not run but answered by its preview. The plan's effects are printed, each with every argument, and asked about once: y carries the plan out (the reads are not run again, each approved effect runs once, and any effect the code then asks for otherwise is asked about on its own), e decides each effect, anything else carries nothing out. --approve all carries it out without asking; --approve none only prints it.",
       RUN_EXIT_CODES,
     ],
     options: [
@@ -106,6 +107,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       ENV,
       JSON_OUTPUT,
       RUN_APPROVE,
+      {
+        name: "plan",
+        type: "boolean",
+        description:
+          "Run the code as a plan first (effects previewed, not run), print its effects and ask once whether to carry it out. Not with --approve pause.",
+      },
       {
         name: "checkpoint",
         type: "string",
@@ -122,6 +129,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "cordon run examples/shop/task.ts --tools examples/shop/tools.ts",
       'echo "return await tools.list_customers({})" | cordon run - --tools examples/shop/tools.ts --json',
       "cordon run examples/shop/task.ts --tools examples/shop/tools.ts --approve pause --checkpoint run.ckpt",
+      "cordon run refunds.ts --tools refund-tools.ts --plan",
     ],
     load: () => import("./commands/run.js"),
   },
@@ -278,6 +286,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: ALLOW_SVG_OPTION.slice(2),
         type: "boolean",
         description: `Also send the client SVG images the code returns (${SVG_MIME_TYPE}). SVG can carry scripts and links: allow it only for a client that shows images without running them.`,
+      },
+      {
+        name: "plan",
+        type: "boolean",
+        description:
+          "run_code makes a plan first: reads run, each call of a tool with effects (effect: true) gives its preview, and the whole plan is decided at once by --approve (one approval page or question listing every effect); allowed, it is carried out, each effect once, and anything else the code asks for is denied.",
       },
       TYPECHECK,
       {

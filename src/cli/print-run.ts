@@ -40,7 +40,7 @@ export function formatRun(result: CodeRunResult, style: Style): string {
       const status =
         call.status === "ok"
           ? style.green(call.status.padEnd(17))
-          : call.status === "paused"
+          : call.status === "paused" || call.status === "planned"
             ? style.yellow(call.status.padEnd(17))
             : style.red(call.status.padEnd(17));
       out.push(`  ${status} ${call.tool.padEnd(width)}  ${style.dim(`${call.durationMs} ms`)}`);
@@ -64,7 +64,7 @@ export function formatRun(result: CodeRunResult, style: Style): string {
   const status =
     result.status === "ok"
       ? style.green("ok")
-      : result.status === "paused"
+      : result.status === "paused" || result.status === "planned"
         ? style.yellow(result.status)
         : style.red(result.status);
   out.push(`${status} ${style.dim(`in ${result.durationMs} ms`)}`);

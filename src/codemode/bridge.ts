@@ -90,6 +90,11 @@ export interface RunBridgeInit {
   replayOnly?: boolean;
   /** For a resumed run: how the call at `index` that waited for a person is met (its decision, its answer). */
   personFor?: (index: number, entry: JournalEntry) => PersonPolicy | undefined;
+  /**
+   * How calls of `effect: true` tools are met (see `PersonPolicy.effects`): `"preview"` in a plan
+   * (`cm.plan`), `"gate"` in a run that carries one out.
+   */
+  effects?: "preview" | "gate";
   /** Called once, when the run must stop: it paused, or its replay diverged (see {@link RunBridge.stop}). */
   onStop?: () => void;
   /**
@@ -168,6 +173,11 @@ export class RunBridge implements SandboxBridge {
   #quiet: NodeJS.Timeout | undefined;
   /** The time zone and locale the sandbox said its code sees (its first report; later ones are ignored). */
   #zone: RecordedZone | undefined;
+
+  /** How many calls the code has made (the sandbox's replayed ones included). */
+  get made(): number {
+    return this.#count;
+  }
 
   constructor(init: RunBridgeInit) {
     this.#init = init;
@@ -399,6 +409,20 @@ export class RunBridge implements SandboxBridge {
       this.#stop({ reason: "diverged", divergence: answer.diverged });
       return refused(call.name, "The run has ended; no more tool calls are accepted.", "cancelled");
     }
+    if ("offPlan" in answer) {
+      // The code left the plan's path: what the plan made from here on is not this run's.
+      this.#init.journal?.truncate(call.index);
+      this.#init.journal?.made(call.index, call.name, argsJson, call.requested);
+      return this.#live(call, argsJson, waiting);
+    }
+    if ("effect" in answer) {
+      // An effect of the plan: approved, it runs now; else it waits for a person. Its outcome reaches the
+      // code in its preview's turn.
+      const person = this.#init.personFor?.(call.index, answer.effect);
+      const ran = this.#start(call, argsJson, waiting, person);
+      const deliver = (outcome: BridgeCallOutcome) => replay.effectEnded(call.index, outcome);
+      return ran instanceof Promise ? ran.then(deliver) : deliver(ran);
+    }
     if ("outcome" in answer) {
       const { outcome, record } = answer;
       const delivered = (result: BridgeCallOutcome) => {
@@ -460,9 +484,11 @@ export class RunBridge implements SandboxBridge {
     // In a run that may pause, a call that needs a person pauses it, unless a person already answered.
     // Once it is pausing, a call that would run is held (the journal has it as made; a resume starts
     // it), and one that needs a person waits too.
-    const policy: PersonPolicy | undefined = this.#pausing
+    let policy: PersonPolicy | undefined = this.#pausing
       ? { pause: true, hold: true }
       : (person ?? (journal && this.#init.pause !== false ? { pause: true } : undefined));
+    const { effects } = this.#init;
+    if (effects !== undefined && policy?.hold !== true) policy = { ...policy, effects };
     // Time waiting for a person (an approval, or a tool that asks one) does not count against the run's
     // clock. Made on the first event that concerns it; only the events of a tool that may wait for a
     // person are watched (most calls never wait for anyone, and then no event is even made).
@@ -483,6 +509,7 @@ export class RunBridge implements SandboxBridge {
       valueJson,
       runningOn,
       paused,
+      previewed,
     }: RunCallOutcome): BridgeCallOutcome | Promise<BridgeCallOutcome> => {
       finish();
       this.#inFlight--;
@@ -506,7 +533,7 @@ export class RunBridge implements SandboxBridge {
       let outcome: BridgeCallOutcome;
       let record: CallRecord;
       if (result.ok) {
-        record = this.#record(call, result.name, "ok", started);
+        record = this.#record(call, result.name, previewed ? "planned" : "ok", started);
         outcome = { ok: true, valueJson: valueJson ?? renderJson(value) };
         if (!journal && hasEffects(dispatcher.toolset.get(result.name)?.options)) {
           this.effects.push({
@@ -528,6 +555,7 @@ export class RunBridge implements SandboxBridge {
       }
       journal?.ended(index, outcome, record, this.#count);
       this.#init.labels?.received(index, result.name, outcome, this.#count);
+      if (previewed && result.ok) journal?.previewed(index, previewed.args);
       this.#stopIfIdle();
       return this.#deliver(outcome);
     };

@@ -30,6 +30,7 @@ import {
   type CheckpointSummary,
   claimCheckpoint,
   confirmUse,
+  decisionsFor,
   inspectPausedRun,
   openPausedRun,
   peopleFor,
@@ -69,7 +70,12 @@ export {
 export { CodeRunFailed, type PausedToolCall, type RunCodeArgs } from "./run-code-tool.js";
 
 /** What {@link CodeMode.resume} is given besides the checkpoint. */
-export interface ResumeOptions extends ResumeDecisions {
+export interface ResumeOptions extends Omit<ResumeDecisions, "decisions"> {
+  /**
+   * Decisions on the calls that wait for approval and, for a plan, on its effects, by call id; or
+   * `"approve-all"`: every effect and every approval the sealed checkpoint lists is approved.
+   */
+  decisions?: ResumeDecisions["decisions"] | "approve-all";
   /**
    * How a call that needs a person is met from here on: `"pause"` (the default) pauses the run again;
    * `"wait"` waits for the answer as a run that does not pause would (the dispatcher's approval handler
@@ -120,6 +126,17 @@ export interface CodeMode {
   readonly discovery: "inline" | "search";
   /** Runs code without a model. */
   run(code: string, options?: CodeRunOptions): Promise<CodeRunResult>;
+  /**
+   * Makes a plan of the code: it runs with the calls of tools without `effect: true` live (and
+   * journaled), and each call of an `effect: true` tool not run: its `preview` result goes to the code
+   * and the call is listed. Ends `planned`, with a `checkpoint` and the `effects` ({ id, tool, args });
+   * `resume(checkpoint, { decisions })` then carries it out: the reads are replayed, each approved effect
+   * runs once, and anything else (an effect not approved, or asked with other arguments) pauses. An
+   * effect without a preview ends the plan `paused` there, listed in `pending`. Needs the code mode's
+   * `pause.key`; not with sessions or a journal. Its options are a run's, but for `approval` and
+   * `journal`. See docs/effects.md.
+   */
+  plan(code: string, options?: Omit<CodeRunOptions, "approval" | "journal">): Promise<CodeRunResult>;
   /**
    * Goes on with a paused run: its code runs again from the start in a fresh sandbox, every call its
    * checkpoint recorded gets its recorded outcome (the tool does not run again), the clock and
@@ -310,13 +327,41 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
   };
   const run = async (code: string, runOptions?: CodeRunOptions): Promise<CodeRunResult> =>
     refusal() ?? runCode(setupFor(runOptions?.journal, "run"), code, runOptions);
+  const plan = async (code: string, planOptions: CodeRunOptions = {}): Promise<CodeRunResult> => {
+    if (!setup.pause) {
+      throw new UserError(
+        "plan needs the code mode's pause.key: a plan is a checkpoint, sealed with that key, that carries it out later.",
+      );
+    }
+    if (state === "session") throw new UserError(`plan: ${SESSIONS_DO_NOT_PAUSE}`);
+    if (setup.durable) {
+      throw new UserError(
+        "plan: a code mode with a journal does not make plans yet: make the plan with a code mode that has the same tools and pause.key and no journal.",
+      );
+    }
+    const { journal: _j, ...rest } = planOptions;
+    return refusal() ?? runCode(setup, code, { ...rest, approval: "plan" });
+  };
+  // A run_code call's plan with nothing to approve is carried out at once: only reads were in it.
+  const planForCall = async (code: string, callOptions: CodeRunOptions): Promise<CodeRunResult> => {
+    const made = await plan(code, callOptions);
+    if (made.status !== "planned" || made.effects?.length !== 0 || made.pending?.length) return made;
+    const { signal, parent } = callOptions;
+    return resumeRun(setup, made.checkpoint!, {
+      ...(signal ? { signal } : {}),
+      ...(parent ? { parent } : {}),
+    });
+  };
   const runCodeToolMade = runCodeTool({
     name,
     description: toolDescription(facts),
     state,
     maxOutputChars: limits.maxOutputChars,
     clientOf: options.typecheck.clientOf,
-    run,
+    run: (code, callOptions) =>
+      (callOptions.approval ?? setup.approval) === "plan"
+        ? planForCall(code, callOptions)
+        : run(code, callOptions),
   });
 
   let instructions = codeModeInstructions(facts);
@@ -332,6 +377,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     limits,
     discovery,
     run,
+    plan,
     async resume(checkpoint, resumeOptions = {}) {
       return refusal() ?? (await resumeRun(setup, checkpoint, resumeOptions));
     },
@@ -395,6 +441,13 @@ async function resumeRun(
     throw new UserError("resume: claimIn must have claim(id, expires) and release(id).");
   }
   const { body, run: paused } = await openPausedRun(pause.settings, checkpoint, pause.binding);
+  const given = options.decisions;
+  if (given !== undefined && given !== "approve-all" && (typeof given !== "object" || given === null)) {
+    throw new UserError(
+      `resume: decisions must be an object of decisions by call id, or "approve-all"; got ${JSON.stringify(given)}.`,
+    );
+  }
+  const decisions = decisionsFor(paused, given);
   if (paused.runId !== undefined) {
     // A durable run's journal is what goes on, claimed there once: never the checkpoint beside it.
     if (!setup.durable) {
@@ -403,7 +456,7 @@ async function resumeRun(
         `This checkpoint is of durable run ${paused.runId}: resume it where its journal is (codeMode({ journal })), or cm.recover("${paused.runId}", { decisions }). Nothing ran.`,
       );
     }
-    const { decisions, answers } = options;
+    const { answers } = options;
     return recoverRun(setup, paused.runId, {
       ...(decisions ? { decisions } : {}),
       ...(answers ? { answers } : {}),
@@ -411,7 +464,10 @@ async function resumeRun(
       ...(signal ? { signal } : {}),
     });
   }
-  const people = peopleFor(paused, options);
+  const people = peopleFor(paused, {
+    ...(decisions ? { decisions } : {}),
+    ...(options.answers ? { answers: options.answers } : {}),
+  });
   // Last of the checks, first of the steps that change anything: of two resumes, one goes on.
   const release = fork ? undefined : await claimCheckpoint(claimIn ?? pause.settings.claims, body);
   let live = false;

@@ -33,7 +33,9 @@ export function effectsOfJournal(journal: JournalState, prefix: string, toolset:
   const effects: Effect[] = [];
   for (const index of journal.order) {
     const entry = journal.entries[index];
-    if (entry?.outcome?.ok !== true || !hasEffects(toolset.get(entry.tool)?.options)) continue;
+    // A plan's effect gave its preview and did not run: there is nothing to revert.
+    if (entry?.outcome?.ok !== true || entry.planned !== undefined) continue;
+    if (!hasEffects(toolset.get(entry.tool)?.options)) continue;
     const id = entry.record?.callId ?? `${prefix}.${index + 1}`;
     effects.push({ index, id, tool: entry.tool, args: entry.args, result: entry.outcome.valueJson });
   }

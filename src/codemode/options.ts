@@ -62,8 +62,12 @@ export interface CodeModeOptions extends DeprecatedCodeModeOptions {
    * for the answer, up to the dispatcher's approvalTimeoutMs. `"pause"`: the run lets the calls in flight
    * finish, ends `paused` with a `checkpoint` and the `pending` calls, and `CodeMode.resume` goes on
    * with the person's decisions, in this process or another. Needs `pause.key`; not with sessions.
+   * `"plan"`: each run makes a plan (`CodeMode.plan`): reads run, each call of an `effect: true` tool
+   * gives its preview and is not run, and a run_code call fails kind `paused` with the plan's effects in
+   * `paused.effects` and, as approvals, in `paused.pending`, so that a person approves the whole plan
+   * at once (`CodeMode.resumeCall` carries it out). Needs `pause.key`; not with sessions or a journal.
    */
-  approval?: "wait" | "pause";
+  approval?: "wait" | "pause" | "plan";
   /**
    * How checkpoints are sealed, kept, claimed and expire. Needed to pause (`approval: "pause"`), and to
    * resume: a `pause.key` alone lets this code mode resume what another one paused.

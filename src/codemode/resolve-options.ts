@@ -50,7 +50,7 @@ export interface ResolvedCodeModeOptions {
   limits: CodeModeLimits;
   state: "fresh" | "session";
   sessions: { idleMs: number; max: number };
-  approval: "wait" | "pause";
+  approval: "wait" | "pause" | "plan";
   /** With a `pause.key`: how checkpoints are sealed, kept and claimed. */
   pause: PauseSettings | undefined;
   typecheck: {
@@ -103,12 +103,17 @@ export function resolveCodeModeOptions(options: CodeModeOptions): ResolvedCodeMo
     throw new UserError("codeMode: environment must be an Environment, for example isolateEnvironment().");
   }
   const state = oneOf(grouped.state ?? "fresh", ["fresh", "session"], "state");
-  const approval = oneOf(grouped.approval ?? "wait", ["wait", "pause"], "approval");
-  if (approval === "pause" && state === "session") throw new UserError(`codeMode: ${SESSIONS_DO_NOT_PAUSE}`);
+  const approval = oneOf(grouped.approval ?? "wait", ["wait", "pause", "plan"], "approval");
+  if (approval !== "wait" && state === "session") throw new UserError(`codeMode: ${SESSIONS_DO_NOT_PAUSE}`);
   const pause = pauseOf(grouped.pause);
-  if (approval === "pause" && pause === undefined) {
+  if (approval !== "wait" && pause === undefined) {
     throw new UserError(
-      'codeMode: approval "pause" needs pause.key: a secret of at least 16 bytes that seals checkpoints, the same wherever they are resumed.',
+      `codeMode: approval "${approval}" needs pause.key: a secret of at least 16 bytes that seals checkpoints, the same wherever they are resumed.`,
+    );
+  }
+  if (approval === "plan" && grouped.journal !== undefined) {
+    throw new UserError(
+      'codeMode: approval "plan" does not go with a journal yet: make plans with a code mode that has the same tools and pause.key and no journal.',
     );
   }
   const journal = journalOf(grouped.journal, "codeMode");

@@ -6,13 +6,13 @@
 
 import type { CallRecordStatus, RunStatus } from "../../common/failures.js";
 import type { LogEntry } from "../../sandbox/contract/index.js";
-import type { PendingCall } from "../dispatch/paused-work.js";
+import type { PendingCall, PlannedEffect } from "../dispatch/paused-work.js";
 import type { DiscoveryRecord } from "./discovery/code-discovery.js";
 import type { LabelSource } from "./run-labels.js";
 import { diagnosticLine, TYPE_CHECK_ERROR } from "./typecheck/render.js";
 import type { TypeDiagnostic } from "./typecheck/types.js";
 
-export type { PendingCall } from "../dispatch/paused-work.js";
+export type { PendingCall, PlannedEffect } from "../dispatch/paused-work.js";
 export type { DiscoveryRecord } from "./discovery/code-discovery.js";
 
 /** One `tools.*` call the code made, as a summary line item. */
@@ -53,7 +53,8 @@ export interface UnrevertedEffect {
 export interface CodeRunResult {
   /**
    * How the run ended. `paused` (a run with `approval: "pause"`): calls wait for a person, listed in
-   * `pending`; `checkpoint` resumes the run once they have answered.
+   * `pending`; `checkpoint` resumes the run once they have answered. `planned` (`cm.plan`): the code
+   * ran to its end with reads live and effects previewed, listed in `effects`; `checkpoint` carries it out.
    */
   status: RunStatus;
   /** The result value (parsed from the sandbox's JSON); `undefined` when the code returned nothing. */
@@ -76,6 +77,12 @@ export interface CodeRunResult {
   checkpointId?: string;
   /** For a paused run: every call that waits for a person. */
   pending?: PendingCall[];
+  /**
+   * For a plan (`cm.plan`, status `planned`, or `paused` when it paused before its end): the effects it
+   * would have, in the order the code asked for them; none ran. `cm.resume(checkpoint, { decisions })`
+   * carries it out.
+   */
+  effects?: PlannedEffect[];
   /**
    * With `typecheck` on: the TypeScript errors found in the code (at most `MAX_TYPE_DIAGNOSTICS`). A run
    * they stopped (`"block"`) has `error.name` `TypeCheckError` and no calls; in `"report"` mode the run
@@ -358,6 +365,8 @@ const STATUS_ERRORS: Record<string, string> = {
   cancelled: "Error: the run was cancelled",
   paused:
     "Paused: the run waits for a person to approve a call or answer a question; it goes on from here once they have.",
+  planned:
+    "Planned: the run's effects were not made; they wait for a person to approve them as one plan, and the run goes on with them once approved.",
 };
 
 /** The minimum room given to the console output when both it and the value are too long. */

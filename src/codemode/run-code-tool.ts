@@ -78,8 +78,11 @@ export function runCodeTool(settings: RunCodeToolSettings): Tool<RunCodeArgs, Co
         ...(args.restart === undefined ? {} : { restart: args.restart }),
         parent: ctx,
       });
-      // A paused run is a call that waits: its failure carries the checkpoint (see CodeMode.resumeCall).
-      if (result.status === "paused") throw pausedError(result, maxOutputChars);
+      // A paused run (or a plan) is a call that waits: its failure carries the checkpoint (see
+      // CodeMode.resumeCall).
+      if (result.status === "paused" || result.status === "planned") {
+        throw pausedError(result, maxOutputChars);
+      }
       // A run that did not succeed is a failed call (a provider's is_error), with the same report.
       if (result.status !== "ok") {
         throw new CodeRunFailed(renderCodeRunResult(result, maxOutputChars), result);
@@ -104,10 +107,16 @@ function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
 
 /** The error run_code throws for a run that paused: the report, and how to resume it. */
 function pausedError(result: CodeRunResult, maxChars: number): ToolPaused {
+  const effects = result.effects;
+  const pending = result.pending ?? [];
   return new ToolPaused(renderCodeRunResult(result, maxChars), {
     checkpoint: result.checkpoint!,
     checkpointId: result.checkpointId!,
-    pending: result.pending ?? [],
+    // A plan's effects wait for a decision as approvals do: whoever approves the call sees them all.
+    pending: effects
+      ? [...effects.map((effect) => ({ ...effect, kind: "approval" as const })), ...pending]
+      : pending,
+    ...(effects ? { effects } : {}),
   });
 }
 
@@ -129,7 +138,7 @@ export function callResult(
   const output = renderCodeRunResult(result, maxChars);
   if (result.status === "ok") return { ...base, ok: true, output, value: result };
   const error =
-    result.status === "paused"
+    result.status === "paused" || result.status === "planned"
       ? failureFrom(pausedError(result, maxChars), toolName)
       : failureFrom(new CodeRunFailed(output, result), toolName);
   return { ...base, ok: false, output: failureOutput(error), error };

@@ -42,6 +42,7 @@ import {
   type PausedRun,
   type PauseSettings,
   pendingCalls,
+  plannedEffects,
   sealPausedRun,
 } from "./pause/pause.js";
 import { type CodeRunResult, jsonDepth, loadFence, MAX_RESULT_DEPTH } from "./result.js";
@@ -98,9 +99,10 @@ export interface CodeRunOptions {
   /**
    * `"pause"`: a call that needs a person (an approval no handler decides on the spot, a question of a
    * `waitsForHuman` tool) pauses the run instead of waiting: it ends `paused` with a checkpoint. Needs the
-   * code mode's `pause.key`. Default: the code mode's `approval`.
+   * code mode's `pause.key`. `"plan"`: the run is a plan (see `CodeMode.plan`). Default: the code mode's
+   * `approval`.
    */
-  approval?: "wait" | "pause";
+  approval?: "wait" | "pause" | "plan";
   /**
    * Who the run is for, when several callers share the code mode (an MCP connection, a user): the type
    * checks of one client go one at a time, and different clients' checks take turns, so one client's
@@ -164,8 +166,8 @@ export interface RunSetup {
   waitingTools: readonly string[];
   /** With `state: "session"`, the session sandboxes; without, every run gets a fresh sandbox. */
   sessions: SessionPool | undefined;
-  /** How runs meet a call that needs a person by default: wait for them, or pause. */
-  approval: "wait" | "pause";
+  /** How runs meet a call that needs a person by default: wait for them, pause, or make a plan. */
+  approval: "wait" | "pause" | "plan";
   /** With a `pause.key`: how runs pause, and the digests of the tools and limits checkpoints are bound to. */
   pause: { settings: PauseSettings; binding: Omit<CheckpointBinding, "code"> } | undefined;
   /** With `typecheck` "block" or "report": the checker every run's code goes through first. */
@@ -219,12 +221,13 @@ export async function runCode(
   const started = performance.now();
   if (typeof code !== "string")
     return failedRun("TypeError", "code must be a string of TypeScript.", started);
-  // A resumed run pauses again at the next call that needs a person, unless asked to wait instead.
-  const approval = options.approval ?? (resumption ? "pause" : setup.approval);
-  if (approval !== "wait" && approval !== "pause") {
+  // A resumed run pauses again at the next call that needs a person, unless asked to wait instead; a
+  // plan always pauses (nobody waits while a plan is made).
+  const asked = options.approval ?? (resumption ? "pause" : setup.approval);
+  if (asked !== "wait" && asked !== "pause" && asked !== "plan") {
     return failedRun(
       "UserError",
-      `approval must be "wait" or "pause", got ${JSON.stringify(approval)}.`,
+      `approval must be "wait", "pause" or "plan", got ${JSON.stringify(asked)}.`,
       started,
     );
   }
@@ -235,6 +238,15 @@ export async function runCode(
       started,
     );
   }
+  if (asked === "plan" && (resumption !== undefined || setup.durable !== undefined)) {
+    return failedRun(
+      "UserError",
+      'approval "plan" makes a new plan: not for a resumed run, nor with a journal.',
+      started,
+    );
+  }
+  const plan = asked === "plan";
+  const approval = plan ? "pause" : asked;
   if (approval === "pause" && setup.pause === undefined) {
     return failedRun("UserError", 'approval "pause" needs the code mode\'s pause.key.', started);
   }
@@ -262,7 +274,7 @@ export async function runCode(
     };
   }
   const execute = (sandbox: Sandbox) =>
-    runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption);
+    runInSandbox(setup, sandbox, code, prepared, options, started, approval === "pause", resumption, plan);
   // A resumed run is not checked again: its code was checked when it first ran, and the calls its
   // checkpoint recorded have taken effect; a check now could only stop it halfway.
   const typecheck = resumption ? undefined : setup.typecheck;
@@ -388,6 +400,8 @@ export async function runInSandbox(
   pausing = false,
   /** The paused run this one resumes. */
   resumption?: Resumption,
+  /** A plan (`cm.plan`). */
+  planning = false,
 ): Promise<CodeRunResult> {
   const { dispatcher } = setup;
   const { parent } = options;
@@ -467,6 +481,7 @@ export async function runInSandbox(
     ...(resumption?.onLive ? { onLive: resumption.onLive } : {}),
     ...(setup.index ? { index: setup.index } : {}),
     ...(labels ? { labels } : {}),
+    ...(planning ? { effects: "preview" } : resumption?.run.plan ? { effects: "gate" } : {}),
   });
   journalStopped = (error) => bridge.journalStopped(error);
   if (writer?.failure) bridge.journalStopped(writer.failure);
@@ -515,7 +530,16 @@ export async function runInSandbox(
     const diverged = divergedRun(bridge, replay, outcome);
     if (diverged) result = { ...result, status: "error", value: undefined, error: diverged };
   }
-  if (journal && bridge.stop?.reason === "paused" && outcome.status === "cancelled") {
+  const plan = planning || resumption?.run.plan === true;
+  const paused = journal && bridge.stop?.reason === "paused" && outcome.status === "cancelled";
+  const planned = planning && journal && bridge.stop === undefined && outcome.status === "ok";
+  if (paused && resumption?.run.plan && journal instanceof JournalRecorder) {
+    // Carrying out a plan, and pausing: the plan's calls the code did not make again are not this run's,
+    // and its effects that did not run wait for a person as any call that waits for approval.
+    journal.truncate(bridge.made);
+    journal.unplan();
+  }
+  if (journal && (paused || planned)) {
     result = await pausedResult(
       setup,
       result,
@@ -526,8 +550,10 @@ export async function runInSandbox(
         logs: result.logs,
         usedMs: Math.round(usedMs),
         ...(writer ? { runId } : {}),
+        ...(plan ? { plan: true } : {}),
       },
       journal.overflow,
+      planned ? "planned" : "paused",
     );
   }
   // A run whose journal stopped is another process's now (or nobody's): it reverts nothing here.
@@ -550,6 +576,7 @@ export async function runInSandbox(
       live: resumption?.replayOnly !== true,
     });
   }
+  if (planning && journal) result.effects = plannedEffects({ prefix: callIdPrefix, journal: journal.state });
   if (writer) result = await closeJournal(writer, result, bridge);
   if (writer?.idTaken) {
     dispatchRun.end(result);
@@ -752,7 +779,11 @@ function divergedRun(
   if (stop?.reason === "diverged") {
     detail = stop.divergence.message;
     remedy = stop.divergence.remedy ?? remedy;
-  } else if (!replay.complete && (outcome.status === "ok" || outcome.status === "error")) {
+  } else if (
+    !replay.complete &&
+    !replay.deviated &&
+    (outcome.status === "ok" || outcome.status === "error")
+  ) {
     const missing = replay.entry(replay.matched);
     detail = `the code ended before it made call ${replay.matched + 1} (${missing?.tool}) again`;
   }
@@ -770,14 +801,19 @@ const NOT_DETERMINISTIC =
 /** The name of the error of a resumed run that did not do what its checkpoint recorded. */
 export const REPLAY_DIVERGED = "ReplayDiverged" satisfies CodeModeErrorName;
 
-/** The result of a run that paused: its checkpoint and the calls that wait, or why it could not pause. */
+/**
+ * The result of a run that paused, or of a plan that ran to its end (`planned`, which keeps the value
+ * its code computed from the previews): its checkpoint and the calls that wait, or why it could not
+ * pause.
+ */
 async function pausedResult(
   setup: RunSetup,
   result: CodeRunResult,
   run: PausedRun,
   overflow: boolean,
+  status: "paused" | "planned" = "paused",
 ): Promise<CodeRunResult> {
-  const base = { ...result, value: undefined, logs: run.logs };
+  const base = { ...result, value: status === "planned" ? result.value : undefined, logs: run.logs };
   if (overflow) {
     return {
       ...base,
@@ -796,7 +832,7 @@ async function pausedResult(
       run,
     );
     const { error: _error, ...rest } = base;
-    return { ...rest, status: "paused", checkpoint: text, checkpointId: body.id, pending: pendingCalls(run) };
+    return { ...rest, status, checkpoint: text, checkpointId: body.id, pending: pendingCalls(run) };
   } catch (error) {
     return {
       ...base,

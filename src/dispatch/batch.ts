@@ -1,5 +1,6 @@
 import { BudgetExceeded, messageOf, RunCancelled } from "../../common/errors.js";
 import { answered, execute, fail } from "./execute.js";
+import { previewCall } from "./planned-call.js";
 import { type Preflight, type PreparedCall, preflight } from "./preflight.js";
 import type { CallScope } from "./scope.js";
 import { Semaphore } from "./semaphore.js";
@@ -80,6 +81,9 @@ function runPrepared(
       };
       return fail(prepared, scope, failure, 0, started);
     }
+  }
+  if (person?.effects === "preview" && prepared.tool.options.effect === true && person.hold !== true) {
+    return previewCall(prepared, scope, started);
   }
   if (person?.hold === true) {
     scope.paused = { kind: "held", args: prepared.args };

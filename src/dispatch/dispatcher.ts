@@ -363,6 +363,7 @@ function outcomeOf(result: ToolResult, scope: CallScope): RunCallOutcome {
   }
   if (scope.running.size > 0) outcome.runningOn = scope.settled();
   if (scope.paused) outcome.paused = scope.paused;
+  if (scope.previewed) outcome.previewed = scope.previewed;
   return outcome;
 }
 

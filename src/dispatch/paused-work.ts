@@ -30,12 +30,25 @@ export interface PendingCall {
   flow?: FlowApproval;
 }
 
+/** An effect a plan lists (`CodeRunResult.effects`): the call that would have run, not run. */
+export interface PlannedEffect {
+  /** The call's id: the key of its decision when the plan is carried out (`cm.resume`). */
+  id: string;
+  /** The real tool name. */
+  tool: string;
+  /** Its arguments as validated: what the person approves. */
+  args: unknown;
+}
+
 /** Work that paused for a person: the sealed checkpoint that resumes it, and the calls that wait. */
 export interface PausedWork {
   checkpoint: string;
   /** The checkpoint's unique id. */
   checkpointId: string;
+  /** The calls that wait for a person; for a plan, its effects first, each as an `approval`. */
   pending: PendingCall[];
+  /** For a plan (code mode's `plan: true`): its effects, none run (each is in `pending` too). */
+  effects?: PlannedEffect[];
 }
 
 /**

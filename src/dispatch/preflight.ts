@@ -83,9 +83,7 @@ function approveAndCharge(
     budget.charge("toolCalls");
     return { ok: true, prepared: { call, tool, rawArgs, args: validated.value } };
   };
-  // A flow policy gates the call whatever its tool says (code mode's flows).
-  const needs = scope.flow ? true : tool.options.needsApproval;
-  if (needs === undefined || needs === false) return ready();
+  if (!mayNeedPerson(tool, scope)) return ready();
   return approve(call, name, tool, validated.value, scope).then((decision) => {
     if (decision === PAUSED) {
       scope.paused = { kind: "approval", args: validated.value, ...(scope.flow ? { flow: scope.flow } : {}) };
@@ -140,6 +138,21 @@ function unknownTool(requested: string, names: string[]): CallFailure {
 /** What {@link approve} gives for a call of a run that pauses rather than wait for a person. */
 const PAUSED = Symbol("paused");
 
+/**
+ * Whether a call may need a person's decision: its tool is gated, or a person decided on it already, or
+ * it is an effect of a plan being carried out (`PersonPolicy.effects` "gate"). An effect of a plan being
+ * made is not asked about: it is not run (its preview is).
+ */
+function mayNeedPerson(tool: AnyTool, scope: CallScope): boolean {
+  const person = scope.person;
+  const effect = tool.options.effect === true;
+  if (effect && person?.effects === "preview") return false;
+  // A flow policy gates the call whatever its tool says (code mode's flows).
+  if (scope.flow || person?.decision !== undefined || (effect && person?.effects === "gate")) return true;
+  const needs = tool.options.needsApproval;
+  return needs !== undefined && needs !== false;
+}
+
 async function approve(
   call: ToolCall,
   name: string,
@@ -147,10 +160,14 @@ async function approve(
   args: unknown,
   scope: CallScope,
 ): Promise<Decision | typeof PAUSED | undefined> {
+  if (!mayNeedPerson(tool, scope)) return undefined;
+  // A flow policy gates the call whatever its tool says (code mode's flows).
   const needs = scope.flow ? true : tool.options.needsApproval;
-  if (needs === undefined || needs === false) return undefined;
+  const person = scope.person;
+  const gated = tool.options.effect === true && person?.effects === "gate";
   const ctx = scope.context(call.id, name, 0, scope.signal);
-  if (typeof needs === "function") {
+  // A decision a person made on this very call (a resume) is applied first, whatever a predicate says now.
+  if (typeof needs === "function" && person?.decision === undefined && !gated) {
     try {
       if (!(await untilAborted(Promise.resolve(needs(args, ctx)), scope.signal))) return undefined;
     } catch (error) {
@@ -163,7 +180,6 @@ async function approve(
     }
   }
 
-  const person = scope.person;
   if (person?.decision !== undefined) {
     // A person decided earlier (the run that paused for it is resuming): nobody is asked again.
     const { approved, reason } = person.decision;
@@ -173,6 +189,8 @@ async function approve(
       ...(reason === undefined ? {} : { reason }),
     });
   }
+  // An effect of a plan that nobody approved waits for a person: no handler decides it on the spot.
+  if (gated && person?.pause === true) return PAUSED;
   if (person?.pause === true) return decideOrPause(call, name, args, ctx, scope);
 
   const { turn } = scope;

@@ -65,6 +65,8 @@ export class CallScope {
   readonly flow: FlowApproval | undefined;
   /** Set when this scope's call paused (see `RunCallOutcome.paused`). */
   paused: { kind: "approval" | "question" | "held"; args: unknown; flow?: FlowApproval } | undefined;
+  /** Set when this scope's call gave its tool's preview instead of running (see `RunCallOutcome.previewed`). */
+  previewed: { args: unknown } | undefined;
   readonly #observers: ((event: DispatchEvent) => void)[];
 
   constructor(init: {

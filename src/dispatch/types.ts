@@ -256,6 +256,13 @@ export interface PersonPolicy {
   hold?: boolean;
   decision?: { approved: boolean; reason?: string };
   answer?: string;
+  /**
+   * How calls of `effect: true` tools are met. `"preview"` (a plan, `cm.plan`): the tool is not run and
+   * not asked about; its `preview` gives the call's value (`RunCallOutcome.previewed` says so), and a
+   * tool without one pauses for approval. `"gate"` (a plan being carried out): every such call needs a
+   * person's `decision`; without one it pauses (with `pause`), whatever the tool's `needsApproval` says.
+   */
+  effects?: "preview" | "gate";
 }
 
 /** What `Dispatcher.runCall()` resolves with. */
@@ -283,6 +290,8 @@ export interface RunCallOutcome {
    * answer to a question, and its arguments as validated, as the person should see them.
    */
   paused?: { kind: "approval" | "question" | "held"; args: unknown; flow?: FlowApproval };
+  /** Set when the call was not run and its value is the tool's preview (see `PersonPolicy.effects`). */
+  previewed?: { args: unknown };
 }
 
 /** Options of {@link Dispatcher}; per-tool options override the matching defaults. */

@@ -84,14 +84,15 @@ export function mcpApprover(server: Server, options: McpApprovalOptions, context
 /** Asks with a form elicitation: one checkbox, and the whole arguments in its description. */
 async function askWithForm(
   server: Server,
-  { toolName, args, approvalKeys, signal, flow }: ApprovalRequest,
+  request: ApprovalRequest,
   relatedRequestId: RequestId,
 ): Promise<ApprovalDecision> {
+  const { toolName, args, signal } = request;
   const result = await server.request(
     {
       method: "elicitation/create",
       params: {
-        message: approvalMessage(toolName, args, approvalKeys, "Allow this call?", flow),
+        message: requestMessage(request, request.plan ? "Carry out this plan?" : "Allow this call?"),
         requestedSchema: {
           type: "object",
           properties: {
@@ -143,12 +144,9 @@ async function askOnPage(
           mode: "url",
           elicitationId: page.elicitationId,
           url: page.url,
-          message: approvalMessage(
-            request.toolName,
-            request.args,
-            request.approvalKeys,
-            `Open cordon's approval page to allow or deny this call, within ${within}.`,
-            request.flow,
+          message: requestMessage(
+            request,
+            `Open cordon's approval page to allow or deny this ${request.plan ? "plan" : "call"}, within ${within}.`,
           ),
         },
       },
@@ -185,6 +183,21 @@ async function askOnPage(
 function hostOf(context: ApprovalContext): string | undefined {
   const host = context.requestInfo?.headers.host;
   return typeof host === "string" && host !== "" ? host : undefined;
+}
+
+/** The question about a call, or about a whole plan: each of its calls, with every argument. */
+function requestMessage(request: ApprovalRequest, ask: string): string {
+  const { plan } = request;
+  if (plan === undefined) {
+    return approvalMessage(request.toolName, request.args, request.approvalKeys, ask, request.flow);
+  }
+  const calls = plan.map((call) => {
+    const lines = approvalLines(call.args);
+    const what =
+      lines.length === 0 ? " (no arguments)" : `\n${lines.map((line) => `    ${line}`).join("\n")}`;
+    return `  ${visibleText(call.tool)}${what}`;
+  });
+  return `Code running in cordon's sandbox made a plan: ${plan.length} call${plan.length === 1 ? "" : "s"} with effects, none made yet.\n${calls.join("\n")}\n${ask}`;
 }
 
 /** The question: the tool and every argument on a line of its own, escaped (see `approvalLines`). */

@@ -4,7 +4,7 @@
  * decided per request by whoever the caller names (an MCP client's person, or a policy).
  */
 
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { messageOf, UserError } from "../../common/errors.js";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { type CodeMode, createCodeMode } from "../codemode/code-mode.js";
@@ -16,6 +16,7 @@ import { type ObservedType, renderObservedType } from "../codemode/observed/type
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { FlowApproval } from "../dispatch/flow-approval.js";
+import type { PausedWork, PendingCall } from "../dispatch/paused-work.js";
 import type { DispatchEvent, ToolResult } from "../dispatch/types.js";
 import { Toolset } from "../tools/toolset.js";
 import type { JsonSchema } from "../tools/types.js";
@@ -50,6 +51,11 @@ export interface ApprovalRequest {
   flow?: FlowApproval;
   /** Aborts when the call no longer waits (the run ended, or the approval timed out). */
   signal: AbortSignal;
+  /**
+   * For a plan (`CodeHostOptions.plan`): the whole plan, decided at once: every effect, and any call
+   * that waits for approval. `toolName` is then run_code's and `args` the plan's effects.
+   */
+  plan?: readonly PendingCall[];
 }
 
 /** A decision on a gated call. */
@@ -97,6 +103,13 @@ export interface CodeHostOptions {
   observedTypes?: ObservedTypes;
   /** Told after each run_code call has ended (for example to save what `observedTypes` learnt). */
   afterRun?: () => void;
+  /**
+   * Whether run_code makes a plan first (code mode's `approval: "plan"`): the reads run, each call of an
+   * `effect: true` tool gives its preview, and `approve` is asked once for the whole plan; approved, it
+   * is carried out (each effect once; anything else the code then asks for is denied), denied, the code
+   * sees each effect denied. Default false.
+   */
+  plan?: boolean;
 }
 
 interface Generation {
@@ -306,7 +319,41 @@ export class CodeHost {
       }
     }
     const { results } = await handle.outcome();
-    return results[0]!;
+    const result = results[0]!;
+    const paused = result.error?.kind === "paused" ? result.error.paused : undefined;
+    if (paused?.effects === undefined) return result;
+    return this.#carryOut(cm, result.callId, paused, options);
+  }
+
+  /**
+   * A plan made by a run_code call: asked about once, whole, then carried out with every effect approved
+   * or every one denied. What the code asks for beyond the plan finds no approver: it is denied.
+   */
+  async #carryOut(
+    cm: CodeMode,
+    callId: string,
+    paused: PausedWork,
+    options: RunCodeOptions,
+  ): Promise<ToolResult> {
+    let decision: ApprovalDecision;
+    try {
+      decision = await options.approve({
+        toolName: cm.tool.name,
+        args: paused.effects,
+        signal: options.signal,
+        plan: paused.pending,
+      });
+    } catch (error) {
+      decision = { approved: false, reason: `the approval could not be asked for (${messageOf(error)})` };
+    }
+    const decisions = decision.approved
+      ? ("approve-all" as const)
+      : Object.fromEntries(
+          paused.pending
+            .filter((call) => call.kind === "approval")
+            .map((call) => [call.id, { approved: false, reason: decision.reason }]),
+        );
+    return cm.resumeCall({ callId, paused }, { decisions, approval: "wait", signal: options.signal });
   }
 
   /** Stops the upstreams and the environment. */
@@ -372,6 +419,8 @@ export class CodeHost {
         clientOf: (ctx) => tenantIdOf(clientLinkOf(ctx.deps)?.tenant),
       },
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
+      // A plan is carried out within the run_code call that made it: a key of the generation's own seals it.
+      ...(this.#options.plan ? { approval: "plan" as const, pause: { key: randomBytes(32) } } : {}),
     });
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
     const mode = this.#options.searchTools ?? "auto";

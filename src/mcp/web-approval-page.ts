@@ -22,6 +22,8 @@ export interface ApprovalPageCall {
   approvalKeys?: readonly string[];
   /** Set when a flow policy asks: why, and the arguments holding labelled data. */
   flow?: FlowApproval;
+  /** For a plan: each of its calls (tool and arguments), decided at once; `args` is then not shown. */
+  plan?: readonly { tool: string; args: unknown }[];
 }
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;color:#111}
@@ -51,6 +53,7 @@ function escapeHtml(text: string): string {
 
 /** The page that asks: the call, its arguments, when it expires, and the Allow / Deny form. */
 export function approvalPage(call: ApprovalPageCall, csrfToken: string, expiresInMs: number): string {
+  if (call.plan) return planPage(call.plan, csrfToken, expiresInMs);
   const tool = escapeHtml(visibleText(call.toolName));
   const lines = approvalLines(call.args, {
     ...(call.approvalKeys === undefined ? {} : { keys: call.approvalKeys }),
@@ -70,6 +73,37 @@ export function approvalPage(call: ApprovalPageCall, csrfToken: string, expiresI
 ${flow}${list}
 <details><summary>The arguments in full</summary><pre>${escapeHtml(approvalDetails(call.args))}</pre></details>
 <p>Decide within ${escapeHtml(formatDuration(expiresInMs))}: the call is then denied. This page works once.</p>
+<form method="post">
+<input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">
+<button class="allow" type="submit" name="decision" value="allow">Allow</button>
+<button class="deny" type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+/** The page that asks about a whole plan: each call with every argument, and one Allow / Deny. */
+function planPage(
+  plan: NonNullable<ApprovalPageCall["plan"]>,
+  csrfToken: string,
+  expiresInMs: number,
+): string {
+  const items = plan.map((call) => {
+    const lines = approvalLines(call.args);
+    const args =
+      lines.length === 0
+        ? "<p>No arguments.</p>"
+        : `<ul class="args">${lines.map((line) => `<li><code>${escapeHtml(line)}</code></li>`).join("\n")}</ul>`;
+    return `<li><code>${escapeHtml(visibleText(call.tool))}</code>${args}<details><summary>The arguments in full</summary><pre>${escapeHtml(approvalDetails(call.args))}</pre></details></li>`;
+  });
+  const count = `${plan.length} call${plan.length === 1 ? "" : "s"}`;
+  return document(
+    `Carry out a plan of ${count}?`,
+    `<h1>Carry out a plan of ${count}?</h1>
+<p>Code running in cordon's sandbox made a plan: it read what it needed, and these calls with effects were not made. Allow carries out the whole plan, each call once, exactly as shown; anything else the code then asks for is denied. Deny refuses every call. Long values are cut in the middle with their length; invisible, control and bidirectional characters, and the combining marks of a character past its first ${APPROVAL_MARKS_PER_CHAR}, are written out as <code>\\u{…}</code>.</p>
+<ol>
+${items.join("\n")}
+</ol>
+<p>Decide within ${escapeHtml(formatDuration(expiresInMs))}: the plan is then denied. This page works once.</p>
 <form method="post">
 <input type="hidden" name="csrf" value="${escapeHtml(csrfToken)}">
 <button class="allow" type="submit" name="decision" value="allow">Allow</button>

@@ -128,6 +128,7 @@ export class WebApprovals {
         args: request.args,
         ...(request.approvalKeys ? { approvalKeys: request.approvalKeys } : {}),
         ...(request.flow ? { flow: request.flow } : {}),
+        ...(request.plan ? { plan: request.plan } : {}),
       },
       csrf: randomBytes(TOKEN_BYTES).toString("base64url"),
       expiresAt: performance.now() + this.#timeoutMs,

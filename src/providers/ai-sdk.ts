@@ -249,10 +249,12 @@ function pausingRunCode<Deps>(
           );
         }
         // What is approved is what the sealed checkpoint holds (inspect checks it), whatever the store says.
-        const { id, pending } = codeMode.inspect(checkpoint);
-        const decisions = Object.fromEntries(
-          pending.filter((p) => p.kind === "approval").map((p) => [p.id, true]),
-        );
+        // A plan's effects (code mode's `plan: true`) are approved with it: the whole plan at once.
+        const { id, pending, effects = [] } = codeMode.inspect(checkpoint);
+        const decisions = Object.fromEntries([
+          ...effects.map((effect) => [effect.id, true]),
+          ...pending.filter((p) => p.kind === "approval").map((p) => [p.id, true]),
+        ]);
         try {
           // Claimed in the pausing store, atomically, by every process that reaches it: of two requests
           // that bring the same approval (a double submit, a retry), one resumes the run.

@@ -369,3 +369,28 @@ function withoutDialect(schema: JsonSchema): JsonSchema {
 function nonEmpty(issues: ArgumentIssue[]): ArgumentIssue[] {
   return issues.length > 0 ? issues : [{ path: "", message: "the arguments are invalid" }];
 }
+
+/** Output schemas compiled so far, by schema object: a tool's preview is checked on every call of a plan. */
+const outputCheckers = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * What is wrong with `value` as a result of a tool whose output schema is `schema` (empty when nothing
+ * is): for a result cordon hands on as the tool's own, as `preview` results are (see ToolOptions).
+ */
+export function outputIssues(schema: JsonSchema, value: unknown, toolName: string): ArgumentIssue[] {
+  let validateFn = outputCheckers.get(schema);
+  if (validateFn === undefined) {
+    validateFn = compileWithAjv(schema, toolName);
+    outputCheckers.set(schema, validateFn);
+  }
+  let copy: unknown;
+  try {
+    // Ajv writes defaults into the data it validates: it gets a copy, never the value handed on.
+    copy = structuredClone(value);
+  } catch (error) {
+    return [{ path: "", message: `cannot be checked: ${messageOf(error)}` }];
+  }
+  if (validateFn(copy)) return [];
+  const issues = fromAjvErrors((validateFn.errors ?? []) as ErrorObject[]);
+  return issues.length > 0 ? issues : [{ path: "", message: "does not match the output schema" }];
+}

@@ -51,6 +51,7 @@ const OPTION_KEYS = [
   "idempotent",
   "effect",
   "revert",
+  "preview",
   "copiesToSubagents",
   "observeResults",
   "labels",
@@ -224,6 +225,16 @@ function checkOptions(name: string, options: unknown): void {
   }
   if (options.revert !== undefined && typeof options.revert !== "function") {
     throw bad("revert", "a function (args, result, ctx) => unknown that undoes a successful call");
+  }
+  if (options.preview !== undefined) {
+    if (typeof options.preview !== "function") {
+      throw bad("preview", "a function (args, ctx) => a result like the real one");
+    }
+    if (options.effect !== true) {
+      throw new UserError(
+        `Tool "${name}": preview is what cm.plan gives the code in place of running a tool that has effects; set effect: true as well (a tool without effects runs in a plan as it is).`,
+      );
+    }
   }
 }
 

@@ -119,6 +119,12 @@ export interface ToolOptions<Args = unknown> {
    */
   revert?: (args: Args, result: unknown, ctx: RunContext) => unknown;
   /**
+   * For an `effect` tool: what a call would return, made without the effect (`cm.plan` gives it to the
+   * code in place of running the tool, and lists the call for a person to approve). Its result must
+   * match the tool's output schema when it has one.
+   */
+  preview?: (args: Args, ctx: RunContext) => unknown;
+  /**
    * The tool may be handed to a sub-agent (`Toolset.forSubagent()`), as a shallow copy. Default: true
    * for read-only tools, false otherwise. Declaring it promises that the copy, and every dependency it
    * still shares with the original (clients, pools, closures), can be used by both at once.

@@ -449,6 +449,56 @@ describe("cordon/ai-sdk with run_code runs that pause (scripted model)", () => {
     expect(refunds).toEqual(["A2"]);
   });
 
+  it("with a code mode that plans, run_code's approval request is for the whole plan: every effect is shown, and approving it runs each once", async () => {
+    const refunds: string[] = [];
+    const refundPlanned = tool({
+      name: "refund_planned",
+      description: "Refund an order.",
+      input: z.object({ order_id: z.string() }),
+      effect: true,
+      preview: ({ order_id }) => ({ refunded: order_id }),
+      run: ({ order_id }) => {
+        refunds.push(order_id);
+        return { refunded: order_id };
+      },
+    });
+    const mode = codeMode({
+      tools: [getOrder, refundPlanned],
+      environment: isolateEnvironment(),
+      approval: "plan",
+      pause: { key: KEY },
+    });
+    opened.push(mode);
+    const pausing = { codeMode: mode };
+    const tools = aiSdkTools(new Toolset([mode.tool]), { pausing });
+    const code = `
+      const order = await tools.get_order({ order_id: "A2" });
+      return [await tools.refund_planned({ order_id: order.id }), await tools.refund_planned({ order_id: "A3" })];`;
+    const model = scriptedModel([
+      [{ toolName: "run_code", input: { code } }],
+      (options) => JSON.stringify(toolOutputs(options)[0]),
+    ]);
+    const messages: ModelMessage[] = [{ role: "user", content: "Refund A2 and A3." }];
+    const asked = await generateText({ model, messages, tools, stopWhen: stepCountIs(3) });
+    const request = asked.content.find((part) => part.type === "tool-approval-request")!;
+    expect(request.toolCall.toolName).toBe("run_code");
+    const waiting = await pausedRunCode(pausing, request.toolCall.toolCallId);
+    expect(waiting?.effects).toEqual([
+      { id: expect.any(String), tool: "refund_planned", args: { order_id: "A2" } },
+      { id: expect.any(String), tool: "refund_planned", args: { order_id: "A3" } },
+    ]);
+    expect(refunds).toEqual([]);
+    messages.push(...asked.response.messages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    const answered = await generateText({ model, messages, tools, stopWhen: stepCountIs(3) });
+    const sent = JSON.parse(answered.text) as { output: { value: string } };
+    expect(sent.output.value).toContain('[{"refunded":"A2"},{"refunded":"A3"}]');
+    expect(refunds).toEqual(["A2", "A3"]);
+    expect(lookedUp).toEqual(["A2"]);
+  });
+
   it("denied in the AI SDK flow, the paused run is not resumed and its gated call never runs", async () => {
     const { refunds, process } = refundWorld();
     const model = scriptedModel([

@@ -67,6 +67,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);
+  const plan = flagOption(input, "plan");
   const typecheckWorkers = integerOption(input, "typecheck-workers", { min: 1, max: MAX_TYPECHECK_WORKERS });
   if (typecheckWorkers !== undefined && typecheck === "off") {
     throw new UsageError(
@@ -143,6 +144,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       searchTools,
       log,
       typecheck,
+      ...(plan ? { plan } : {}),
       ...(typecheckWorkers === undefined ? {} : { typecheckWorkers }),
       ...(timeoutMs === undefined ? {} : { limits: { timeoutMs } }),
       // On stdio one client is served: its learnt types are kept (and shown) as one store.

@@ -4,12 +4,16 @@
  * checkpoint goes to the file, the waiting calls are printed, and the exit code is 3.
  */
 
+import { randomBytes } from "node:crypto";
 import { UsageError } from "../../../common/errors.js";
 import type { CodeMode } from "../../codemode/code-mode.js";
 import { resolveLimits, sandboxLimitsOf } from "../../codemode/limits.js";
+import type { CodeRunResult } from "../../codemode/result.js";
+import type { ApprovePolicy } from "../../mcp/approve-policy.js";
 import type { Toolset } from "../../tools/toolset.js";
 import { checkCheckpointTarget } from "../checkpoint-file.js";
 import { loadCheckpointKey } from "../checkpoint-key.js";
+import { EXIT } from "../cli-error.js";
 import {
   choiceOption,
   flagOption,
@@ -18,8 +22,10 @@ import {
   requiredOption,
   stringOption,
 } from "../command-spec.js";
+import type { DecideIo } from "../decide-pending.js";
 import { createEnvironment } from "../env-choices.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
+import { decidePlan, formatPlan } from "../plan-prompt.js";
 import { progressOn } from "../progress.js";
 import { readCode } from "../read-code.js";
 import { RUN_APPROVE_CHOICES } from "../run-approve.js";
@@ -36,6 +42,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   const toolsPath = requiredOption(input, "tools", "the module whose tools the code calls");
   const json = flagOption(input, "json");
   const choice = choiceOption(input, "approve", RUN_APPROVE_CHOICES);
+  const planning = flagOption(input, "plan");
   const checkpointFile = stringOption(input, "checkpoint") || undefined;
   const timeoutMs = integerOption(input, "timeout", { min: 1, max: MAX_TIMEOUT_MS });
   const envName = stringOption(input, "env");
@@ -53,6 +60,11 @@ export async function run(input: ParsedCommand): Promise<number> {
       "--checkpoint goes with --approve pause: add --approve pause to end the run at calls that need a person and save it there, or leave --checkpoint out.",
     );
   }
+  if (planning && choice === "pause") {
+    throw new UsageError(
+      "--plan goes with --approve ask, all or none (how the plan is decided), not pause: leave --approve pause out.",
+    );
+  }
   const pausing = choice === "pause";
   if (checkpointFile !== undefined) {
     await checkCheckpointTarget(checkpointFile, {
@@ -60,7 +72,12 @@ export async function run(input: ParsedCommand): Promise<number> {
       "--tools": toolsPath,
     });
   }
-  const key = pausing ? (await loadCheckpointKey(process.env)).key : undefined;
+  // A plan is carried out in this process: a key of its own seals it, and no key file is needed.
+  const key = pausing
+    ? (await loadCheckpointKey(process.env)).key
+    : planning
+      ? randomBytes(32).toString("hex")
+      : undefined;
   const observedFile = stringOption(input, "observed-types") || undefined;
   const observed =
     observedFile === undefined
@@ -104,7 +121,8 @@ export async function run(input: ParsedCommand): Promise<number> {
       environment,
       dispatcher: new Dispatcher(tools, approval ? { approvalHandler: approval.handler } : {}),
       limits,
-      ...(key === undefined ? {} : { approval: "pause" as const, pause: { key } }),
+      ...(key === undefined ? {} : { pause: { key } }),
+      ...(pausing ? { approval: "pause" as const } : {}),
       typecheck,
       ...(observed === undefined ? {} : { observe: { store: observed.store } }),
     });
@@ -124,13 +142,30 @@ export async function run(input: ParsedCommand): Promise<number> {
   const onInterrupt = () => interrupt.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);
   try {
-    progress.show(`running ${source === "-" ? "the code from standard input" : source}`);
-    const result = await cm.run(code, { signal: interrupt.signal });
+    progress.show(
+      `${planning ? "planning" : "running"} ${source === "-" ? "the code from standard input" : source}`,
+    );
+    const approvalKeysOf = (name: string) => tools.get(name)?.options.approvalKeys;
+    let result = planning
+      ? await cm.plan(code, { signal: interrupt.signal })
+      : await cm.run(code, { signal: interrupt.signal });
     progress.clear();
+    if (result.status === "planned" || (planning && result.status === "paused")) {
+      const carried = await carryOut(cm, result, choice as ApprovePolicy, {
+        stdin: process.stdin,
+        stderr: process.stderr,
+        style: errStyle,
+        approvalKeysOf,
+        signal: interrupt.signal,
+        json,
+      });
+      if (typeof carried === "number") return carried;
+      result = carried;
+    }
     return await reportRun(result, {
       json,
       interrupted: interrupt.signal.aborted,
-      approvalKeysOf: (name) => tools.get(name)?.options.approvalKeys,
+      approvalKeysOf,
       ...(checkpointFile === undefined
         ? {}
         : {
@@ -149,4 +184,30 @@ export async function run(input: ParsedCommand): Promise<number> {
     await saver?.save();
     await cm.close();
   }
+}
+
+/**
+ * Shows a plan and decides it once (see `decidePlan`): the run that carries it out, or the exit code
+ * when it is not carried out (declined: 0, as a dry run; interrupted: 130).
+ */
+async function carryOut(
+  cm: CodeMode,
+  plan: CodeRunResult,
+  policy: ApprovePolicy,
+  io: DecideIo & { signal: AbortSignal; json: boolean },
+): Promise<CodeRunResult | number> {
+  // The plan goes where the run's report goes; with --json, the report is the run that carried it out.
+  const shown = formatPlan(plan, {
+    style: styleFor(io.json ? process.stderr : process.stdout),
+    approvalKeysOf: io.approvalKeysOf,
+  });
+  (io.json ? process.stderr : process.stdout).write(shown);
+  const said = await decidePlan(plan, policy, io);
+  if (said === "interrupted") return EXIT.interrupted;
+  if (said === "declined") {
+    io.stderr.write(`${io.style.yellow("not carried out:")} only the plan's reads ran; no effect did.\n`);
+    return EXIT.ok;
+  }
+  // Anything the code asks for beyond what was approved is asked about as a run asks (its --approve).
+  return cm.resume(plan.checkpoint!, { ...said, approval: "wait", signal: io.signal });
 }

@@ -37,6 +37,11 @@ export interface JournalEntry {
    * see). A call with neither `outcome` nor `pending` was made but never started: the run was pausing.
    */
   pending?: PendingEntry;
+  /**
+   * Set for an effect of a plan (`cm.plan`): the tool did not run, and `outcome` is its preview, which
+   * the code got. Carrying the plan out runs it live (when approved) in place of the preview.
+   */
+  planned?: { args: unknown };
 }
 
 /**
@@ -90,7 +95,9 @@ export class JournalRecorder {
       logCount: previous.logCount,
     };
     if (previous.zone !== undefined) this.state.zone = previous.zone;
-    this.#shared = new Set(previous.entries.filter((entry) => entry.outcome === undefined));
+    this.#shared = new Set(
+      previous.entries.filter((entry) => entry.outcome === undefined || entry.planned !== undefined),
+    );
   }
 
   /** Entry `index`, copied first when it is still the given journal's. */
@@ -112,14 +119,57 @@ export class JournalRecorder {
 
   /** Call `index` ended with `outcome`, when the code had made `made` calls. */
   ended(index: number, outcome: BridgeCallOutcome, record: CallRecord | undefined, made: number): void {
-    if (this.state.entries[index]?.outcome !== undefined) return;
+    const given = this.state.entries[index];
+    if (given?.outcome !== undefined && given.planned === undefined) return;
     const entry = this.#own(index);
     if (entry === undefined) return;
     delete entry.pending;
     entry.outcome = outcome;
     if (record !== undefined) entry.record = record;
+    if (entry.planned !== undefined) {
+      // A planned effect that ran: its outcome takes the preview's place (and turn) in the journal.
+      delete entry.planned;
+      return;
+    }
     entry.after = made;
     this.state.order.push(index);
+  }
+
+  /** Call `index`, which ended, gave its tool's preview: an effect of a plan. */
+  previewed(index: number, args: unknown): void {
+    const entry = this.#own(index);
+    if (entry?.outcome !== undefined) entry.planned = { args };
+  }
+
+  /**
+   * Keeps the first `count` calls only: a plan being carried out left its path there (an effect's live
+   * result differed from its preview), so the calls the plan made after it are not this run's.
+   */
+  truncate(count: number): void {
+    const { entries } = this.state;
+    if (entries.length <= count) return;
+    entries.length = count;
+    this.state.order = this.state.order.filter((index) => index < count);
+  }
+
+  /**
+   * For a plan being carried out that pauses: its planned effects that did not run wait for a person's
+   * approval in the checkpoint, as calls that never ended (nothing gives the code their preview again).
+   */
+  unplan(): void {
+    const waiting = new Set<number>();
+    this.state.entries.forEach((given, index) => {
+      if (given.planned === undefined) return;
+      const entry = this.#own(index)!;
+      const args = entry.planned!.args;
+      delete entry.planned;
+      delete entry.outcome;
+      delete entry.record;
+      delete entry.after;
+      entry.pending = { kind: "approval", args };
+      waiting.add(index);
+    });
+    if (waiting.size > 0) this.state.order = this.state.order.filter((index) => !waiting.has(index));
   }
 
   /** Call `index` waits for a person (sent to one by a flow policy when `flow` is given). */
@@ -159,6 +209,13 @@ export type ReplayAnswer =
   | { outcome: BridgeCallOutcome | Promise<BridgeCallOutcome>; record: CallRecord | undefined }
   /** A call that did not end: it runs live, after the last call the journal has has been matched. */
   | { live: Promise<void>; entry: JournalEntry }
+  /**
+   * An effect of a plan: it runs live now (approved, or it waits for a person), and its outcome goes to
+   * {@link Replay.effectEnded}, which delivers it in the preview's turn.
+   */
+  | { effect: JournalEntry }
+  /** A plan being carried out left the plan's path: this call and every later one are live. */
+  | { offPlan: true }
   /** The code asked for something else than the journal has. */
   | { diverged: Divergence };
 
@@ -186,6 +243,12 @@ export class Replay {
   readonly #inSandbox = new Set<number>();
   /** Their records, in the order their calls ended, as their turn comes. */
   #sandboxRecords: CallRecord[] = [];
+  /** The live outcomes of a plan's effects, by index, once they came (see {@link effectEnded}). */
+  readonly #effects = new Map<number, BridgeCallOutcome>();
+  /** An effect's live outcome was not its preview: the code may now leave the plan's path. */
+  #deviated = false;
+  /** Where the code left the plan's path: the journal ends there, and outcomes go as they come. */
+  #leftAt: number | undefined;
 
   constructor(journal: JournalState) {
     this.#journal = journal;
@@ -203,7 +266,15 @@ export class Replay {
 
   /** How many calls the journal has: the code's calls from this one on run live. */
   get length(): number {
-    return this.#journal.entries.length;
+    return this.#leftAt ?? this.#journal.entries.length;
+  }
+
+  /**
+   * Whether an effect of the plan being carried out ended otherwise than its preview said (a denial, a
+   * failure, another value): the code may go another way from there, and may end before the plan did.
+   */
+  get deviated(): boolean {
+    return this.#deviated;
   }
 
   /** How many calls of the journal the code has made again. */
@@ -213,7 +284,7 @@ export class Replay {
 
   /** Whether the code has made every call of the journal again. */
   get complete(): boolean {
-    return this.#matched >= this.#journal.entries.length;
+    return this.#matched >= this.length;
   }
 
   /** The journal's entry `index`, for a divergence message about a call the code did not make. */
@@ -225,12 +296,15 @@ export class Replay {
   match(index: number, tool: string, args: string): ReplayAnswer {
     const entry = this.#journal.entries[index]!;
     if (entry.tool !== tool || entry.args !== args) {
+      if (this.#deviated) return this.#leave(index);
       return { diverged: { index, message: describeDivergence(index, entry, tool, args) } };
     }
     this.#matched++;
     let answer: ReplayAnswer;
     const { outcome, record } = entry;
-    if (outcome !== undefined) {
+    if (entry.planned !== undefined) {
+      answer = { effect: entry };
+    } else if (outcome !== undefined) {
       if (this.#deliverable(index)) {
         this.#next++;
         answer = { outcome, record };
@@ -259,7 +333,7 @@ export class Replay {
     let refused: number | undefined;
     for (let i = 0; i < count; i++) {
       const index = this.#matched;
-      if (entries[index]?.outcome === undefined) {
+      if (entries[index]?.outcome === undefined || entries[index]?.planned !== undefined) {
         refused = index;
         break;
       }
@@ -272,14 +346,55 @@ export class Replay {
     return refused === undefined ? { records } : { refused };
   }
 
+  /**
+   * The live outcome of call `index`, an effect of a plan: delivered in its preview's turn (once the
+   * outcomes before it were), so that calls racing it end in the order the plan saw while the outcome is
+   * the preview's. Another outcome lets the code leave the plan's path (see {@link deviated}).
+   */
+  effectEnded(index: number, outcome: BridgeCallOutcome): Promise<BridgeCallOutcome> {
+    const preview = this.#journal.entries[index]?.outcome;
+    if (preview === undefined || outcomeText(preview) !== outcomeText(outcome)) this.#deviated = true;
+    const delivered = new Promise<BridgeCallOutcome>((resolve) => this.#waiting.set(index, resolve));
+    this.#effects.set(index, outcome);
+    this.#flush();
+    return delivered;
+  }
+
+  /**
+   * The code asked for call `index` otherwise than the plan, after an effect deviated: the journal ends
+   * before it, the outcomes still due go as they come, and this call and the later ones are live.
+   */
+  #leave(index: number): ReplayAnswer {
+    this.#leftAt = index;
+    this.#flush();
+    return { offPlan: true };
+  }
+
   /** Whether the outcome of call `index` is the next to deliver and the code has made enough calls. */
   #deliverable(index: number): boolean {
     const { order, entries } = this.#journal;
-    return order[this.#next] === index && this.#matched >= (entries[index]!.after ?? 0);
+    const entry = entries[index]!;
+    if (entry.planned !== undefined && !this.#effects.has(index)) return false;
+    if (this.#leftAt !== undefined) return true;
+    return order[this.#next] === index && this.#matched >= (entry.after ?? 0);
+  }
+
+  /** Off the plan's path: every outcome that has come goes to the code now, in any order. */
+  #flushLeft(): void {
+    for (const [index, resolve] of [...this.#waiting]) {
+      if (!this.#deliverable(index)) continue;
+      this.#waiting.delete(index);
+      resolve(this.#effects.get(index) ?? this.#journal.entries[index]!.outcome!);
+    }
+    for (const start of this.#live.splice(0)) start();
   }
 
   /** Delivers every recorded outcome that may be delivered now; with the journal matched, starts the live calls. */
   #flush(): void {
+    if (this.#leftAt !== undefined) {
+      this.#flushLeft();
+      return;
+    }
     const { order, entries } = this.#journal;
     while (this.#next < order.length) {
       const index = order[this.#next]!;
@@ -294,7 +409,7 @@ export class Replay {
       if (resolve === undefined || !this.#deliverable(index)) break;
       this.#waiting.delete(index);
       this.#next++;
-      resolve(entries[index]!.outcome!);
+      resolve(this.#effects.get(index) ?? entries[index]!.outcome!);
     }
     if (this.complete && this.#next >= order.length) {
       for (const start of this.#live.splice(0)) start();
@@ -318,7 +433,8 @@ export interface PackedJournal {
 /**
  * One call: its tool, its arguments, how it ended (`"o"` and the value's JSON, or `"f"` and the
  * failure's JSON; 0 when it did not end), `after`, its record (`[status, durationMs, callId?, tool?,
- * requested?]`, 0 for none), the name the code used, and why it waits for a person. Trailing empty
+ * requested?]`, 0 for none), the name the code used, why it waits for a person, and (an effect of a
+ * plan) the arguments its preview was given. Trailing empty
  * fields are left out.
  */
 type PackedCall = [
@@ -329,6 +445,7 @@ type PackedCall = [
   record?: PackedRecord | 0,
   requested?: string | 0,
   pending?: PendingEntry | 0,
+  planned?: { args: unknown } | 0,
 ];
 
 /** A call's record: status and duration, and its id, tool and requested name where they differ. */
@@ -343,7 +460,7 @@ type PackedRecord = [
 /** `journal` as a checkpoint keeps it; `prefix` is the run's call id prefix. */
 export function packJournal(journal: JournalState, prefix: string): PackedJournal {
   const calls = journal.entries.map((entry, index): PackedCall => {
-    const { tool, args, outcome, after, record, requested, pending } = entry;
+    const { tool, args, outcome, after, record, requested, pending, planned } = entry;
     let packedRecord: PackedRecord | 0 = 0;
     if (record !== undefined) {
       packedRecord = [record.status, record.durationMs];
@@ -361,6 +478,7 @@ export function packJournal(journal: JournalState, prefix: string): PackedJourna
       packedRecord,
       requested ?? 0,
       pending ?? 0,
+      planned ?? 0,
     ];
     while (row.length > 2 && row[row.length - 1] === 0) row.pop();
     return row;
@@ -387,7 +505,7 @@ export function unpackJournal(packed: unknown, prefix: string): JournalState | u
   const entries: JournalEntry[] = [];
   for (const [index, row] of calls.entries()) {
     if (!Array.isArray(row) || typeof row[0] !== "string" || typeof row[1] !== "string") return undefined;
-    const [tool, args, outcome, after, record, requested, pending] = row;
+    const [tool, args, outcome, after, record, requested, pending, planned] = row;
     const entry: JournalEntry = { tool, args };
     if (typeof outcome === "string") {
       const parsed = outcomeOf(outcome);
@@ -407,6 +525,11 @@ export function unpackJournal(packed: unknown, prefix: string): JournalState | u
     }
     if (typeof requested === "string") entry.requested = requested;
     if (typeof pending === "object" && pending !== null) entry.pending = pending;
+    if (typeof planned === "object" && planned !== null) {
+      // A preview stands in for an outcome: an effect of a plan without one is not a journal's.
+      if (entry.outcome === undefined) return undefined;
+      entry.planned = planned;
+    }
     entries.push(entry);
   }
   const ended = (index: unknown) =>
@@ -457,6 +580,8 @@ export const MAX_SANDBOX_REPLAY_BYTES = 8 * 1024 * 1024;
  * {@link MAX_SANDBOX_REPLAY_BYTES}.
  */
 export function sandboxReplay(journal: JournalState): ReplayedCalls | undefined {
+  // A plan's previews are not outcomes to replay: its effects run live, so the host answers every call.
+  if (journal.entries.some((entry) => entry.planned !== undefined)) return undefined;
   const replay: ReplayedCalls = { tools: [], args: [], outcomes: [], after: [], order: journal.order };
   // A bound as it goes (JSON escapes a character into at most 6 bytes), the exact size only near the cap.
   let chars = 0;

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { messageOf, UserError } from "../../../common/errors.js";
 import type { LogEntry } from "../../../sandbox/contract/index.js";
 import type { PersonPolicy } from "../../dispatch/types.js";
-import type { PendingCall } from "../result.js";
+import type { PendingCall, PlannedEffect } from "../result.js";
 import {
   type CheckpointBinding,
   type CheckpointBody,
@@ -72,6 +72,11 @@ export interface PausedRun {
   runId?: string;
   /** Entries whose successful value lives in the store: entry index → SHA-256 of the value (base64url). */
   stored?: Record<string, string>;
+  /**
+   * A plan (`cm.plan`), or a run that carries one out: its resume runs an effect only where a person
+   * approved that very call, and pauses for any other (see docs/effects.md).
+   */
+  plan?: true;
 }
 
 /** A paused run as its checkpoint keeps it: the journal packed (see `packJournal`). */
@@ -102,6 +107,34 @@ export function pendingCalls(run: Pick<PausedRun, "prefix" | "journal">): Pendin
     });
   });
   return pending;
+}
+
+/** The effects a plan lists (its calls that gave a preview and did not run), in the order they were made. */
+export function plannedEffects(run: Pick<PausedRun, "prefix" | "journal">): PlannedEffect[] {
+  const effects: PlannedEffect[] = [];
+  run.journal.entries.forEach((entry, index) => {
+    if (entry.planned === undefined) return;
+    effects.push({ id: callId(run.prefix, index), tool: entry.tool, args: entry.planned.args });
+  });
+  return effects;
+}
+
+/**
+ * `decisions` as a map by call id: `"approve-all"` approves every effect the checkpoint lists and every
+ * call that waits for approval in it (as the sealed checkpoint holds them).
+ */
+export function decisionsFor(
+  run: Pick<PausedRun, "prefix" | "journal">,
+  decisions: Readonly<Record<string, Decision>> | "approve-all" | undefined,
+): Readonly<Record<string, Decision>> | undefined {
+  if (decisions !== "approve-all") return decisions;
+  const ids = [
+    ...plannedEffects(run).map((effect) => effect.id),
+    ...pendingCalls(run)
+      .filter((call) => call.kind === "approval")
+      .map((call) => call.id),
+  ];
+  return Object.fromEntries(ids.map((id) => [id, true]));
 }
 
 /** The id of call `index` (from 0) of a run whose call ids start with `prefix`. */
@@ -154,7 +187,10 @@ function openSealedRun(
   const body = openCheckpoint<SealedRun>(text, settings.key, expected);
   const sealed = body.state;
   const journal = isSealedRun(sealed) ? unpackJournal(sealed.journal, sealed.prefix) : undefined;
-  if (journal === undefined || body.code !== digestOfCode(sealed.code)) {
+  // Only a plan has effects that did not run (their previews stand in): no other run replays one.
+  const plannedOutsidePlan =
+    journal !== undefined && !sealed.plan && journal.entries.some((entry) => entry.planned !== undefined);
+  if (journal === undefined || plannedOutsidePlan || body.code !== digestOfCode(sealed.code)) {
     throw new CheckpointRefused("malformed", "This checkpoint's content is not a paused run.");
   }
   return { ...body, state: { ...sealed, journal } };
@@ -163,6 +199,8 @@ function openSealedRun(
 /** What a paused run waits for, read from its sealed checkpoint (see `CodeMode.inspect`). */
 export interface CheckpointSummary extends CheckpointInfo {
   pending: PendingCall[];
+  /** For a plan: the effects it lists, which a person approves or denies (see `cm.plan`). */
+  effects?: PlannedEffect[];
 }
 
 /**
@@ -175,7 +213,14 @@ export function inspectPausedRun(
   expected: Omit<CheckpointBinding, "code">,
 ): CheckpointSummary {
   const body = openSealedRun(settings, text, expected);
-  return { id: body.id, created: body.created, expires: body.expires, pending: pendingCalls(body.state) };
+  const summary: CheckpointSummary = {
+    id: body.id,
+    created: body.created,
+    expires: body.expires,
+    pending: pendingCalls(body.state),
+  };
+  if (body.state.plan) summary.effects = plannedEffects(body.state);
+  return summary;
 }
 
 /**
@@ -292,7 +337,9 @@ export async function confirmUse(
  * pause again). Throws a `UserError` that says what was wrong.
  */
 export function peopleFor(run: PausedRun, given: ResumeDecisions): Map<number, PersonPolicy> {
-  const pending = pendingCalls(run);
+  // A plan's effects wait for a decision as calls that wait for approval do.
+  const effects = plannedEffects(run).map((effect): PendingCall => ({ ...effect, kind: "approval" }));
+  const pending = [...effects, ...pendingCalls(run)];
   const byId = new Map(pending.map((call) => [call.id, call]));
   const people = new Map<number, PersonPolicy>();
   const waiting = pending.map((call) => `${call.id} (${call.kind} of ${call.tool})`).join(", ");
@@ -349,6 +396,7 @@ function isSealedRun(value: unknown): value is SealedRun {
     typeof run?.code === "string" &&
     typeof run.prefix === "string" &&
     typeof run.usedMs === "number" &&
-    Array.isArray(run.logs)
+    Array.isArray(run.logs) &&
+    (run.plan === undefined || run.plan === true)
   );
 }
