@@ -364,3 +364,36 @@ describe("tool({ effect, preview })", () => {
     );
   });
 });
+
+describe("a plan and undo", () => {
+  it("a plan's previewed effects are nothing to revert; once carried out, each is reverted once", async () => {
+    const log: string[] = [];
+    const refund = tool({
+      name: "refund",
+      description: "Refunds an order.",
+      input: z.object({ order_id: z.string() }),
+      effect: true,
+      preview: ({ order_id }) => `refund of ${order_id}`,
+      run: ({ order_id }) => {
+        log.push(`refund ${order_id}`);
+        return `refund of ${order_id}`;
+      },
+      revert: ({ order_id }) => {
+        log.push(`unrefund ${order_id}`);
+      },
+    });
+    const cm = codeMode({ tools: [refund], environment: isolateEnvironment(), pause: { key: KEY } });
+    opened.push(cm);
+    const code = `return await Promise.all(["A", "B"].map((order_id) => tools.refund({ order_id })))`;
+    const plan = await cm.plan(code);
+    expect(plan.status).toBe("planned");
+    expect(plan.revertToken).toBeUndefined();
+    await expect(cm.revert(plan)).rejects.toBeInstanceOf(UserError);
+    const done = await cm.resume(plan.checkpoint!, { decisions: "approve-all" });
+    expect(done.status).toBe("ok");
+    const reverted = await cm.revert(done);
+    expect(reverted.reverted.map((effect) => effect.tool)).toEqual(["refund", "refund"]);
+    expect(log.filter((line) => line.startsWith("unrefund")).sort()).toEqual(["unrefund A", "unrefund B"]);
+    expect(log.filter((line) => line.startsWith("refund"))).toHaveLength(2);
+  });
+});
