@@ -44,7 +44,7 @@ import type { AnswerSlot } from "./answer-slot.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
 import type { RunMemoryWatching } from "./memory-watch.js";
 import type { StretchWatch } from "./stretch-watch.js";
-import { wrapCode } from "./wrap.js";
+import { type WrappedCode, wrapCode } from "./wrap.js";
 
 /** What an execution needs from the sandbox that owns the isolate. */
 export interface ExecutionDeps {
@@ -138,20 +138,29 @@ export class Execution {
     const outcome = new Promise<ExecutionOutcome>((resolve) => {
       this.#resolve = resolve;
     });
-    this.#armLimits();
     const crashed = (error: unknown) => {
       const detail = error instanceof Error ? error.message : String(error);
       this.#stop(runEnding("SandboxCrashed", limitMessages.crashed(detail)));
     };
+    // The clock starts once the code is ready to enter the isolate: parsing it to wrap it is the host's
+    // work, and on a fresh process's first run the parser is cold (tens of ms, most of a short limit).
+    let launch: PreparedLaunch;
+    try {
+      launch = this.#prepare();
+    } catch (error) {
+      crashed(error);
+      return outcome;
+    }
+    this.#armLimits();
     if (this.#deps.lane) {
       const { cpuTimeMs, timeoutMs } = this.#request.limits;
       this.#deps.stretches?.run({ cpuTimeMs, timeoutMs, memoryMb: this.#deps.memoryMb });
       try {
-        this.#launchInLane();
+        this.#launchInLane(launch);
       } catch (error) {
         crashed(error);
       }
-    } else this.#launch().catch(crashed);
+    } else this.#launch(launch).catch(crashed);
     return outcome;
   }
 
@@ -204,17 +213,14 @@ export class Execution {
    * body, and the wrapper's line is taken back by the line offset). Code that does not parse could close
    * the wrapper early and reach the closure's arguments, so it is compiled alone first, with none.
    */
-  async #launch(): Promise<void> {
+  async #launch({ wrapped, config, compile }: PreparedLaunch): Promise<void> {
     const { context, entry, runId } = this.#deps;
-    const wrapped = wrapCode(this.#request.code);
-    const config = this.#config(wrapped.names);
-    const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     try {
       if (wrapped.parsed) {
         await this.#track(
           context.evalClosure(
             `return $0("start", $1, ${wrapped.source}, $2);`,
-            [entry.derefInto(), runId, JSON.stringify(config)],
+            [entry.derefInto(), runId, config],
             compile,
           ),
         );
@@ -227,7 +233,7 @@ export class Execution {
         const main = await this.#track(
           context.evalClosure(`return ${wrapped.source};`, [], { ...compile, result: { reference: true } }),
         );
-        await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), JSON.stringify(config)]));
+        await this.#track(entry.apply(undefined, ["start", runId, main.derefInto(), config]));
       }
     } catch (error) {
       this.#launchFailed(error);
@@ -235,11 +241,8 @@ export class Execution {
   }
 
   /** {@link #launch} on a lane: the same steps, each a synchronous stretch of the code on this thread. */
-  #launchInLane(): void {
+  #launchInLane({ wrapped, config, compile }: PreparedLaunch): void {
     const { context, entry, runId } = this.#deps;
-    const wrapped = wrapCode(this.#request.code);
-    const config = JSON.stringify(this.#config(wrapped.names));
-    const compile = { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset };
     const failed = (error: unknown) => this.#launchFailed(error);
     if (wrapped.parsed) {
       this.#slice(
@@ -271,6 +274,13 @@ export class Execution {
       (timeout) => entry.applySync(undefined, ["start", runId, main.derefInto(), config], { timeout }),
       failed,
     );
+  }
+
+  /** The code wrapped for the isolate, and the guest's config as JSON: what both launches start from. */
+  #prepare(): PreparedLaunch {
+    const wrapped = wrapCode(this.#request.code);
+    const config = JSON.stringify(this.#config(wrapped.names));
+    return { wrapped, config, compile: { filename: USER_CODE_FILENAME, lineOffset: wrapped.lineOffset } };
   }
 
   #launchFailed(error: unknown): void {
@@ -659,6 +669,13 @@ export class Execution {
     this.#signal.removeEventListener("abort", this.#onAbort);
     this.#resolve(outcome);
   }
+}
+
+/** What {@link Execution} launches: the wrapped code, the guest's config as JSON, how to compile it. */
+interface PreparedLaunch {
+  wrapped: WrappedCode;
+  config: string;
+  compile: { filename: string; lineOffset: number };
 }
 
 /** The longest stretch of code on a lane, in ms: isolated-vm's timeout is a 32-bit count of ms. */
