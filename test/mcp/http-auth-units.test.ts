@@ -5,7 +5,7 @@
  * session cap that is each principal's own (served in this process, a real authorization server).
  */
 
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -143,6 +143,20 @@ describe("the issuer's keys", () => {
     for (let i = 0; i < 5; i++)
       await expect(verifier.verify(await tokenOf(2))).rejects.toThrow(/does not have/);
     expect(jwksFetches).toBe(2);
+  });
+});
+
+describe("an issuer that cannot be reached", () => {
+  it("makes requests wait (503, Retry-After) rather than refusing their tokens", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const issuer = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const auth = httpAuth({ issuer: issuerVerifier(issuer, "http://127.0.0.1:9/mcp") });
+    const request = { headers: { authorization: "Bearer a.b.c" } } as unknown as IncomingMessage;
+    const outcome = await auth.authenticate(request);
+    expect(outcome).toMatchObject({ ok: false, status: 503 });
+    expect(outcome.ok ? "" : outcome.description).toContain("no authorization server metadata for");
   });
 });
 

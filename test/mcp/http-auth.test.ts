@@ -309,7 +309,7 @@ describe("cordon mcp --http --auth-token-file", () => {
     await writeFile(file, `${TOKEN}\n`);
     await chmod(file, 0o644);
     const outcome = await cordon(["mcp", "--tools", TOOLS, "--http", "0", "--auth-token-file", file]);
-    expect(outcome.code).not.toBe(0);
+    expect(outcome.code).toBe(2);
     expect(outcome.stderr).toContain(`has mode 644`);
     expect(outcome.stderr).toContain(`chmod 600 ${file}`);
   });
