@@ -11,16 +11,62 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORDON_BIN, cordon, ensureBuilt, root } from "../cli/helpers.js";
 import { runCode, textOf } from "./helpers.js";
-import { CLIENTS, startIssuer, type TestIssuer } from "./oauth-issuer.js";
+import { CLIENTS, signIn, startIssuer, type TestIssuer } from "./oauth-issuer.js";
 
 const TOOLS = "test/mcp/fixtures/tenant-tools.ts";
+
+/** The SDK's client auth provider as an app without a browser keeps it: in memory, the sign-in URL kept. */
+class BrowserlessProvider implements OAuthClientProvider {
+  authorizationUrl: URL | undefined;
+  #client: OAuthClientInformationMixed | undefined;
+  #tokens: OAuthTokens | undefined;
+  #verifier = "";
+  readonly redirectUrl = "http://127.0.0.1:1/callback";
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "cordon test",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      scope: "mcp",
+    };
+  }
+  clientInformation() {
+    return this.#client;
+  }
+  saveClientInformation(client: OAuthClientInformationMixed) {
+    this.#client = client;
+  }
+  tokens() {
+    return this.#tokens;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.#tokens = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.#verifier = verifier;
+  }
+  codeVerifier() {
+    return this.#verifier;
+  }
+}
 
 /** A port free on 127.0.0.1 now (the audience names it before cordon listens). */
 async function freePort(): Promise<number> {
@@ -165,6 +211,20 @@ describe("cordon mcp --http --auth-issuer --auth-audience", () => {
     const { client } = await connect("alice");
     const tools = await client.listTools();
     expect(tools.tools.map((tool) => tool.name)).toContain("run_code");
+    expect(textOf(await runCode(client, "return 6 * 7"))).toMatch(/^result: 42$/m);
+  });
+
+  it("serves a person who signed in through the SDK's authorization code flow (registration, PKCE, resource)", async () => {
+    const provider = new BrowserlessProvider();
+    const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider });
+    await expect(new Client({ name: "carol", version: "1.0.0" }).connect(first)).rejects.toThrow(
+      UnauthorizedError,
+    );
+    expect(provider.authorizationUrl?.searchParams.get("resource")).toBe(audience);
+    await first.finishAuth(await signIn(provider.authorizationUrl!, "carol"));
+    const client = new Client({ name: "carol", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider }));
+    clients.push(client);
     expect(textOf(await runCode(client, "return 6 * 7"))).toMatch(/^result: 42$/m);
   });
 

@@ -16,6 +16,51 @@ export const CLIENTS = {
   bob: "bob-secret-0123456789abcdef",
 } as const;
 
+/**
+ * Signs in as `login` at the issuer's authorization URL, as a person in a browser would (its sign-in
+ * page, then its consent page, cookies kept), and returns the authorization code sent to the redirect
+ * URI.
+ */
+export async function signIn(authorizationUrl: URL, login: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  const visit = async (url: URL, init: RequestInit = {}) => {
+    const cookie = [...cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const response = await fetch(url, { ...init, redirect: "manual", headers: { ...init.headers, cookie } });
+    for (const line of response.headers.getSetCookie()) {
+      const pair = line.split(";", 1)[0]!;
+      cookies.set(pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1));
+    }
+    return response;
+  };
+  let url = authorizationUrl;
+  let response = await visit(url);
+  for (let step = 0; step < 10; step++) {
+    const location = response.headers.get("location");
+    if (location !== null) {
+      url = new URL(location, url);
+      const code = url.searchParams.get("code");
+      if (code !== null) return code;
+      const error = url.searchParams.get("error");
+      if (error !== null)
+        throw new Error(`the issuer answered ${error}: ${url.searchParams.get("error_description")}`);
+      response = await visit(url);
+      continue;
+    }
+    const page = await response.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1];
+    const prompt = /name="prompt" value="([^"]+)"/.exec(page)?.[1];
+    if (action === undefined || prompt === undefined)
+      throw new Error(`no form to fill in at ${url}: ${page}`);
+    url = new URL(action, url);
+    response = await visit(url, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ prompt, login, password: "any" }),
+    });
+  }
+  throw new Error("the sign-in did not end with an authorization code");
+}
+
 /** A running issuer. */
 export interface TestIssuer {
   /** Its issuer identifier, e.g. `http://127.0.0.1:4123`. */
@@ -43,11 +88,14 @@ export async function startIssuer(): Promise<TestIssuer> {
       grant_types: ["client_credentials"],
       redirect_uris: [],
       response_types: [],
-      id_token_signed_response_alg: "ES256",
     })),
     jwks: { keys: [jwk] },
+    clientDefaults: { id_token_signed_response_alg: "ES256" },
+    scopes: ["openid", "offline_access", "mcp"],
     features: {
-      devInteractions: { enabled: false },
+      // Its sign-in and consent pages, which the tests fill in as a person would (see signIn).
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
