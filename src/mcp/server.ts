@@ -17,6 +17,7 @@ import {
 import { mcpApprover } from "./approval.js";
 import type { McpApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
+import type { Principal } from "./http-auth.js";
 import { runCodeCallResult } from "./run-result.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
@@ -38,6 +39,12 @@ export interface McpServerOptions {
   allowSvg?: boolean;
   /** Names the tenant of each request (whose learnt result types it adds to and sees). Default: its connection. */
   tenantOf?: TenantOf;
+  /**
+   * Who this connection serves, on an authenticated HTTP server (http-auth.ts): the owner of its
+   * approval pages, and of whatever else it keeps that another principal must never reach. Every request
+   * of the connection comes from it (the SDK also hands it to handlers in `extra.authInfo.extra.principal`).
+   */
+  principal?: Principal;
 }
 
 const INSTRUCTIONS =
@@ -91,7 +98,12 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: extra.signal,
         approve: mcpApprover(
           server,
-          { policy: approve, ...(webApprovals ? { webApprovals } : {}), ...(log ? { log } : {}) },
+          {
+            policy: approve,
+            ...(webApprovals ? { webApprovals } : {}),
+            ...(log ? { log } : {}),
+            ...(options.principal ? { owner: options.principal.id } : {}),
+          },
           extra,
         ),
         link,

@@ -34,6 +34,7 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../env-choices.js";
 import { loadToolsModule } from "../load-tools.js";
+import { checkMcpAuthFlags, type McpAuthFlags, mcpAuthOf } from "../mcp-auth.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
@@ -78,9 +79,23 @@ export async function run(input: ParsedCommand): Promise<number> {
   const allowSvg = flagOption(input, ALLOW_SVG_OPTION.slice(2));
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
-  const allowedHosts = stringsOption(input, "allow-host");
+  let allowedHosts = stringsOption(input, "allow-host");
   if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
     throw new UsageError("--host and --allow-host only apply with --http <port>.");
+  const authFlags: McpAuthFlags = {
+    issuer: stringOption(input, "auth-issuer"),
+    audience: stringOption(input, "auth-audience"),
+    tokenFile: stringOption(input, "auth-token-file"),
+    noAuth: flagOption(input, "no-auth"),
+  };
+  checkMcpAuthFlags(authFlags, {
+    ...(port === undefined ? {} : { port }),
+    ...(hostname ? { hostname } : {}),
+  });
+  const auth = await mcpAuthOf(authFlags);
+  // Clients reach an authenticated server by its audience's name.
+  if (authFlags.audience !== undefined)
+    allowedHosts = [...allowedHosts, new URL(authFlags.audience).hostname];
   const observedFile = stringOption(input, "observed-types") || undefined;
   const shareObserved = flagOption(input, "share-observed-types");
   if (shareObserved && port === undefined) {
@@ -169,11 +184,12 @@ export async function run(input: ParsedCommand): Promise<number> {
         allowedHosts,
         allowSvg,
         ...(hostname ? { hostname } : {}),
+        ...(auth ? { auth } : {}),
       });
       close = () => serving.close();
-      if (hostname !== undefined && !isLoopbackName(hostname)) {
+      if (hostname !== undefined && !isLoopbackName(hostname) && auth === undefined) {
         log(
-          `warning: listening on ${hostname}, beyond this machine, and cordon mcp has no authentication: anyone who can reach it can run code against your tools. Keep it on loopback, or put an authenticating proxy in front of it.`,
+          `warning: listening on ${hostname}, beyond this machine, without authentication (--no-auth): anyone who can reach it can run code against your tools, unless something in front of cordon authenticates them.`,
         );
       }
       log(`serving on ${serving.url}: ${local.length} local tools, ${upstreams.length} upstream servers`);
