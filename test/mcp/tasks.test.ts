@@ -3,6 +3,7 @@
 // tasks/result resumes it by replay, also after the server was killed and started again on the same state.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,6 +107,22 @@ async function statusReaches(client: Client, taskId: string, status: Task["statu
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Reads the approval page and POSTs "allow" as its own form does; resolves with the POST's status. */
+async function allowOnPage(page: string): Promise<number> {
+  const html = await (await fetch(page)).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  const response = await fetch(page, {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      origin: new URL(page).origin,
+      "sec-fetch-site": "same-origin",
+    },
+    body: new URLSearchParams({ csrf, decision: "allow" }).toString(),
+  });
+  return response.status;
 }
 
 const approve = (): ElicitResult => ({ action: "accept", content: { allow: true } });
@@ -223,6 +240,73 @@ describe("run_code as a task", () => {
       /was altered/,
     );
     expect(lines()).toEqual(["lookup A1"]);
+  });
+
+  it("a checkpoint altered inside a re-sealed record is refused by its own seal: the task fails and the refund never runs", async () => {
+    freshState();
+    const first = await startServer();
+    const client = await connect(first.url);
+    const task = await callAsTask(client, REFUND_CODE);
+    await statusReaches(client, task.taskId, "input_required");
+    first.child.kill("SIGKILL");
+    await new Promise((resolve) => first.child.once("exit", resolve));
+    // Whoever holds the key can seal a record, but not make a checkpoint it did not seal pass.
+    const file = join(stateDir, "tasks", `${task.taskId}.json`);
+    const stored = JSON.parse(readFileSync(file, "utf8")) as { body: string };
+    const record = JSON.parse(stored.body) as { checkpoint: string };
+    const middle = Math.floor(record.checkpoint.length / 2);
+    const flipped = record.checkpoint[middle] === "A" ? "B" : "A";
+    record.checkpoint = record.checkpoint.slice(0, middle) + flipped + record.checkpoint.slice(middle + 1);
+    const body = JSON.stringify(record);
+    const recordKey = createHmac("sha256", Buffer.from(KEY)).update("cordon mcp task records v1").digest();
+    const mac = createHmac("sha256", recordKey).update(body).digest("base64url");
+    writeFileSync(file, JSON.stringify({ v: 1, body, mac }));
+    const second = await startServer();
+    const again = await connect(second.url, approve);
+    const result = await again.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/could not go on: .*(altered|malformed)/);
+    expect((await again.experimental.tasks.getTask(task.taskId)).status).toBe("failed");
+    expect(lines()).toEqual(["lookup A1"]);
+  });
+
+  it("a question (ask_human) in a task is asked with a form on tasks/result, and the code gets the answer", async () => {
+    freshState();
+    const { url } = await startServer();
+    const asked: string[] = [];
+    const client = await connect(url, (message) => {
+      asked.push(message);
+      return { action: "accept", content: { answer: "blue" } };
+    });
+    const task = await callAsTask(
+      client,
+      'return "colour: " + (await tools.ask_human({ question: "Which colour?" }));',
+    );
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(textOf(result)).toContain('result: "colour: blue"');
+    expect(asked).toEqual(["Code running in cordon's sandbox asks: Which colour?"]);
+  });
+
+  it("a client that supports only URL-mode elicitation decides on cordon's approval page", async () => {
+    freshState();
+    const { url } = await startServer();
+    const client = new Client(
+      { name: "url-only", version: "1.0.0" },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    const decided: Promise<number>[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const page = (request.params as { url?: string }).url!;
+      decided.push(allowOnPage(page));
+      return { action: "accept" };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    clients.push(client);
+    const task = await callAsTask(client, REFUND_CODE);
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(await Promise.all(decided)).toEqual([200]);
+    expect(result.isError).toBe(false);
+    expect(lines()).toEqual(["lookup A1", "A1 42"]);
   });
 
   it("a client without tasks is unchanged: its run_code call waits for the approval on its own request", async () => {
