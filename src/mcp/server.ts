@@ -108,7 +108,10 @@ export function createMcpServer(options: McpServerOptions): Server {
     const { name, arguments: args, task } = request.params;
     if (task !== undefined) {
       if (!tasks || name !== host.runCodeName) {
-        throw new McpError(ErrorCode.InvalidParams, `Only ${host.runCodeName} can be called as a task here.`);
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Only ${host.runCodeName} can be called as a task here.`,
+        );
       }
       return { task: await tasks.create(args ?? {}, asker(), task.ttl) } as unknown as CallToolResult;
     }

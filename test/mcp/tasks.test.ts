@@ -206,6 +206,13 @@ describe("run_code as a task", () => {
     const done = await client.experimental.tasks.getTaskResult(a.taskId, CallToolResultSchema);
     expect(textOf(done)).toContain("result: 1");
     await expect(client.experimental.tasks.getTask("not-a-task")).rejects.toThrow(/Task not found/);
+    // Only run_code runs as a task.
+    await expect(
+      client.request(
+        { method: "tools/call", params: { name: "lookup", arguments: {}, task: { ttl: 1_000 } } },
+        CreateTaskResultSchema,
+      ),
+    ).rejects.toThrow(/-32601.*Only run_code can be called as a task/);
   });
 
   it("a task expires after its ttl: tasks/get no longer finds it and its record is deleted", async () => {
