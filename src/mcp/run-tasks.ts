@@ -17,6 +17,7 @@ import { CodeRunFailed } from "../codemode/run-code-tool.js";
 import { failureFrom, failureOutput } from "../dispatch/failures.js";
 import type { PendingCall } from "../dispatch/paused-work.js";
 import type { ToolResult } from "../dispatch/types.js";
+import type { McpApprovePolicy } from "./approve-policy.js";
 import type { CodeHost, PausedRunAnswers } from "./code-host.js";
 import type { ContentPolicy } from "./content-policy.js";
 import { runCodeCallResult } from "./run-result.js";
@@ -44,6 +45,8 @@ export type AskPerson = (pending: readonly PendingCall[], signal: AbortSignal) =
 export interface McpTasksOptions {
   host: CodeHost;
   records: TaskRecords;
+  /** `--approve`: with `all` or `none` a gated call is decided without asking anyone. */
+  policy?: McpApprovePolicy;
   /** What content the results may carry (see run-result.ts). */
   content?: ContentPolicy;
   log?: (line: string) => void;
@@ -207,11 +210,18 @@ export class McpTasks {
     const run = async () => {
       let ended: TaskRecord;
       try {
-        const result = await this.#options.host.runPausing(how.args, {
-          signal: controller.signal,
-          ...(record.tenant === undefined ? {} : { tenant: record.tenant }),
-          ...(how.from ? { from: how.from } : {}),
-        });
+        let from = how.from;
+        let result: CodeRunResult;
+        for (;;) {
+          result = await this.#options.host.runPausing(how.args, {
+            signal: controller.signal,
+            ...(record.tenant === undefined ? {} : { tenant: record.tenant }),
+            ...(from ? { from } : {}),
+          });
+          const decided = result.status === "paused" ? this.#decidedByPolicy(result) : undefined;
+          if (decided === undefined) break;
+          from = decided;
+        }
         ended = this.#ended(record, result);
       } catch (error) {
         ended = this.#update(record, "failed", messageOf(error));
@@ -227,6 +237,22 @@ export class McpTasks {
         if (this.#live.get(taskId)?.controller === controller) this.#live.delete(taskId);
         this.#changed(taskId);
       });
+  }
+
+  /** With `--approve all` or `none`, a pause of approvals only goes on at once, decided by the policy. */
+  #decidedByPolicy(result: CodeRunResult): PausedRunAnswers | undefined {
+    const { policy } = this.#options;
+    const pending = result.pending ?? [];
+    if ((policy !== "all" && policy !== "none") || pending.some((call) => call.kind !== "approval"))
+      return undefined;
+    const decision =
+      policy === "all"
+        ? true
+        : { approved: false as const, reason: "cordon's approval policy denies gated calls" };
+    return {
+      checkpoint: result.checkpoint!,
+      decisions: Object.fromEntries(pending.map((call) => [call.id, decision])),
+    };
   }
 
   #ended(record: TaskRecord, result: CodeRunResult): TaskRecord {

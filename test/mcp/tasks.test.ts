@@ -316,6 +316,20 @@ describe("run_code as a task", () => {
     expect(lines()).toEqual(["lookup A1", "A1 42"]);
   });
 
+  it("with --approve all the refund runs without asking anyone, and the task completes", async () => {
+    freshState();
+    const { url } = await startServer(["--approve", "all"]);
+    const asked: string[] = [];
+    const client = await connect(url, (message) => {
+      asked.push(message);
+      return { action: "decline" };
+    });
+    const task = await callAsTask(client, REFUND_CODE);
+    await statusReaches(client, task.taskId, "completed");
+    expect(asked).toEqual([]);
+    expect(lines()).toEqual(["lookup A1", "A1 42"]);
+  });
+
   it("a client without tasks is unchanged: its run_code call waits for the approval on its own request", async () => {
     freshState();
     const { url } = await startServer();

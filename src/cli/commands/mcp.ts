@@ -151,7 +151,8 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
 
   const content = { allowSvg };
-  const tasks = taskState && new McpTasks({ host, records: taskState.records, content, log });
+  const tasks =
+    taskState && new McpTasks({ host, records: taskState.records, policy: approve, content, log });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
