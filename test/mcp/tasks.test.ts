@@ -188,6 +188,21 @@ describe("run_code as a task", () => {
     await expect(client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/cancelled already/);
   });
 
+  it("cancelling a working task aborts its run: the call in flight is aborted and the refund after it never runs", async () => {
+    freshState();
+    const { url } = await startServer();
+    const client = await connect(url, approve);
+    const task = await callAsTask(client, `await tools.wait({});\n${REFUND_CODE}`);
+    while (!lines().includes("wait started")) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("working");
+    expect((await client.experimental.tasks.cancelTask(task.taskId)).status).toBe("cancelled");
+    while (!lines().includes("wait aborted")) await new Promise((resolve) => setTimeout(resolve, 25));
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(textOf(result)).toContain("cancelled");
+    expect((await client.experimental.tasks.getTask(task.taskId)).status).toBe("cancelled");
+    expect(lines()).toEqual(["wait started", "wait aborted"]);
+  });
+
   it("tasks/list shows the connection's tasks, tasks/get the status of each", async () => {
     freshState();
     const { url } = await startServer();
