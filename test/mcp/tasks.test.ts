@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CORDON_BIN, root } from "../cli/helpers.js";
-import { textOf } from "./helpers.js";
+import { connectStdio, textOf } from "./helpers.js";
 
 const TOOLS = join(root, "test/mcp/fixtures/refund-tools.ts");
 const KEY = "a test checkpoint key of enough bytes";
@@ -343,6 +343,22 @@ describe("run_code as a task", () => {
     await statusReaches(client, task.taskId, "completed");
     expect(asked).toEqual([]);
     expect(lines()).toEqual(["lookup A1", "A1 42"]);
+  });
+
+  it("over stdio too: a gated refund called as a task is answered through tasks/result and runs once", async () => {
+    freshState();
+    process.env.REFUND_LOG = refundLog;
+    try {
+      const mcp = await connectStdio(["--tools", TOOLS, "--task-dir", stateDir], approve);
+      clients.push(mcp.client);
+      const task = await callAsTask(mcp.client, REFUND_CODE);
+      const result = await mcp.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect(result.isError).toBe(false);
+      expect(mcp.questions).toHaveLength(1);
+      expect(lines()).toEqual(["lookup A1", "A1 42"]);
+    } finally {
+      delete process.env.REFUND_LOG;
+    }
   });
 
   it("a client without tasks is unchanged: its run_code call waits for the approval on its own request", async () => {
