@@ -310,6 +310,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again. With --http the file is every client's, so it needs --share-observed-types.`,
       },
       {
+        name: "task-dir",
+        type: "string",
+        placeholder: "<dir>",
+        description:
+          "Where the tasks of run_code called as a task are kept (each 0600; the folder 0700), so that they outlive a restart: default $XDG_STATE_HOME/cordon/mcp-tasks (~/.local/state/cordon/mcp-tasks). They are sealed with the checkpoint key (CORDON_CHECKPOINT_KEY, else ~/.config/cordon/checkpoint.key).",
+      },
+      {
         name: "share-observed-types",
         type: "boolean",
         description:

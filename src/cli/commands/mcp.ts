@@ -12,6 +12,7 @@ import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
 import { ALLOW_SVG_OPTION } from "../../mcp/content-policy.js";
 import { isLoopbackName, serveHttp } from "../../mcp/http.js";
+import { McpTasks } from "../../mcp/run-tasks.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream/server.js";
 import {
@@ -35,6 +36,7 @@ import {
 import { createEnvironment } from "../env-choices.js";
 import { loadToolsModule } from "../load-tools.js";
 import { checkMcpAuthFlags, type McpAuthFlags, mcpAuthOf } from "../mcp-auth.js";
+import { openMcpTaskState } from "../mcp-task-state.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
@@ -125,6 +127,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       ? undefined
       : observedTypesSaver(observedFile, observed, log);
 
+  const taskState = await openMcpTaskState(stringOption(input, "task-dir") || undefined, process.env, log);
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = await createEnvironment(stringOption(input, "env"), {
     oneShot: false,
@@ -155,12 +158,16 @@ export async function run(input: ParsedCommand): Promise<number> {
       shareObservedTypes: port === undefined || shareObserved,
       ...(observed === undefined ? {} : { observedTypes: observed.store }),
       ...(saver === undefined ? {} : { afterRun: () => void saver.save() }),
+      ...(taskState ? { pause: taskState.pause } : {}),
     });
   } catch (error) {
     await environment.close();
     throw error;
   }
 
+  const content = { allowSvg };
+  const tasks =
+    taskState && new McpTasks({ host, records: taskState.records, policy: approve, content, log });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -170,7 +177,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   let close: () => Promise<void>;
   try {
     if (port === undefined) {
-      const serving = await serveStdio({ host, approve, version, log, allowSvg });
+      const serving = await serveStdio({
+        host,
+        approve,
+        version,
+        log,
+        allowSvg,
+        ...(tasks ? { tasks } : {}),
+      });
       serving.closed.then(() => stop());
       close = () => serving.close();
       log(`serving on stdio: ${local.length} local tools, ${upstreams.length} upstream servers`);
@@ -183,6 +197,7 @@ export async function run(input: ParsedCommand): Promise<number> {
         log,
         allowedHosts,
         allowSvg,
+        ...(tasks ? { tasks } : {}),
         ...(hostname ? { hostname } : {}),
         ...(auth ? { auth } : {}),
       });
@@ -200,6 +215,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
   await stopped;
   log("stopping");
+  tasks?.close();
   await close().catch(() => {});
   await host.close();
   await saver?.save();
