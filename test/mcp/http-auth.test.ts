@@ -3,7 +3,7 @@
  * on 127.0.0.1 (oidc-provider, test/mcp/oauth-issuer.ts) and the official SDK client's OAuth flow
  * (client credentials: discovery from the 401's resource metadata, the issuer's metadata, a token for
  * cordon's resource). Each client of the issuer is a principal: its sessions, learnt types and approval
- * pages are its own. And the static token of --auth-token-file, for scripts.
+ * pages and tasks are its own. And the static token of --auth-token-file, for scripts.
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
@@ -20,10 +20,10 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CORDON_BIN, cordon, ensureBuilt, root } from "../cli/helpers.js";
-import { runCode, textOf } from "./helpers.js";
+import { callAsTask, runCode, statusReaches, textOf } from "./helpers.js";
 import { CLIENTS, signIn, startIssuer, type TestIssuer } from "./oauth-issuer.js";
 
 const TOOLS = "test/mcp/fixtures/tenant-tools.ts";
@@ -84,11 +84,12 @@ interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts `cordon mcp --tools TOOLS ...args` and waits until it serves. */
-async function startCordon(args: readonly string[]): Promise<Running> {
+/** Starts `cordon mcp --tools TOOLS ...args` (with `env` added to the environment) and waits until it serves. */
+async function startCordon(args: readonly string[], env: Record<string, string> = {}): Promise<Running> {
   const child = spawn(process.execPath, [CORDON_BIN, "mcp", "--tools", TOOLS, ...args], {
     cwd: root,
     stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
   });
   let stderr = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -140,29 +141,37 @@ describe("cordon mcp --http --auth-issuer --auth-audience", () => {
   let issuer: TestIssuer;
   let server: Running;
   let audience: string;
+  let taskFolder: string;
   const clients: Client[] = [];
 
   beforeAll(async () => {
     ensureBuilt();
     issuer = await startIssuer();
+    taskFolder = await mkdtemp(join(tmpdir(), "cordon-auth-tasks-"));
     const port = await freePort();
     audience = `http://127.0.0.1:${port}/mcp`;
-    server = await startCordon([
-      "--http",
-      String(port),
-      "--auth-issuer",
-      issuer.issuer,
-      "--auth-audience",
-      audience,
-      "--search-tools",
-      "on",
-    ]);
+    server = await startCordon(
+      [
+        "--http",
+        String(port),
+        "--auth-issuer",
+        issuer.issuer,
+        "--auth-audience",
+        audience,
+        "--search-tools",
+        "on",
+        "--task-dir",
+        taskFolder,
+      ],
+      { CORDON_CHECKPOINT_KEY: "a test checkpoint key of enough bytes" },
+    );
   }, 60_000);
 
   afterAll(async () => {
     await Promise.all(clients.map((client) => client.close().catch(() => {})));
     await server?.stop();
     await issuer?.close();
+    if (taskFolder) await rm(taskFolder, { recursive: true, force: true });
   });
 
   /** The official client, authenticating as `name` through the SDK's client credentials provider. */
@@ -326,6 +335,68 @@ describe("cordon mcp --http --auth-issuer --auth-audience", () => {
     });
     expect(decided.status).toBe(200);
     expect(textOf(await run)).toContain("approved: invoice 7");
+    expect(bobAsked).toEqual([]);
+  });
+
+  it("keeps a principal's tasks from any other: B cannot get, answer, cancel or list A's task, nor open its approval page, and A's other session answers it", async () => {
+    const bobAsked: string[] = [];
+    const alice = await connect("alice");
+    const bob = await connect("bob", (url) => bobAsked.push(url));
+    const task = await callAsTask(alice.client, 'return await tools.stamp({ note: "task 9" })');
+    await statusReaches(alice.client, task.taskId, "input_required");
+
+    const notFound = /Task not found/;
+    await expect(bob.client.experimental.tasks.getTask(task.taskId)).rejects.toThrow(notFound);
+    await expect(
+      bob.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
+    ).rejects.toThrow(notFound);
+    await expect(bob.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(notFound);
+    const bobsOwn = await callAsTask(bob.client, "return 1");
+    await statusReaches(bob.client, bobsOwn.taskId, "completed");
+    expect((await bob.client.experimental.tasks.listTasks()).tasks.map((listed) => listed.taskId)).toEqual([
+      bobsOwn.taskId,
+    ]);
+
+    // Alice's second session is the same principal: it lists the task and answers it on the approval page.
+    let pageUrl!: (url: string) => void;
+    const sent = new Promise<string>((resolve) => {
+      pageUrl = resolve;
+    });
+    const aliceAgain = await connect("alice", pageUrl);
+    const listed = (await aliceAgain.client.experimental.tasks.listTasks()).tasks;
+    expect(listed.map((one) => [one.taskId, one.status])).toEqual([[task.taskId, "input_required"]]);
+    const result = aliceAgain.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    const url = await sent;
+    const aliceToken = await issuer.token("alice", audience);
+    const bobToken = await issuer.token("bob", audience);
+    const origin = new URL(url).origin;
+    expect((await fetch(url, { headers: { authorization: `Bearer ${bobToken}` } })).status).toBe(404);
+    const bobPost = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${bobToken}`,
+        origin,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ csrf: "x", decision: "allow" }),
+    });
+    expect(bobPost.status).toBe(404);
+    const page = await fetch(url, { headers: { authorization: `Bearer ${aliceToken}` } });
+    expect(page.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+    const decided = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${aliceToken}`,
+        origin,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ csrf: csrf!, decision: "allow" }),
+    });
+    expect(decided.status).toBe(200);
+    expect(textOf(await result)).toContain("approved: task 9");
+    expect((await alice.client.experimental.tasks.getTask(task.taskId)).status).toBe("completed");
+    await expect(bob.client.experimental.tasks.getTask(task.taskId)).rejects.toThrow(notFound);
     expect(bobAsked).toEqual([]);
   });
 });

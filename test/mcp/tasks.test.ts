@@ -14,11 +14,10 @@ import {
   CallToolResultSchema,
   ElicitRequestSchema,
   type ElicitResult,
-  type Task,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CORDON_BIN, root } from "../cli/helpers.js";
-import { connectStdio, textOf } from "./helpers.js";
+import { callAsTask, connectStdio, statusReaches, textOf } from "./helpers.js";
 
 const TOOLS = join(root, "test/mcp/fixtures/refund-tools.ts");
 const KEY = "a test checkpoint key of enough bytes";
@@ -87,26 +86,6 @@ async function connect(url: string, answer?: (message: string) => ElicitResult):
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   clients.push(client);
   return client;
-}
-
-async function callAsTask(client: Client, code: string, ttl = 600_000): Promise<Task> {
-  const created = await client.request(
-    { method: "tools/call", params: { name: "run_code", arguments: { code }, task: { ttl } } },
-    CreateTaskResultSchema,
-  );
-  return created.task;
-}
-
-/** Polls tasks/get until the task has `status`. */
-async function statusReaches(client: Client, taskId: string, status: Task["status"]): Promise<Task> {
-  for (;;) {
-    const task = await client.experimental.tasks.getTask(taskId);
-    if (task.status === status) return task;
-    if (["completed", "failed", "cancelled"].includes(task.status)) {
-      throw new Error(`task ${taskId} is ${task.status} (${task.statusMessage}), not ${status}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Reads the approval page and POSTs "allow" as its own form does; resolves with the POST's status. */
