@@ -1,6 +1,7 @@
 /**
  * Vitest's global setup: every process the tests start (the cordon command included) keeps its caches
- * (compiled tools modules, Node's compile cache) in a folder of this test run, never in the user's home.
+ * (compiled tools modules, Node's compile cache), its checkpoint key and its state (cordon mcp's tasks)
+ * in a folder of this test run, never in the user's home.
  * Each project of vitest.config.ts runs it in the one main process: the first makes the folder, the
  * others share it, so that every worker of the run sees the same one.
  */
@@ -17,6 +18,9 @@ export default function setup(): () => void {
   if (process.env[RUN_CACHE_HOME] !== undefined) return () => {};
   const folder = mkdtempSync(join(tmpdir(), "cordon-test-cache-"));
   process.env.XDG_CACHE_HOME = folder;
+  // The config (the checkpoint key cordon mcp makes) and the state (its tasks) too.
+  process.env.XDG_CONFIG_HOME = join(folder, "config");
+  process.env.XDG_STATE_HOME = join(folder, "state");
   process.env[RUN_CACHE_HOME] = folder;
   return () => {
     delete process.env[RUN_CACHE_HOME];

@@ -12,6 +12,7 @@ import {
 } from "../codemode/typecheck/limits.js";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_SERVE_PORT, MIN_TOKEN_CHARS } from "../load-driver.js";
 import { APPROVE_POLICIES, MCP_APPROVE_POLICIES } from "../mcp/approve-policy.js";
+import { MIN_STATIC_TOKEN_CHARS } from "../mcp/auth-token-file.js";
 import { ALLOW_SVG_OPTION, SVG_MIME_TYPE } from "../mcp/content-policy.js";
 import { requireMcpSdk } from "../mcp/sdk-package.js";
 import {
@@ -240,7 +241,33 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "string",
         placeholder: "<address>",
         description:
-          "The address --http listens on (default 127.0.0.1). There is no authentication: keep it on loopback.",
+          "The address --http listens on (default 127.0.0.1). Beyond loopback it needs --auth-issuer, --auth-token-file or, explicitly, --no-auth.",
+      },
+      {
+        name: "auth-issuer",
+        type: "string",
+        placeholder: "<url>",
+        description:
+          "With --http: accept the OAuth access tokens (JWTs) of this authorization server, checked against its published keys; cordon publishes /.well-known/oauth-protected-resource naming it. Needs --auth-audience.",
+      },
+      {
+        name: "auth-audience",
+        type: "string",
+        placeholder: "<url>",
+        description:
+          "With --auth-issuer: the audience tokens must be issued for: the URL clients reach /mcp by (e.g. https://mcp.example.com/mcp), which clients ask tokens for.",
+      },
+      {
+        name: "auth-token-file",
+        type: "string",
+        placeholder: "<file>",
+        description: `With --http: also accept the bearer token in this file (its first line, at least ${MIN_STATIC_TOKEN_CHARS} characters; the file must be mode 600), for scripts.`,
+      },
+      {
+        name: "no-auth",
+        type: "boolean",
+        description:
+          "With --http beyond loopback: serve without authentication (something in front of cordon authenticates clients).",
       },
       {
         name: "allow-host",
@@ -303,6 +330,13 @@ export const COMMANDS: readonly CommandSpec[] = [
       {
         ...OBSERVED_TYPES,
         description: `${OBSERVED_TYPES.description} The types read at the start are in run_code's description; those learnt while serving are written as they come and show in search_tools, and in the description once the tools change or the server starts again. With --http the file is every client's, so it needs --share-observed-types.`,
+      },
+      {
+        name: "task-dir",
+        type: "string",
+        placeholder: "<dir>",
+        description:
+          "Where the tasks of run_code called as a task are kept (each 0600; the folder 0700), so that they outlive a restart: default $XDG_STATE_HOME/cordon/mcp-tasks (~/.local/state/cordon/mcp-tasks). They are sealed with the checkpoint key (CORDON_CHECKPOINT_KEY, else ~/.config/cordon/checkpoint.key).",
       },
       {
         name: "share-observed-types",

@@ -1,6 +1,6 @@
 /**
- * The XDG base directories the `cordon` command keeps its files in: the cache (compiled tools modules)
- * and the config (the checkpoint key). The XDG Base Directory spec says a path in XDG_CACHE_HOME or
+ * The XDG base directories the `cordon` command keeps its files in: the cache (compiled tools modules),
+ * the config (the checkpoint key) and the state (`cordon mcp`'s tasks). The XDG Base Directory spec says a path in XDG_CACHE_HOME or
  * XDG_CONFIG_HOME that is not absolute is invalid and must be ignored: a relative one would put the
  * files wherever the command happens to run.
  */
@@ -12,6 +12,7 @@ import { isAbsolute, join } from "node:path";
 const XDG_DEFAULTS = {
   XDG_CACHE_HOME: ".cache",
   XDG_CONFIG_HOME: ".config",
+  XDG_STATE_HOME: ".local/state",
 } as const;
 
 /** An XDG base directory variable cordon reads. */
@@ -19,7 +20,7 @@ export type XdgVariable = keyof typeof XDG_DEFAULTS;
 
 /**
  * The base directory `variable` names in `env` when it is an absolute path, else its default under the
- * home directory (`~/.cache`, `~/.config`); undefined when it is not set to an absolute path and there
+ * home directory (`~/.cache`, `~/.config`, `~/.local/state`); undefined when it is not set to an absolute path and there
  * is no home directory either.
  */
 export function xdgBaseDir(env: NodeJS.ProcessEnv, variable: XdgVariable): string | undefined {

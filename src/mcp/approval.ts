@@ -26,6 +26,8 @@ export interface McpApprovalOptions {
   webApprovals?: WebApprovals;
   /** cordon's log, where `--approve web` writes each page's URL. */
   log?: (line: string) => void;
+  /** The principal whose call it is (an authenticated server): its pages refuse any other. */
+  owner?: string;
 }
 
 /** The MCP request whose calls are decided: its id keeps HTTP questions on its stream. */
@@ -53,7 +55,7 @@ export function mcpApprover(server: Server, options: McpApprovalOptions, context
             "nobody could be asked: cordon's approval policy is web, and approval pages are served only over HTTP",
         };
       }
-      return askOnPage(server, webApprovals.open(request, hostOf(context)), request, {
+      return askOnPage(server, webApprovals.open(request, hostOf(context), options.owner), request, {
         relatedRequestId,
         viaClient: urlMode,
         ...(options.log ? { log: options.log } : {}),
@@ -68,7 +70,7 @@ export function mcpApprover(server: Server, options: McpApprovalOptions, context
             "nobody could be asked: the MCP client supports only URL-mode elicitation, and cordon serves its approval page only over HTTP (cordon mcp --http); cordon's approval policy is to ask",
         };
       }
-      return askOnPage(server, webApprovals.open(request, hostOf(context)), request, {
+      return askOnPage(server, webApprovals.open(request, hostOf(context), options.owner), request, {
         relatedRequestId,
         viaClient: true,
       });

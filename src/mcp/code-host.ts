@@ -13,6 +13,9 @@ import { type CodeModeLimits, DEFAULT_CODE_MODE_LIMITS } from "../codemode/limit
 import { observesResults } from "../codemode/observed/results.js";
 import { ObservedTypes } from "../codemode/observed/store.js";
 import { type ObservedType, renderObservedType } from "../codemode/observed/types.js";
+import type { PauseOptions } from "../codemode/options.js";
+import type { ResumeDecisions } from "../codemode/pause/pause.js";
+import type { CodeRunResult } from "../codemode/result.js";
 import type { TypeCheckMode } from "../codemode/typecheck/types.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { FlowApproval } from "../dispatch/flow-approval.js";
@@ -110,6 +113,16 @@ export interface CodeHostOptions {
    * sees each effect denied. Default false.
    */
   plan?: boolean;
+  /**
+   * How runs of run_code called as a task pause and resume (see {@link CodeHost.runPausing}): the
+   * checkpoint key and the store the checkpoints' large values and claims go to. Without it, no run pauses.
+   */
+  pause?: PauseOptions;
+}
+
+/** What a pausing run goes on from: a paused run's checkpoint, and the person's decisions and answers. */
+export interface PausedRunAnswers extends ResumeDecisions {
+  checkpoint: string;
 }
 
 interface Generation {
@@ -356,6 +369,40 @@ export class CodeHost {
     return cm.resumeCall({ callId, paused }, { decisions, approval: "wait", signal: options.signal });
   }
 
+  /**
+   * Runs run_code's code (`{ code }`), or goes on with a paused one (`from`), so that a call that needs a
+   * person pauses the run instead of waiting: the run of a task, which the person answers later, maybe
+   * after a restart. Needs the `pause` option. `tenant` takes its turn in the type checks.
+   */
+  async runPausing(
+    args: unknown,
+    options: { signal: AbortSignal; tenant?: TenantKey; from?: PausedRunAnswers },
+  ): Promise<CodeRunResult> {
+    const generation = this.#generation;
+    generation.running++;
+    try {
+      const { cm } = generation;
+      const { signal, from } = options;
+      if (from) {
+        const { checkpoint, ...given } = from;
+        return await cm.resume(checkpoint, { ...given, approval: "pause", signal });
+      }
+      const code = typeof args === "object" && args !== null ? (args as { code?: unknown }).code : undefined;
+      if (typeof code !== "string")
+        throw new UserError(`${cm.tool.name} needs { code: string }: the TypeScript to run.`);
+      const client = tenantIdOf(options.tenant);
+      return await cm.run(code, { approval: "pause", signal, ...(client === undefined ? {} : { client }) });
+    } finally {
+      generation.running--;
+      if (generation.retired && generation.running === 0) await this.#closeGeneration(generation);
+      try {
+        this.#options.afterRun?.();
+      } catch {
+        // What the host does after a run must not change the run's result.
+      }
+    }
+  }
+
   /** Stops the upstreams and the environment. */
   async close(): Promise<void> {
     this.#unsubscribe();
@@ -419,8 +466,12 @@ export class CodeHost {
         clientOf: (ctx) => tenantIdOf(clientLinkOf(ctx.deps)?.tenant),
       },
       ...(this.#options.limits ? { limits: this.#options.limits } : {}),
-      // A plan is carried out within the run_code call that made it: a key of the generation's own seals it.
-      ...(this.#options.plan ? { approval: "plan" as const, pause: { key: randomBytes(32) } } : {}),
+      ...(this.#options.pause ? { pause: this.#options.pause } : {}),
+      // A plan is carried out within the run_code call that made it: without the server's own pause key,
+      // a key of the generation's own seals it.
+      ...(this.#options.plan
+        ? { approval: "plan" as const, ...(this.#options.pause ? {} : { pause: { key: randomBytes(32) } }) }
+        : {}),
     });
     const outer = new Dispatcher(new Toolset([cm.tool]), { approvalHandler: () => "ask" });
     const mode = this.#options.searchTools ?? "auto";

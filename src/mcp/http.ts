@@ -5,6 +5,12 @@
  * (and Origin, when a web page sends one) names a loopback host, the address it listens on, or a name
  * in `allowedHosts`, so that a web page cannot reach it through DNS rebinding. Approval pages are
  * served under `/approve/` (src/mcp/web-approval.ts), behind the same Host and Origin rules.
+ *
+ * With `auth` (http-auth.ts), every request to the endpoint carries a bearer token naming a principal,
+ * and each principal is a tenant: a session answers only the principal that started it (to any other it
+ * does not exist), the cap of {@link DEFAULT_MAX_SESSIONS} sessions is each principal's own (so one cannot
+ * fill it for the others), learnt result types are kept per principal, and an approval page refuses a
+ * request authenticated as another principal.
  */
 
 import { randomUUID } from "node:crypto";
@@ -15,6 +21,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../common/errors.js";
 import { SessionEventStore, SSE_RETRY_MS } from "./event-store.js";
+import type { HttpAuth, Principal } from "./http-auth.js";
 import { readBody } from "./read-body.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 import { WebApprovals } from "./web-approval.js";
@@ -28,7 +35,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** How long a session may go without a request (and with none open) before it is closed, in ms. */
 const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 
-/** Sessions kept at once; a new one closes the least recently used idle one, or is refused. */
+/** Sessions kept at once (per principal, with `auth`); a new one closes the least recently used idle one, or is refused. */
 const DEFAULT_MAX_SESSIONS = 64;
 
 /** Options of {@link serveHttp}. */
@@ -51,6 +58,8 @@ export interface HttpOptions extends McpServerOptions {
   maxSessions?: number;
   /** How long an approval page waits for a decision, in ms. Default `DEFAULT_APPROVAL_TIMEOUT_MS`. */
   approvalTimeoutMs?: number;
+  /** Who may use the server (bearer tokens); absent, anyone who can reach it. */
+  auth?: HttpAuth;
 }
 
 /** A running HTTP server. */
@@ -69,11 +78,14 @@ interface Session {
   open: number;
   /** When its last request started or ended (performance.now()). */
   lastActive: number;
+  /** The principal that started it (`auth`), the only one it answers; undefined without `auth`. */
+  owner: string | undefined;
 }
 
 /** Serves MCP over Streamable HTTP until closed. */
 export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const hostname = options.hostname ?? "127.0.0.1";
+  const { auth } = options;
   const names = new Set((options.allowedHosts ?? []).map(bareHost));
   if (!isWildcardAddress(hostname)) names.add(bareHost(hostname));
   const allowedName = (name: string) => isLoopbackName(name) || names.has(bareHost(name));
@@ -96,19 +108,27 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
 
   let approvals!: WebApprovals;
 
-  /** Sessions being initialized now: they count against the cap before their id exists. */
-  let initializing = 0;
+  /** Sessions being initialized now, by owner: they count against the cap before their id exists. */
+  const initializing = new Map<string | undefined, number>();
+  const countInitializing = (owner: string | undefined, by: number) => {
+    const count = (initializing.get(owner) ?? 0) + by;
+    if (count === 0) initializing.delete(owner);
+    else initializing.set(owner, count);
+  };
   /**
-   * Makes room for a new session. Only a session whose client went away (idle: no request or stream open
-   * for `idleMs`) gives up its place, the least recently used first; a live one is never closed for a
-   * newcomer, however quiet it is.
+   * Makes room for a new session of `owner`, under its own cap. Only a session whose client went away
+   * (idle: no request or stream open for `idleMs`) gives up its place, the least recently used first; a
+   * live one is never closed for a newcomer, however quiet it is.
    */
-  const makeRoom = (): boolean => {
-    if (sessions.size + initializing < maxSessions) return true;
+  const makeRoom = (owner: string | undefined): boolean => {
+    let count = initializing.get(owner) ?? 0;
+    for (const session of sessions.values()) if (session.owner === owner) count++;
+    if (count < maxSessions) return true;
     const now = performance.now();
     let oldest: [string, Session] | undefined;
     for (const entry of sessions) {
-      if (isIdle(entry[1], now) && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+      if (entry[1].owner !== owner || !isIdle(entry[1], now)) continue;
+      if (!oldest || entry[1].lastActive < oldest[1].lastActive) oldest = entry;
     }
     if (oldest) expire(...oldest);
     return oldest !== undefined;
@@ -123,12 +143,35 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       );
     }
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (WebApprovals.handles(path)) return approvals.handle(req, res, path);
+    if (auth?.serveMetadata(path, req, res)) return;
+    if (WebApprovals.handles(path)) {
+      // A page is a one-time link sent to its principal's client alone; a request that does say who
+      // it comes from must come from that principal.
+      let visitor: string | undefined;
+      if (auth && req.headers.authorization !== undefined) {
+        const authenticated = await auth.authenticate(req);
+        if (!authenticated.ok) return auth.refuse(res, authenticated);
+        visitor = authenticated.principal.id;
+      }
+      return approvals.handle(req, res, path, visitor);
+    }
     if (path !== MCP_PATH) return reply(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}.`);
+    let principal: Principal | undefined;
+    if (auth) {
+      const authenticated = await auth.authenticate(req);
+      if (!authenticated.ok) return auth.refuse(res, authenticated);
+      principal = authenticated.principal;
+      // The SDK's transport hands it to each request's handler as `extra.authInfo`.
+      (req as IncomingMessage & { auth?: unknown }).auth = authenticated.authInfo;
+    }
+    const owner = principal?.id;
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const session = sessions.get(sessionId);
-      if (!session) return reply(res, 404, "Unknown or expired session: initialize a new one.");
+      // Another principal's session is answered as if it did not exist: its id tells nothing.
+      if (!session || session.owner !== owner) {
+        return reply(res, 404, "Unknown or expired session: initialize a new one.");
+      }
       const lastEventId = req.headers["last-event-id"];
       const resumeProblem =
         req.method === "GET" && typeof lastEventId === "string" && lastEventId !== ""
@@ -151,17 +194,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (!isInitializeRequest(body)) {
       return reply(res, 400, "No session: the first request must be initialize (or send Mcp-Session-Id).");
     }
-    if (!makeRoom()) {
+    if (!makeRoom(owner)) {
       return reply(
         res,
         503,
-        `All ${maxSessions} sessions of this server are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
+        `All ${maxSessions} sessions ${owner === undefined ? "of this server" : "you may keep"} are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
       );
     }
-    initializing++;
+    countInitializing(owner, 1);
     let counted = true;
     const initialized = () => {
-      if (counted) initializing--;
+      if (counted) countInitializing(owner, -1);
       counted = false;
     };
     const events = new SessionEventStore();
@@ -171,10 +214,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (id) => {
         initialized();
-        sessions.set(id, { server, transport, events, open: 0, lastActive: performance.now() });
+        sessions.set(id, { server, transport, events, open: 0, lastActive: performance.now(), owner });
       },
     });
-    const server = createMcpServer({ ...options, webApprovals: approvals });
+    const server = createMcpServer({
+      ...options,
+      webApprovals: approvals,
+      ...(principal ? { principal, tenantOf: () => `principal:${principal.id}` } : {}),
+    });
     transport.onclose = () => {
       events.close();
       if (transport.sessionId) sessions.delete(transport.sessionId);

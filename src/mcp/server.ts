@@ -9,17 +9,22 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
   type LoggingLevel,
+  McpError,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { mcpApprover } from "./approval.js";
 import type { McpApprovePolicy } from "./approve-policy.js";
 import type { CodeHost } from "./code-host.js";
+import type { Principal } from "./http-auth.js";
 import { runCodeCallResult } from "./run-result.js";
+import type { McpTasks } from "./run-tasks.js";
 import { SEARCH_TOOL_NAME } from "./search-tools.js";
 import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
+import { handleTaskRequests, TASK_CAPABILITIES } from "./task-handlers.js";
 import { type TenantOf, tenantPerConnection } from "./tenant.js";
 import { upstreamUrisOf } from "./upstream/uris.js";
 import type { WebApprovals } from "./web-approval.js";
@@ -38,6 +43,17 @@ export interface McpServerOptions {
   allowSvg?: boolean;
   /** Names the tenant of each request (whose learnt result types it adds to and sees). Default: its connection. */
   tenantOf?: TenantOf;
+  /**
+   * Who this connection serves, on an authenticated HTTP server (http-auth.ts): the owner of its
+   * approval pages, and of whatever else it keeps that another principal must never reach. Every request
+   * of the connection comes from it (the SDK also hands it to handlers in `extra.authInfo.extra.principal`).
+   */
+  principal?: Principal;
+  /**
+   * The server's tasks: with them, a client that supports tasks may call run_code as one (see
+   * run-tasks.ts). Without them, none is offered.
+   */
+  tasks?: McpTasks;
 }
 
 const INSTRUCTIONS =
@@ -47,9 +63,17 @@ const INSTRUCTIONS =
 export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version, webApprovals, log, allowSvg = false } = options;
   const tenantOf = options.tenantOf ?? tenantPerConnection;
+  const { tasks } = options;
   const server = new Server(
     { name: "cordon", version },
-    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        ...(tasks ? { tasks: TASK_CAPABILITIES } : {}),
+      },
+      instructions: INSTRUCTIONS,
+    },
   );
   // This connection's identity and log level, shared by the links of its requests.
   const connection = {};
@@ -69,12 +93,40 @@ export function createMcpServer(options: McpServerOptions): Server {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     await host.ready;
-    return { tools: host.listTools() };
+    const tools = host.listTools();
+    if (!tasks) return { tools };
+    // run_code may be called as a task; search_tools answers at once.
+    return {
+      tools: tools.map((tool) =>
+        tool.name === host.runCodeName ? { ...tool, execution: { taskSupport: "optional" as const } } : tool,
+      ),
+    };
   });
+  const approval = {
+    policy: approve,
+    ...(webApprovals ? { webApprovals } : {}),
+    ...(log ? { log } : {}),
+    ...(options.principal ? { owner: options.principal.id } : {}),
+  };
+  // A task belongs to a named tenant (an authenticated principal), else to whoever holds its id.
+  const asker = () => {
+    const key = tenant();
+    return { connection, ...(typeof key === "string" ? { tenant: key } : {}) };
+  };
+  if (tasks) handleTaskRequests(server, tasks, asker, approval);
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     await host.ready;
-    const { name, arguments: args } = request.params;
+    const { name, arguments: args, task } = request.params;
+    if (task !== undefined) {
+      if (!tasks || name !== host.runCodeName) {
+        throw new McpError(
+          ErrorCode.MethodNotFound,
+          `Only ${host.runCodeName} can be called as a task here.`,
+        );
+      }
+      return { task: await tasks.create(args ?? {}, asker(), task.ttl) } as unknown as CallToolResult;
+    }
     if (name === host.runCodeName) {
       const progressToken = request.params._meta?.progressToken;
       const link = serverLink(server, {
@@ -89,11 +141,7 @@ export function createMcpServer(options: McpServerOptions): Server {
       });
       const result = await host.runCode(args ?? {}, {
         signal: extra.signal,
-        approve: mcpApprover(
-          server,
-          { policy: approve, ...(webApprovals ? { webApprovals } : {}), ...(log ? { log } : {}) },
-          extra,
-        ),
+        approve: mcpApprover(server, approval, extra),
         link,
       });
       return runCodeCallResult(result, host.maxOutputChars, { allowSvg, upstreamUris: upstreamUrisOf(link) });

@@ -63,6 +63,8 @@ interface Page {
   call: ApprovalPageCall | undefined;
   readonly csrf: string;
   readonly expiresAt: number;
+  /** The principal whose call it is; undefined on a server without authentication. */
+  readonly owner: string | undefined;
   ending: Ending | undefined;
   end(decision: ApprovalDecision, ending: Ending, byPerson: boolean): void;
 }
@@ -88,9 +90,10 @@ export class WebApprovals {
   /**
    * Opens a page for `request`, addressed by `host` (the Host the client reached cordon by) or this
    * server's own origin. It ends when decided, after the timeout, when `request.signal` aborts (the
-   * call no longer waits), or when retired.
+   * call no longer waits), or when retired. With an `owner` (the principal whose call it is), a request
+   * authenticated as any other principal is answered as if the page did not exist.
    */
-  open(request: ApprovalRequest, host?: string): OpenedApproval {
+  open(request: ApprovalRequest, host?: string, owner?: string): OpenedApproval {
     const token = randomBytes(TOKEN_BYTES).toString("base64url");
     const key = digest(token);
     const toolName = visibleText(request.toolName);
@@ -132,6 +135,7 @@ export class WebApprovals {
       },
       csrf: randomBytes(TOKEN_BYTES).toString("base64url"),
       expiresAt: performance.now() + this.#timeoutMs,
+      owner,
       ending: undefined,
       end: (result, ending, byPerson) => {
         if (page.ending) return;
@@ -165,8 +169,11 @@ export class WebApprovals {
     };
   }
 
-  /** Answers a request for an approval page (GET shows it, POST decides). */
-  async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  /**
+   * Answers a request for an approval page (GET shows it, POST decides). `visitor` is the principal the
+   * request authenticated as, when it carried credentials.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, path: string, visitor?: string): Promise<void> {
     const token = path.slice(APPROVAL_PATH.length);
     if (req.method !== "GET" && req.method !== "POST") {
       return send(
@@ -189,7 +196,11 @@ export class WebApprovals {
         ),
       );
     }
-    const page = TOKEN_PATTERN.test(token) ? this.#pages.get(digest(token)) : undefined;
+    const found = TOKEN_PATTERN.test(token) ? this.#pages.get(digest(token)) : undefined;
+    const page =
+      found && (visitor === undefined || found.owner === undefined || found.owner === visitor)
+        ? found
+        : undefined;
     if (!page) {
       return send(
         res,

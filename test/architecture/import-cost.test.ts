@@ -12,7 +12,8 @@ const root = resolve(import.meta.dirname, "../..");
 
 /**
  * Loaded on first use: HTML reading, HTTP, DNS, compression (bodies, checkpoints), worker threads (the
- * type checker), WebSockets, tracing, TypeScript, the MCP SDK, the DBOS SDK (by `cordon/dbos` alone,
+ * type checker), WebSockets, tracing, TypeScript, the MCP SDK, jose (by `cordon mcp --http` with an
+ * OAuth issuer alone), the DBOS SDK (by `cordon/dbos` alone,
  * whose use is to run in a DBOS workflow), the Restate SDK (by `cordon/restate` alone). node-postgres is
  * never loaded by cordon: the host gives the Postgres journal its pool, so even `cordon/postgres` loads
  * without it.
@@ -32,6 +33,7 @@ const LOADED_WHEN_USED = [
   "typescript",
   "esbuild",
   "@modelcontextprotocol/sdk",
+  "jose",
   "pg",
   "@dbos-inc/dbos-sdk",
   "@restatedev/restate-sdk",

@@ -37,6 +37,35 @@ describe("cordon mcp: usage errors exit 2", () => {
     expect(r2.stderr).toContain("--http 70000: expected a whole number from 0 to 65535");
   });
 
+  it("authentication flags without --http, half of OAuth's pair, or contradicting --no-auth", async () => {
+    const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--auth-token-file", "/nonexistent"]);
+    expect(r1.code).toBe(2);
+    expect(r1.stderr).toContain("--auth-token-file only apply with --http <port>");
+    const r2 = await cordon([
+      "mcp",
+      "--tools",
+      SHOP_TOOLS,
+      "--http",
+      "0",
+      "--auth-issuer",
+      "https://id.example.com",
+    ]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain("--auth-issuer and --auth-audience go together");
+    const r3 = await cordon([
+      "mcp",
+      "--tools",
+      SHOP_TOOLS,
+      "--http",
+      "0",
+      "--no-auth",
+      "--auth-token-file",
+      "/x",
+    ]);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toContain("--no-auth contradicts --auth-token-file");
+  });
+
   it("--typecheck-workers without --typecheck, or out of range", async () => {
     const r1 = await cordon(["mcp", "--tools", SHOP_TOOLS, "--typecheck-workers", "2"]);
     expect(r1.code).toBe(2);

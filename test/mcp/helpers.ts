@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateTaskResultSchema } from "@modelcontextprotocol/sdk/experimental/tasks";
 import {
   type CallToolResult,
   type CreateMessageRequestParams,
@@ -16,6 +17,7 @@ import {
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
   type Root,
+  type Task,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CORDON_BIN, root } from "../cli/helpers.js";
@@ -193,4 +195,25 @@ export async function returnedBy(connected: Pick<Connected, "client">, code: str
     throw new Error(`the run did not return a value:\n${text}`);
   }
   return JSON.parse(value);
+}
+
+/** Calls run_code with `code` as a task (kept `ttl` ms); resolves with the task as created. */
+export async function callAsTask(client: Client, code: string, ttl = 600_000): Promise<Task> {
+  const created = await client.request(
+    { method: "tools/call", params: { name: "run_code", arguments: { code }, task: { ttl } } },
+    CreateTaskResultSchema,
+  );
+  return created.task;
+}
+
+/** Polls tasks/get until the task has `status`; throws if it ends in another. */
+export async function statusReaches(client: Client, taskId: string, status: Task["status"]): Promise<Task> {
+  for (;;) {
+    const task = await client.experimental.tasks.getTask(taskId);
+    if (task.status === status) return task;
+    if (["completed", "failed", "cancelled"].includes(task.status)) {
+      throw new Error(`task ${taskId} is ${task.status} (${task.statusMessage}), not ${status}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

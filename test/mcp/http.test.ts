@@ -98,7 +98,7 @@ describe("cordon mcp over Streamable HTTP (official MCP client, 127.0.0.1)", () 
 });
 
 describe("cordon mcp --http beyond loopback", () => {
-  it("--host 0.0.0.0 keeps refusing requests that name another host (DNS rebinding), warns, and takes --allow-host names", async () => {
+  it("--host 0.0.0.0 --no-auth keeps refusing requests that name another host (DNS rebinding), warns, and takes --allow-host names", async () => {
     const child = spawn(
       process.execPath,
       [
@@ -112,6 +112,7 @@ describe("cordon mcp --http beyond loopback", () => {
         "0.0.0.0",
         "--allow-host",
         "cordon.box",
+        "--no-auth",
       ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
@@ -135,7 +136,7 @@ describe("cordon mcp --http beyond loopback", () => {
       expect(await postWithHost(url, `127.0.0.1:${port}`, "http://attacker.example")).toBe(403);
       expect(await postWithHost(url, `127.0.0.1:${port}`)).toBe(200);
       expect(await postWithHost(url, `cordon.box:${port}`, "http://cordon.box")).toBe(200);
-      expect(stderr).toContain("has no authentication");
+      expect(stderr).toContain("without authentication (--no-auth)");
     } finally {
       child.kill("SIGTERM");
     }

@@ -12,6 +12,7 @@ import { ToolCatalog } from "../../mcp/catalog.js";
 import { CodeHost, type SearchToolsMode } from "../../mcp/code-host.js";
 import { ALLOW_SVG_OPTION } from "../../mcp/content-policy.js";
 import { isLoopbackName, serveHttp } from "../../mcp/http.js";
+import { McpTasks } from "../../mcp/run-tasks.js";
 import { serveStdio } from "../../mcp/stdio.js";
 import { UpstreamServer } from "../../mcp/upstream/server.js";
 import {
@@ -34,6 +35,8 @@ import {
 } from "../command-spec.js";
 import { createEnvironment } from "../env-choices.js";
 import { loadToolsModule } from "../load-tools.js";
+import { checkMcpAuthFlags, type McpAuthFlags, mcpAuthOf } from "../mcp-auth.js";
+import { openMcpTaskState } from "../mcp-task-state.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
@@ -88,9 +91,23 @@ export async function run(input: ParsedCommand): Promise<number> {
   const allowSvg = flagOption(input, ALLOW_SVG_OPTION.slice(2));
   const port = integerOption(input, "http", { min: 0, max: 65_535 });
   const hostname = stringOption(input, "host");
-  const allowedHosts = stringsOption(input, "allow-host");
+  let allowedHosts = stringsOption(input, "allow-host");
   if ((hostname !== undefined || allowedHosts.length > 0) && port === undefined)
     throw new UsageError("--host and --allow-host only apply with --http <port>.");
+  const authFlags: McpAuthFlags = {
+    issuer: stringOption(input, "auth-issuer"),
+    audience: stringOption(input, "auth-audience"),
+    tokenFile: stringOption(input, "auth-token-file"),
+    noAuth: flagOption(input, "no-auth"),
+  };
+  checkMcpAuthFlags(authFlags, {
+    ...(port === undefined ? {} : { port }),
+    ...(hostname ? { hostname } : {}),
+  });
+  const auth = await mcpAuthOf(authFlags);
+  // Clients reach an authenticated server by its audience's name.
+  if (authFlags.audience !== undefined)
+    allowedHosts = [...allowedHosts, new URL(authFlags.audience).hostname];
   const observedFile = stringOption(input, "observed-types") || undefined;
   const shareObserved = flagOption(input, "share-observed-types");
   if (shareObserved && port === undefined) {
@@ -120,6 +137,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       ? undefined
       : observedTypesSaver(observedFile, observed, log);
 
+  const taskState = await openMcpTaskState(stringOption(input, "task-dir") || undefined, process.env, log);
   const local: AnyTool[] = toolsPath === undefined ? [] : await loadToolsModule(toolsPath);
   const environment = await createEnvironment(stringOption(input, "env"), {
     oneShot: false,
@@ -151,12 +169,16 @@ export async function run(input: ParsedCommand): Promise<number> {
       shareObservedTypes: port === undefined || shareObserved,
       ...(observed === undefined ? {} : { observedTypes: observed.store }),
       ...(saver === undefined ? {} : { afterRun: () => void saver.save() }),
+      ...(taskState ? { pause: taskState.pause } : {}),
     });
   } catch (error) {
     await environment.close();
     throw error;
   }
 
+  const content = { allowSvg };
+  const tasks =
+    taskState && new McpTasks({ host, records: taskState.records, policy: approve, content, log });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
@@ -166,7 +188,14 @@ export async function run(input: ParsedCommand): Promise<number> {
   let close: () => Promise<void>;
   try {
     if (port === undefined) {
-      const serving = await serveStdio({ host, approve, version, log, allowSvg });
+      const serving = await serveStdio({
+        host,
+        approve,
+        version,
+        log,
+        allowSvg,
+        ...(tasks ? { tasks } : {}),
+      });
       serving.closed.then(() => stop());
       close = () => serving.close();
       log(`serving on stdio: ${local.length} local tools, ${upstreams.length} upstream servers`);
@@ -179,12 +208,14 @@ export async function run(input: ParsedCommand): Promise<number> {
         log,
         allowedHosts,
         allowSvg,
+        ...(tasks ? { tasks } : {}),
         ...(hostname ? { hostname } : {}),
+        ...(auth ? { auth } : {}),
       });
       close = () => serving.close();
-      if (hostname !== undefined && !isLoopbackName(hostname)) {
+      if (hostname !== undefined && !isLoopbackName(hostname) && auth === undefined) {
         log(
-          `warning: listening on ${hostname}, beyond this machine, and cordon mcp has no authentication: anyone who can reach it can run code against your tools. Keep it on loopback, or put an authenticating proxy in front of it.`,
+          `warning: listening on ${hostname}, beyond this machine, without authentication (--no-auth): anyone who can reach it can run code against your tools, unless something in front of cordon authenticates them.`,
         );
       }
       log(`serving on ${serving.url}: ${local.length} local tools, ${upstreams.length} upstream servers`);
@@ -195,6 +226,7 @@ export async function run(input: ParsedCommand): Promise<number> {
   }
   await stopped;
   log("stopping");
+  tasks?.close();
   await close().catch(() => {});
   await host.close();
   await saver?.save();
