@@ -207,9 +207,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: "mcp",
     summary: "Serve one run_code tool over MCP: your tools and other MCP servers' tools, from code.",
-    usage: ["mcp [--tools <module>] [--upstream NAME=COMMAND ...] [--http <port>] [options]"],
+    usage: ["mcp [--tools <module>] [--upstream NAME=COMMAND|URL ...] [--http <port>] [options]"],
     details: [
-      "An MCP server (stdio by default, or Streamable HTTP with --http) with one tool, run_code, whose description carries the instructions and the declarations of every tool the code can call: the tools module's, and those of each upstream MCP server, named <NAME>__<tool>. Upstream servers are started as child processes (the command is split into words; no shell) and restarted on their next call if they exit.",
+      "An MCP server (stdio by default, or Streamable HTTP with --http) with one tool, run_code, whose description carries the instructions and the declarations of every tool the code can call: the tools module's, and those of each upstream MCP server, named <NAME>__<tool>. Upstream servers are started as child processes (the command is split into words; no shell) and restarted on their next call if they exit; an upstream given by URL (https://, or http:// on loopback) is reached over Streamable HTTP, authorized by OAuth when it asks (its tokens kept, mode 600, under $XDG_CONFIG_HOME/cordon/upstream-auth), and reconnected when it restarts.",
       "Gated calls are decided by --approve: with ask, the MCP client's user is asked through elicitation when the client supports it (a client that supports only URL-mode elicitation, over --http, is sent the URL of cordon's approval page); otherwise the call is denied. With web (only with --http), every gated call is decided on an approval page cordon serves on its own port at a one-time URL, sent to a client that supports URL-mode elicitation and always written to the log.",
       "Log lines go to standard error.",
     ],
@@ -219,8 +219,25 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "upstream",
         type: "string",
         multiple: true,
-        placeholder: "NAME=COMMAND",
-        description: "An MCP server to start and reach from code as tools.NAME__<tool>(...). Repeatable.",
+        placeholder: "NAME=COMMAND|URL",
+        description:
+          "An MCP server to start (COMMAND) or to reach over Streamable HTTP (URL: https://, or http:// on loopback), called from code as tools.NAME__<tool>(...). Repeatable.",
+      },
+      {
+        name: "upstream-token",
+        type: "string",
+        multiple: true,
+        placeholder: "NAME=FILE",
+        description:
+          "Send the remote --upstream server NAME this bearer token (the first line of FILE, mode 600), issued beforehand, instead of OAuth. Repeatable.",
+      },
+      {
+        name: "upstream-client",
+        type: "string",
+        multiple: true,
+        placeholder: "NAME=FILE",
+        description:
+          'Authorize cordon at the remote --upstream server NAME with OAuth\'s client credentials grant, no person needed: FILE (mode 600) holds {"client_id": ..., "client_secret": ..., "issuer"?: ..., "scope"?: ...}. Repeatable.',
       },
       {
         name: "trust-upstream",

@@ -30,6 +30,31 @@ describe("--upstream NAME=COMMAND", () => {
   });
 });
 
+describe("--upstream NAME=URL", () => {
+  it("takes an https URL anywhere, and an http URL to this machine only", () => {
+    expect(parseUpstreamSpec("docs=https://mcp.example.com/mcp")).toEqual({
+      name: "docs",
+      url: new URL("https://mcp.example.com/mcp"),
+    });
+    expect(parseUpstreamSpec("local=http://127.0.0.1:8123/mcp")).toEqual({
+      name: "local",
+      url: new URL("http://127.0.0.1:8123/mcp"),
+    });
+    expect(parseUpstreamSpec("local=http://localhost:8123/mcp")).toMatchObject({ name: "local" });
+  });
+
+  it("refuses plain http beyond loopback and any other scheme, saying what to give instead", () => {
+    expect(() => parseUpstreamSpec("docs=http://mcp.example.com/mcp")).toThrow(
+      /plain http:\/\/ is only accepted to this machine .* use https:\/\/ for mcp.example.com/,
+    );
+    expect(() => parseUpstreamSpec("docs=ws://127.0.0.1:8123/mcp")).toThrow(
+      /the scheme ws is not supported; an upstream URL must be https:\/\//,
+    );
+    expect(() => parseUpstreamSpec("docs=file:///tmp/server")).toThrow(/the scheme file is not supported/);
+    expect(() => parseUpstreamSpec("docs=https://")).toThrow(/not a valid URL/);
+  });
+});
+
 describe("namespaced upstream tool names", () => {
   it("are <server>__<tool>, with characters code cannot use replaced", () => {
     expect(namespacedName("github", "search_issues", new Set())).toBe("github__search_issues");

@@ -39,6 +39,7 @@ import { checkMcpAuthFlags, type McpAuthFlags, mcpAuthOf } from "../mcp-auth.js"
 import { openMcpTaskState } from "../mcp-task-state.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
 import { TYPECHECK_CHOICES } from "../typecheck-choice.js";
+import { applyRemoteAuth } from "../upstream-auth.js";
 import { MAX_TIMEOUT_MS } from "./run.js";
 
 const SEARCH_MODES: readonly SearchToolsMode[] = ["auto", "on", "off"];
@@ -67,6 +68,11 @@ export async function run(input: ParsedCommand): Promise<number> {
     }
     spec.trusted = true;
   }
+  await applyRemoteAuth(specs, {
+    tokens: stringsOption(input, "upstream-token"),
+    clients: stringsOption(input, "upstream-client"),
+    env: process.env,
+  });
   const approve = choiceOption(input, "approve", MCP_APPROVE_POLICIES);
   const searchTools = choiceOption(input, "search-tools", SEARCH_MODES);
   const typecheck = choiceOption(input, "typecheck", TYPECHECK_CHOICES);

@@ -1,5 +1,6 @@
 /**
- * One upstream MCP server: a child process cordon starts and talks to as an MCP client over stdio. It
+ * One upstream MCP server: a child process cordon starts and talks to as an MCP client over stdio, or a
+ * remote server it reaches over Streamable HTTP (see remote.ts). It
  * lists the server's tools (again whenever the server says they changed), calls them, and turns every
  * way the server can fail (it will not start, it exits, it stops answering) into a clear message for the
  * call that needed it, while cordon goes on serving.
@@ -20,7 +21,8 @@ import type { ClientDirectory, ClientLink } from "../client-link.js";
 import { oversizedDataOf } from "./oversized.js";
 import { forwardProgress, UpstreamProgress } from "./progress.js";
 import { UPSTREAM_CLIENT_CAPABILITIES, UpstreamQuestions } from "./questions.js";
-import type { UpstreamSpec } from "./spec.js";
+import { lostConnection, neverDelivered, RemoteConnector } from "./remote.js";
+import type { CommandUpstreamSpec, UpstreamSpec } from "./spec.js";
 import { acceptsToolTasks, callToolAsTask, requiresTask } from "./task-call.js";
 import { UpstreamStdioTransport } from "./transport.js";
 
@@ -64,12 +66,19 @@ export class UpstreamServer {
   readonly #questions: UpstreamQuestions;
   readonly #progress = new UpstreamProgress();
   #unsubscribeRoots: (() => void) | undefined;
+  /** How a remote server is reached; undefined for a command. */
+  readonly #remote: RemoteConnector | undefined;
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
     this.trusted = spec.trusted === true;
     this.#spec = spec;
     this.#options = options;
+    if ("url" in spec) {
+      this.#remote = new RemoteConnector(spec, spec.auth, (line) =>
+        options.log(`upstream ${spec.name}: ${line}`),
+      );
+    }
     this.#questions = new UpstreamQuestions(spec.name, { unansweredMs: options.callTimeoutMs });
   }
 
@@ -130,6 +139,22 @@ export class UpstreamServer {
     signal: AbortSignal,
     link?: ClientLink,
   ): Promise<CallToolResult> {
+    try {
+      return await this.#call(tool, args, signal, link);
+    } catch (error) {
+      // A remote server that restarted knows cordon's session no more: a new one, and the call again.
+      if (!(error instanceof RemoteSessionLost) || signal.aborted) throw error;
+      this.#options.log(`upstream ${this.name}: lost its session (${error.reason}); reconnecting`);
+      return await this.#call(tool, args, signal, link);
+    }
+  }
+
+  async #call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    link?: ClientLink,
+  ): Promise<CallToolResult> {
     if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
     if (this.#state !== "ready") await this.start();
     const client = this.#client;
@@ -156,6 +181,12 @@ export class UpstreamServer {
       if (signal.aborted) {
         unanswered = running;
         throw signal.reason ?? error;
+      }
+      if (this.#remote && running && lostConnection(error)) {
+        const reason = messageOf(error);
+        this.#dropRemote(client, `it could not be reached (${reason})`);
+        if (neverDelivered(error)) throw new RemoteSessionLost(reason);
+        throw new Error(`The MCP server "${this.name}" stopped while running ${tool}: ${this.#failure}`);
       }
       const tooLarge = oversizedDataOf(error);
       if (tooLarge) {
@@ -192,10 +223,20 @@ export class UpstreamServer {
     return `The MCP server "${this.name}" answered ${tool} with a message of ${size}; the answer was not read (the server keeps running). ${raise}`;
   }
 
-  /** Stops the server's process; later calls fail. */
+  /** Forgets the client of a remote server that can no longer be reached: the next call connects again. */
+  #dropRemote(client: Client, reason: string): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    this.#fail(reason);
+    client.close().catch(() => {});
+    this.#changed();
+  }
+
+  /** Stops the server's process (or leaves the remote server); later calls fail. */
   async close(): Promise<void> {
     this.#state = "closed";
     this.#unsubscribeRoots?.();
+    this.#remote?.close();
     const client = this.#client;
     this.#client = undefined;
     await client?.close().catch(() => {});
@@ -205,15 +246,16 @@ export class UpstreamServer {
     const timeoutMs = this.#options.startTimeoutMs;
     this.#state = "starting";
     this.#stderrTail = [];
-    const transport = new UpstreamStdioTransport({
-      command: this.#spec.command,
-      args: this.#spec.args,
-      // The command is one the user wrote, as in a shell: it gets cordon's environment (tokens included).
-      env: this.#options.env ?? inheritedEnvironment(),
-      maxMessageBytes: this.#options.maxMessageBytes,
-      onStderr: (text) => this.#keepStderr(text),
-      log: (line) => this.#options.log(`upstream ${this.name}: ${line}`),
-    });
+    const spec = this.#spec;
+    let transport: Awaited<ReturnType<RemoteConnector["transport"]>> | UpstreamStdioTransport;
+    try {
+      transport = "url" in spec ? await this.#remoteConnector().transport() : this.#stdioTransport(spec);
+    } catch (error) {
+      this.#fail(`it could not be reached: ${messageOf(error)}`);
+      this.#options.log(`upstream ${this.name}: not available: ${this.#failure}`);
+      this.#changed();
+      return;
+    }
     // Called before the client's own handling of each message (see UpstreamProgress).
     transport.onmessage = (message) => this.#progress.observe(message);
     const client = new Client(
@@ -237,9 +279,14 @@ export class UpstreamServer {
       this.#acceptsToolTasks = acceptsToolTasks(client.getServerCapabilities());
       this.#tools = await listAllTools(client, timeoutMs);
     } catch (error) {
-      const reason = this.#startFailure(error);
       if (this.#client === client) this.#client = undefined;
       await client.close().catch(() => {});
+      // A person authorized cordon meanwhile (remote servers behind OAuth): start again with the tokens.
+      if (this.#remote && "finishAuth" in transport && !this.#isClosed()) {
+        const authorized = await this.#remote.authorized(error, transport).catch(() => false);
+        if (authorized && !this.#isClosed()) return this.#start();
+      }
+      const reason = this.#startFailure(error);
       if (this.#isClosed()) return;
       this.#fail(reason);
       this.#options.log(`upstream ${this.name}: not available: ${reason}`);
@@ -289,11 +336,30 @@ export class UpstreamServer {
     }
   }
 
+  #remoteConnector(): RemoteConnector {
+    if (this.#remote === undefined) throw new Error(`"${this.name}" is not a remote server`);
+    return this.#remote;
+  }
+
+  #stdioTransport(spec: CommandUpstreamSpec): UpstreamStdioTransport {
+    return new UpstreamStdioTransport({
+      command: spec.command,
+      args: spec.args,
+      // The command is one the user wrote, as in a shell: it gets cordon's environment (tokens included).
+      env: this.#options.env ?? inheritedEnvironment(),
+      maxMessageBytes: this.#options.maxMessageBytes,
+      onStderr: (text) => this.#keepStderr(text),
+      log: (line) => this.#options.log(`upstream ${this.name}: ${line}`),
+    });
+  }
+
   #startFailure(error: unknown): string {
+    const remote = this.#remote?.startFailure(error);
+    if (remote !== undefined) return remote;
     const code = (error as { code?: unknown }).code;
-    if (code === "ENOENT")
-      return `the command "${this.#spec.command}" was not found (is it installed and on PATH?)`;
-    if (code === "EACCES") return `the command "${this.#spec.command}" is not executable`;
+    const command = "command" in this.#spec ? this.#spec.command : this.#spec.url.href;
+    if (code === "ENOENT") return `the command "${command}" was not found (is it installed and on PATH?)`;
+    if (code === "EACCES") return `the command "${command}" is not executable`;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return `it did not answer within ${formatDuration(this.#options.startTimeoutMs)} of starting${this.#stderrNote()}`;
     }
@@ -329,6 +395,13 @@ export class UpstreamServer {
 
   #changed(): void {
     for (const listener of this.#listeners) listener();
+  }
+}
+
+/** A remote server's request that never reached a server knowing cordon's session (see neverDelivered). */
+class RemoteSessionLost extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
   }
 }
 

@@ -1,13 +1,30 @@
 /**
- * `--upstream NAME=COMMAND`: which MCP server to start, under which name. The command is split into words
+ * `--upstream NAME=COMMAND` or `--upstream NAME=URL`: which MCP server to start (or reach over Streamable
+ * HTTP), under which name. The command is split into words
  * the way a shell would for simple cases (spaces separate words; single or double quotes group them; a
  * backslash escapes the next character); nothing is expanded and no shell runs it.
  */
 
 import { UserError } from "../../../common/errors.js";
+import { isLoopbackName } from "../http.js";
+import type { RemoteAuth } from "./remote.js";
+
+/** An upstream MCP server: a command cordon starts, or a remote server it reaches by URL. */
+export type UpstreamSpec = CommandUpstreamSpec | RemoteUpstreamSpec;
+
+/** An upstream MCP server to reach over Streamable HTTP (`https://`, or `http://` on loopback). */
+export interface RemoteUpstreamSpec {
+  /** The namespace of its tools: `<name>__<tool>`. */
+  name: string;
+  url: URL;
+  /** How cordon proves itself to it (`--upstream-token`, `--upstream-client`, or OAuth as it asks). */
+  auth?: RemoteAuth;
+  /** As {@link CommandUpstreamSpec.trusted}. */
+  trusted?: boolean;
+}
 
 /** An upstream MCP server to start as a child process and talk to over stdio. */
-export interface UpstreamSpec {
+export interface CommandUpstreamSpec {
   /** The namespace of its tools: `<name>__<tool>`. */
   name: string;
   command: string;
@@ -41,7 +58,13 @@ const UPSTREAM_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9]*(?:_[a-zA-Z0-9]+)*$/;
 /** The longest upstream name (tool names as a whole are capped at 64 characters). */
 const MAX_UPSTREAM_NAME_CHARS = 24;
 
-/** Parses one `NAME=COMMAND` value; throws a {@link UserError} that says what to write instead. */
+/** What starts a URL (a scheme and `://`), as opposed to a command. */
+const URL_START = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
+
+/**
+ * Parses one `NAME=COMMAND` or `NAME=URL` value; throws a {@link UserError} that says what to write
+ * instead.
+ */
 export function parseUpstreamSpec(value: string): UpstreamSpec {
   const equals = value.indexOf("=");
   if (equals <= 0) {
@@ -55,7 +78,9 @@ export function parseUpstreamSpec(value: string): UpstreamSpec {
       `--upstream ${name}=...: the name must be 1 to ${MAX_UPSTREAM_NAME_CHARS} letters and digits, starting with a letter, with single underscores between words (e.g. github or my_files); its tools become ${name || "NAME"}__<tool>.`,
     );
   }
-  const words = splitCommand(value.slice(equals + 1));
+  const target = value.slice(equals + 1).trim();
+  if (URL_START.test(target)) return { name, url: remoteUrl(name, target) };
+  const words = splitCommand(target);
   if (words.length === 0) {
     throw new UserError(
       `--upstream ${name}=: the command is empty; give the command that starts the MCP server.`,
@@ -63,6 +88,26 @@ export function parseUpstreamSpec(value: string): UpstreamSpec {
   }
   const [command, ...args] = words as [string, ...string[]];
   return { name, command, args };
+}
+
+/** The URL of a remote upstream: https, or http to a loopback address; anything else is refused. */
+function remoteUrl(name: string, text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UserError(`--upstream ${name}=${text}: this is not a valid URL.`);
+  }
+  if (url.protocol === "https:") return url;
+  if (url.protocol === "http:") {
+    if (isLoopbackName(url.hostname)) return url;
+    throw new UserError(
+      `--upstream ${name}=${text}: plain http:// is only accepted to this machine (127.0.0.1, ::1 or localhost), where nobody can read or change the traffic; use https:// for ${url.hostname}.`,
+    );
+  }
+  throw new UserError(
+    `--upstream ${name}=${text}: the scheme ${url.protocol.slice(0, -1)} is not supported; an upstream URL must be https:// (or http:// on loopback) and serve MCP's Streamable HTTP, or give a command to start a server over stdio.`,
+  );
 }
 
 /** Splits a command line into words; throws a {@link UserError} for an unclosed quote. */

@@ -1,0 +1,200 @@
+/**
+ * Remote upstreams of `cordon mcp` (the built CLI): `--upstream NAME=URL` reaching an official-SDK MCP
+ * server over Streamable HTTP on 127.0.0.1 (a child process, so it can be restarted), used from
+ * run_code; the same server as an OAuth protected resource of a real authorization server
+ * (oidc-provider, test/mcp/oauth-issuer.ts), reached with client credentials, a pre-issued token, or a
+ * person signing in at the URL cordon logs; and the URLs cordon refuses.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cordon, ensureBuilt, root } from "../cli/helpers.js";
+import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
+import { CLIENTS, signIn, startIssuer, type TestIssuer } from "./oauth-issuer.js";
+
+const SERVER = join(root, "test/mcp/fixtures/http-upstream-server.ts");
+
+interface Upstream {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP upstream fixture (on `port`, 0 for any) and waits for its URL. */
+async function startUpstream(port = 0, issuer?: string): Promise<Upstream> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", SERVER, "--port", String(port), ...(issuer ? ["--issuer", issuer] : [])],
+    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8");
+      const match = /listening (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`the upstream exited (${code})`)));
+  });
+  return {
+    url,
+    child,
+    async stop() {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+let folder: string;
+let mcp: Connected | undefined;
+const upstreams: Upstream[] = [];
+
+beforeAll(async () => {
+  ensureBuilt();
+  folder = await mkdtemp(join(tmpdir(), "cordon-remote-"));
+  // cordon mcp keeps its OAuth tokens under XDG_CONFIG_HOME: here, in this test's own folder.
+  process.env.XDG_CONFIG_HOME = join(folder, "config");
+});
+
+afterEach(async () => {
+  await mcp?.close();
+  mcp = undefined;
+  await Promise.all(upstreams.splice(0).map((upstream) => upstream.stop()));
+});
+
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function upstream(port = 0, issuer?: string): Promise<Upstream> {
+  const started = await startUpstream(port, issuer);
+  upstreams.push(started);
+  return started;
+}
+
+async function secretFile(name: string, text: string): Promise<string> {
+  const path = join(folder, name);
+  await writeFile(path, text);
+  await chmod(path, 0o600);
+  return path;
+}
+
+describe("remote upstreams over Streamable HTTP", () => {
+  it("an HTTP upstream's tools are called from run_code, namespaced by its name", async () => {
+    const server = await upstream();
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`]);
+    const { tools } = await mcp.client.listTools();
+    expect(tools[0]!.description).toContain("calc__add");
+    const result = await runCode(mcp.client, "return (await tools.calc__add({ a: 2, b: 3 })).sum;");
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain("5");
+  });
+
+  it("an HTTP upstream restarted mid-session: the next call connects a new session and is answered", async () => {
+    const first = await upstream();
+    mcp = await connectStdio(["--upstream", `calc=${first.url}`]);
+    const before = await runCode(mcp.client, "return await tools.calc__whoami({});");
+    expect(textOf(before)).toContain(`pid ${first.child.pid}`);
+    await first.stop();
+    const port = new URL(first.url).port;
+    const second = await upstream(Number(port));
+    const after = await runCode(mcp.client, "return await tools.calc__whoami({});");
+    expect(after.isError).toBeFalsy();
+    expect(textOf(after)).toContain(`pid ${second.child.pid}`);
+    expect(mcp.stderr()).toContain("upstream calc: lost its session");
+  });
+
+  it("an HTTP upstream that is down: the call says it could not be reached, and cordon keeps serving", async () => {
+    const server = await upstream();
+    await server.stop();
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`]);
+    const { tools } = await mcp.client.listTools();
+    expect(tools[0]!.description).toContain(`- calc: ${server.url} could not be reached`);
+  });
+
+  it("a URL of another scheme, or plain http beyond loopback, is a usage error saying what to give", async () => {
+    const ws = await cordon(["mcp", "--upstream", "calc=ws://127.0.0.1:1/mcp"]);
+    expect(ws.code).toBe(2);
+    expect(ws.stderr).toContain("the scheme ws is not supported; an upstream URL must be https://");
+    const plain = await cordon(["mcp", "--upstream", "calc=http://mcp.example.com/mcp"]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain("plain http:// is only accepted to this machine");
+  });
+});
+
+describe("remote upstreams behind OAuth", () => {
+  let issuer: TestIssuer;
+  beforeAll(async () => {
+    issuer = await startIssuer();
+  });
+  afterAll(async () => {
+    await issuer?.close();
+  });
+
+  it("with --upstream-client, cordon gets a token by client credentials and keeps it 0600", async () => {
+    const server = await upstream(0, issuer.issuer);
+    const client = await secretFile(
+      "client.json",
+      JSON.stringify({
+        client_id: "alice",
+        client_secret: CLIENTS.alice,
+        issuer: issuer.issuer,
+        scope: "mcp",
+      }),
+    );
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`, "--upstream-client", `calc=${client}`]);
+    const result = await runCode(mcp.client, "return (await tools.calc__add({ a: 20, b: 22 })).sum;");
+    expect(textOf(result)).toContain("42");
+    const kept = join(folder, "config", "cordon", "upstream-auth");
+    const files = await readdir(kept);
+    expect(files).toHaveLength(1);
+    expect((await stat(join(kept, files[0]!))).mode & 0o777).toBe(0o600);
+    expect((await stat(kept)).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(await readFile(join(kept, files[0]!), "utf8")).tokens.access_token).toEqual(
+      expect.any(String),
+    );
+  });
+
+  it("with --upstream-token, cordon sends the pre-issued token; a token file others can read is refused", async () => {
+    const server = await upstream(0, issuer.issuer);
+    const token = await secretFile("token", await issuer.token("bob", server.url));
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`, "--upstream-token", `calc=${token}`]);
+    const result = await runCode(mcp.client, "return (await tools.calc__add({ a: 1, b: 1 })).sum;");
+    expect(textOf(result)).toContain("2");
+    await chmod(token, 0o644);
+    const refused = await cordon([
+      "mcp",
+      "--upstream",
+      `calc=${server.url}`,
+      "--upstream-token",
+      `calc=${token}`,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("has mode 644: other users may read the secret");
+  });
+
+  it("without credentials, cordon logs the authorization URL; once a person signs in, the tools work", async () => {
+    const server = await upstream(0, issuer.issuer);
+    const connected = await connectStdio(["--upstream", `calc=${server.url}`]);
+    mcp = connected;
+    let url: URL | undefined;
+    for (let tries = 0; url === undefined && tries < 600; tries++) {
+      const match = /needs authorization: open (\S+) in a browser/.exec(connected.stderr());
+      if (match) url = new URL(match[1]!);
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(url).toBeDefined();
+    const code = await signIn(url!, "carol");
+    const redirect = new URL(url!.searchParams.get("redirect_uri")!);
+    redirect.searchParams.set("code", code);
+    redirect.searchParams.set("state", url!.searchParams.get("state")!);
+    expect((await fetch(redirect)).status).toBe(200);
+    const result = await runCode(connected.client, "return (await tools.calc__add({ a: 3, b: 4 })).sum;");
+    expect(textOf(result)).toContain("7");
+  });
+});
