@@ -109,6 +109,31 @@ describe("remote upstreams over Streamable HTTP", () => {
     expect(mcp.stderr()).toContain("upstream calc: lost its session");
   });
 
+  it("an HTTP upstream's question reaches the client, and the answer reaches the upstream's tool", async () => {
+    const server = await upstream();
+    mcp = await connectStdio(["--upstream", `ask=${server.url}`], () => ({
+      action: "accept",
+      content: { answer: "green" },
+    }));
+    const result = await runCode(
+      mcp.client,
+      `return await tools.ask__ask({ question: "Your favourite colour?" });`,
+    );
+    expect(textOf(result)).toContain("accept: green");
+    expect(mcp.questions).toEqual(['The MCP server "ask" asks: Your favourite colour?']);
+  });
+
+  it("a call whose answer stream the server closes is answered on the stream resumed with Last-Event-ID", async () => {
+    const server = await upstream();
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`]);
+    const result = await runCode(
+      mcp.client,
+      "return [await tools.calc__resumable({}), (await tools.calc__resumptions({})).resumptions];",
+    );
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('result: ["answered",1]');
+  });
+
   it("an HTTP upstream that is down: the call says it could not be reached, and cordon keeps serving", async () => {
     const server = await upstream();
     await server.stop();
@@ -196,5 +221,11 @@ describe("remote upstreams behind OAuth", () => {
     expect((await fetch(redirect)).status).toBe(200);
     const result = await runCode(connected.client, "return (await tools.calc__add({ a: 3, b: 4 })).sum;");
     expect(textOf(result)).toContain("7");
+    await connected.close();
+    // Started again, cordon goes on with the tokens it kept: nobody needs to sign in.
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`]);
+    const again = await runCode(mcp.client, "return (await tools.calc__add({ a: 5, b: 6 })).sum;");
+    expect(textOf(again)).toContain("11");
+    expect(mcp.stderr()).not.toContain("needs authorization");
   });
 });
