@@ -22,9 +22,13 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../common/errors.js";
 import { SessionEventStore, SSE_RETRY_MS } from "./event-store.js";
 import type { HttpAuth, Principal } from "./http-auth.js";
+import { isLoopbackName } from "./loopback.js";
 import { readBody } from "./read-body.js";
 import { createMcpServer, type McpServerOptions } from "./server.js";
 import { WebApprovals } from "./web-approval.js";
+
+/** Re-exported: the CLI and tests name it here. */
+export { isLoopbackName };
 
 /** The path the MCP endpoint is served on. */
 const MCP_PATH = "/mcp";
@@ -266,12 +270,6 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
-}
-
-/** Whether an address names this machine only. */
-export function isLoopbackName(hostname: string): boolean {
-  const bare = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return bare === "localhost" || bare === "::1" || /^127(?:\.\d{1,3}){3}$/.test(bare);
 }
 
 /** Whether an address means every interface (0.0.0.0, ::): no name a client would use. */

@@ -10,8 +10,8 @@ import {
   StreamableHTTPError,
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { messageOf } from "../../../common/errors.js";
-import { StoredOAuthProvider, type UpstreamClientCredentials, upstreamAuthFile } from "./oauth-provider.js";
-import type { RemoteUpstreamSpec } from "./spec.js";
+import { StoredOAuthProvider, upstreamAuthFile } from "./oauth-provider.js";
+import type { RemoteAuth, RemoteUpstreamSpec } from "./spec.js";
 
 /** How long a person has to authorize cordon at the URL it wrote to the log. */
 const AUTHORIZATION_WAIT_MS = 10 * 60_000;
@@ -23,13 +23,6 @@ const RESUMPTION = {
   reconnectionDelayGrowFactor: 2,
   maxRetries: 5,
 };
-
-/** How cordon proves itself to a remote upstream. */
-export type RemoteAuth =
-  /** A bearer token issued beforehand, sent as it is. */
-  | { token: string }
-  /** The client credentials grant, or without them the authorization code flow, tokens kept in `folder`. */
-  | { oauthFolder: string; credentials?: UpstreamClientCredentials };
 
 /** One remote upstream's connections: each start makes a new transport, with the same authorization. */
 export class RemoteConnector {

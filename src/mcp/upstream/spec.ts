@@ -6,8 +6,15 @@
  */
 
 import { UserError } from "../../../common/errors.js";
-import { isLoopbackName } from "../http.js";
-import type { RemoteAuth } from "./remote.js";
+import { isLoopbackName } from "../loopback.js";
+import type { UpstreamClientCredentials } from "./oauth-provider.js";
+
+/** How cordon proves itself to a remote upstream. */
+export type RemoteAuth =
+  /** A bearer token issued beforehand, sent as it is. */
+  | { token: string }
+  /** The client credentials grant, or without them the authorization code flow, tokens kept in `oauthFolder`. */
+  | { oauthFolder: string; credentials?: UpstreamClientCredentials };
 
 /** An upstream MCP server: a command cordon starts, or a remote server it reaches by URL. */
 export type UpstreamSpec = CommandUpstreamSpec | RemoteUpstreamSpec;
