@@ -203,7 +203,7 @@ describe("remote upstreams behind OAuth", () => {
     expect(refused.stderr).toContain("has mode 644: other users may read the secret");
   });
 
-  it("without credentials, cordon logs the authorization URL; once a person signs in, the tools work", async () => {
+  it("without credentials, cordon logs the authorization URL and serves meanwhile; once a person signs in, the tools work", async () => {
     const server = await upstream(0, issuer.issuer);
     const connected = await connectStdio(["--upstream", `calc=${server.url}`]);
     mcp = connected;
@@ -214,11 +214,18 @@ describe("remote upstreams behind OAuth", () => {
       else await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(url).toBeDefined();
+    // Meanwhile cordon serves, and says what the upstream waits for.
+    const { tools } = await connected.client.listTools();
+    expect(tools[0]!.description).toContain(`- calc: ${server.url} needs a person to authorize cordon`);
     const code = await signIn(url!, "carol");
     const redirect = new URL(url!.searchParams.get("redirect_uri")!);
     redirect.searchParams.set("code", code);
     redirect.searchParams.set("state", url!.searchParams.get("state")!);
     expect((await fetch(redirect)).status).toBe(200);
+    // Then the upstream starts with its tokens, and its tools join run_code's description.
+    for (let tries = 0; !connected.stderr().includes("upstream calc: ready") && tries < 600; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await connected.client.listTools()).tools[0]!.description).toContain("calc__add");
     const result = await runCode(connected.client, "return (await tools.calc__add({ a: 3, b: 4 })).sum;");
     expect(textOf(result)).toContain("7");
     await connected.close();

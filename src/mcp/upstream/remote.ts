@@ -29,9 +29,13 @@ export class RemoteConnector {
   readonly #spec: RemoteUpstreamSpec;
   readonly #provider: StoredOAuthProvider | undefined;
   readonly #token: string | undefined;
+  readonly #log: (line: string) => void;
+  /** A person's authorization under way: `exchanging` is set once the code came. */
+  #authorizing: { exchanging: Promise<boolean> | undefined } | undefined;
 
   constructor(spec: RemoteUpstreamSpec, auth: RemoteAuth | undefined, log: (line: string) => void) {
     this.#spec = spec;
+    this.#log = log;
     if (auth !== undefined && "token" in auth) this.#token = auth.token;
     else if (auth !== undefined) {
       this.#provider = new StoredOAuthProvider({
@@ -56,15 +60,40 @@ export class RemoteConnector {
   }
 
   /**
-   * After a start failed with `error`: when it was for want of a person's authorization, waits for it
-   * and completes it on `transport`; resolves true when a new start may now succeed.
+   * After a start failed with `error` for want of a person's authorization: waits for it in the
+   * background (the URL to open is in the log) and completes it on `transport`. Returns the promise of
+   * that (true once tokens are in hand), or undefined when the failure was of another kind.
    */
-  async authorized(error: unknown, transport: StreamableHTTPClientTransport): Promise<boolean> {
-    if (!(error instanceof UnauthorizedError) || !this.#provider?.awaitingAuthorization) return false;
-    const code = await this.#provider.authorizationCode(AUTHORIZATION_WAIT_MS);
-    if (code === undefined) return false;
-    await transport.finishAuth(code);
-    return true;
+  authorizeLater(error: unknown, transport: StreamableHTTPClientTransport): Promise<boolean> | undefined {
+    const provider = this.#provider;
+    if (!(error instanceof UnauthorizedError) || !provider?.awaitingAuthorization) return undefined;
+    const authorizing: { exchanging: Promise<boolean> | undefined } = { exchanging: undefined };
+    this.#authorizing = authorizing;
+    const done = (async () => {
+      const code = await provider.authorizationCode(AUTHORIZATION_WAIT_MS);
+      if (code === undefined) return false;
+      authorizing.exchanging = transport.finishAuth(code).then(
+        () => true,
+        (failure: unknown) => {
+          this.#log(`authorization failed: ${messageOf(failure)}`);
+          return false;
+        },
+      );
+      return authorizing.exchanging;
+    })().finally(() => {
+      if (this.#authorizing === authorizing) this.#authorizing = undefined;
+    });
+    return done;
+  }
+
+  /** Whether a person's authorization is awaited (a start now would only ask again). */
+  get waitingForPerson(): boolean {
+    return this.#authorizing !== undefined && this.#authorizing.exchanging === undefined;
+  }
+
+  /** The exchange of a person's authorization code for tokens, while it runs. */
+  get exchanging(): Promise<boolean> | undefined {
+    return this.#authorizing?.exchanging;
   }
 
   /** Stops listening for authorization redirects. */
@@ -77,10 +106,10 @@ export class RemoteConnector {
     const url = this.#spec.url.href;
     if (error instanceof UnauthorizedError) {
       if (this.#token !== undefined) return `${url} refused the token given with --upstream-token`;
-      if (this.#provider === undefined) return `${url} needs authorization`;
-      if (this.#provider.awaitingAuthorization === false && error.message !== "Unauthorized")
-        return `${url} did not authorize cordon: ${error.message}`;
-      return `${url} was not authorized: nobody signed in at the URL in the log within ${AUTHORIZATION_WAIT_MS / 60_000} minutes`;
+      if (this.waitingForPerson) {
+        return `${url} needs a person to authorize cordon: open the URL in cordon's log within ${AUTHORIZATION_WAIT_MS / 60_000} minutes; its tools come once it is done`;
+      }
+      return `${url} did not authorize cordon: ${error.message}`;
     }
     if (error instanceof StreamableHTTPError) return `${url} answered: ${error.message}`;
     if (lostConnection(error)) return `${url} could not be reached (${messageOf(causeOf(error))})`;

@@ -121,8 +121,11 @@ export class UpstreamServer {
 
   /** Starts the server and lists its tools; resolves either way (see {@link state} and {@link failure}). */
   start(): Promise<void> {
-    if (this.#state === "closed") return Promise.resolve();
-    this.#starting ??= this.#start().finally(() => {
+    if (this.#state === "closed" || this.#state === "ready") return Promise.resolve();
+    // Starting again while a person is asked to authorize cordon would only ask again.
+    if (this.#remote?.waitingForPerson) return Promise.resolve();
+    const exchanging = this.#remote?.exchanging;
+    this.#starting ??= (exchanging ? exchanging.then(() => this.#start()) : this.#start()).finally(() => {
       this.#starting = undefined;
     });
     return this.#starting;
@@ -281,10 +284,11 @@ export class UpstreamServer {
     } catch (error) {
       if (this.#client === client) this.#client = undefined;
       await client.close().catch(() => {});
-      // A person authorized cordon meanwhile (remote servers behind OAuth): start again with the tokens.
+      // A remote server behind OAuth: once a person authorized cordon, it starts again with the tokens.
       if (this.#remote && "finishAuth" in transport && !this.#isClosed()) {
-        const authorized = await this.#remote.authorized(error, transport).catch(() => false);
-        if (authorized && !this.#isClosed()) return this.#start();
+        this.#remote.authorizeLater(error, transport)?.then((authorized) => {
+          if (authorized) void this.start();
+        });
       }
       const reason = this.#startFailure(error);
       if (this.#isClosed()) return;
