@@ -273,14 +273,7 @@ async function settleReverts(
       } satisfies RunRecord),
     );
   }
-  if (records.length === 0) return;
-  const sealed = sealBatches(durable.key, runId, run.chain, records);
-  if (!(await durable.store.append(runId, sealed, owner))) {
-    throw new RecoveryRefused(
-      "claimed",
-      `Run ${runId} was claimed by another recoverer first: it goes on there.`,
-    );
-  }
+  await appendDecided(durable, runId, run, records, owner);
 }
 
 /** A person's decision on an unknown outcome, checked: what the code's call gets, or a rerun. */
@@ -332,6 +325,17 @@ async function settle(
       } satisfies RunRecord),
     );
   }
+  await appendDecided(durable, runId, run, records, owner);
+}
+
+/** Seals and appends records a recovery wrote before anything runs; refused when another recoverer claimed the run. */
+async function appendDecided(
+  durable: DurableSetup,
+  runId: string,
+  run: JournaledRun,
+  records: readonly string[],
+  owner: string,
+): Promise<void> {
   if (records.length === 0) return;
   const sealed = sealBatches(durable.key, runId, run.chain, records);
   if (!(await durable.store.append(runId, sealed, owner))) {
