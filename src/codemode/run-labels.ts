@@ -160,14 +160,23 @@ export class RunLabels {
   }
 
   /**
-   * The labelled outcomes to hand to the session's next run: this run's, and the earlier ones, the text
-   * of the last {@link SESSION_KEPT_OUTCOMES} only (the labels of all of them).
+   * The labelled outcomes to hand to the session's next run: the last {@link SESSION_KEPT_OUTCOMES}
+   * with their text, and of the older ones (their text dropped) the newest of each tool and set of
+   * labels, which is all a policy or a result's sources can still tell apart, so a long session's list
+   * stays bounded.
    */
   forSession(): LabelledOutcome[] {
-    const all = this.#outcomes.map((outcome) => ({ ...outcome, earlier: true }));
-    const drop = all.length - SESSION_KEPT_OUTCOMES;
-    for (let i = 0; i < drop; i++) delete all[i]!.outcome;
-    return all;
+    const kept = this.#outcomes
+      .slice(-SESSION_KEPT_OUTCOMES)
+      .map((outcome) => ({ ...outcome, earlier: true }));
+    const older = this.#outcomes.slice(0, Math.max(0, this.#outcomes.length - SESSION_KEPT_OUTCOMES));
+    const newestOlder = new Map<string, LabelledOutcome>();
+    for (const { outcome: _text, ...outcome } of older) {
+      const key = `${outcome.tool}\u0000${outcome.labels.join("\u0000")}`;
+      newestOlder.delete(key);
+      newestOlder.set(key, { ...outcome, earlier: true });
+    }
+    return [...newestOlder.values(), ...kept];
   }
 
   /** The arguments of `argsJson` that hold text or values of `sources`. */
