@@ -100,7 +100,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "Runs the code exactly as the run_code tool would: in a sandbox, where `await tools.<name>(args)` calls your tools through cordon's pipeline (validation, approval, retries, timeouts). Prints the console output, each tool call with its status and time, and the result. Give - to read the code from standard input.",
       "With --approve pause --checkpoint <file>, a gated call (or an ask_human question) does not wait for an answer: the run ends paused, its checkpoint is written to the file (readable by you only), and the calls that wait are printed with the cordon resume command that goes on. " +
         KEY_SOURCE,
-      "With --plan, the code first runs as a plan: reads live, and each call of a tool with effects (effect: true) not run but answered by its preview. The plan's effects are printed, each with every argument, and asked about once: y carries the plan out (the reads are not run again, each approved effect runs once, and any effect the code then asks for otherwise is asked about on its own), e decides each effect, anything else carries nothing out. --approve all carries it out without asking; --approve none only prints it.",
+      `With --plan, the code first runs as a plan: reads live, and each call of a tool with effects (effect: true) not run but answered by its preview. The plan's effects are printed, each with every argument, and asked about once: y carries the plan out (the reads are not run again, each approved effect runs once, and any effect the code then asks for otherwise is asked about on its own), e decides each effect, anything else carries nothing out. --approve all carries it out without asking; --approve none only prints it. With --approve pause --checkpoint <file>, the plan is saved instead (exit ${EXIT.paused}), for a person to decide and carry out later with cordon resume, in this process's place or another's with the same key.`,
       RUN_EXIT_CODES,
     ],
     options: [
@@ -112,7 +112,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "plan",
         type: "boolean",
         description:
-          "Run the code as a plan first (effects previewed, not run), print its effects and ask once whether to carry it out. Not with --approve pause.",
+          "Run the code as a plan first (effects previewed, not run), print its effects and ask once whether to carry it out; with --approve pause, save it to --checkpoint for cordon resume.",
       },
       {
         name: "checkpoint",
@@ -131,15 +131,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       'echo "return await tools.list_customers({})" | cordon run - --tools examples/shop/tools.ts --json',
       "cordon run examples/shop/task.ts --tools examples/shop/tools.ts --approve pause --checkpoint run.ckpt",
       "cordon run refunds.ts --tools refund-tools.ts --plan",
+      "cordon run refunds.ts --tools refund-tools.ts --plan --approve pause --checkpoint plan.ckpt",
     ],
     load: () => import("./commands/run.js"),
   },
   {
     name: "resume",
-    summary: "Go on with a run that paused (cordon run --approve pause), once its calls are decided.",
+    summary:
+      "Go on with a run that paused (cordon run --approve pause), or carry out a saved plan, once decided.",
     usage: ["resume <run.ckpt> --tools <module> [--approve ask|all|none] [options]"],
     details: [
       "Reads the checkpoint that cordon run --approve pause wrote, checks it (its seal and key, its expiry, and that the tools and limits are the ones it was made with: give the same --tools module and --timeout), then decides each call that waits: --approve ask (the default) asks on the terminal, one call at a time; all approves every one; none denies every one. Questions (ask_human) are asked on the terminal whatever --approve says. Then the code runs again from the start: the calls made before the pause get their recorded results (nothing happens twice), the decided calls go on, and the run is printed as cordon run prints it.",
+      "A plan saved by cordon run --plan --approve pause is shown with each effect and every argument and decided once, as cordon run --plan decides: --approve ask asks once on the terminal (y carries it out, e decides each effect, anything else carries nothing out and keeps the file), all carries it out, none only shows it. Carried out, the reads are not run again and each approved effect runs once; anything else the code asks for pauses the run.",
       "If it pauses again (at the next gated call or question), the new checkpoint replaces the file and it exits " +
         `${EXIT.paused} again. A checkpoint resumes once: while the run goes on it is kept as <file>.used, which becomes a note of when it was resumed once the run ends ok, is removed when it pauses again, and is kept whole when the run failed (resuming it again would repeat the decided calls); resuming the file again says it was resumed already. A refused checkpoint (altered, expired, another key, other tools or limits) exits ${EXIT.codeFailed} and nothing runs. ` +
         KEY_SOURCE,
@@ -164,6 +167,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       "cordon resume run.ckpt --tools examples/shop/tools.ts",
       "cordon resume run.ckpt --tools examples/shop/tools.ts --approve all --json",
+      "cordon resume plan.ckpt --tools refund-tools.ts",
     ],
     load: () => import("./commands/resume.js"),
   },

@@ -15,9 +15,12 @@ import { askApproval } from "./approval-prompt.js";
 import { type DecideIo, decidePending, type PeopleSaid } from "./decide-pending.js";
 import type { Style } from "./style.js";
 
+/** What a plan is shown and decided from: a plan's result, or a saved plan's checkpoint (`cm.inspect`). */
+type Plan = Pick<CodeRunResult, "effects" | "pending">;
+
 /** The plan's effects, and the calls it waits on when it paused; ends with a newline. */
 export function formatPlan(
-  plan: CodeRunResult,
+  plan: Plan,
   options: { style: Style; approvalKeysOf(tool: string): readonly string[] | undefined },
 ): string {
   const { style } = options;
@@ -50,12 +53,13 @@ export function formatPlan(
 /**
  * Decides the plan once: the decisions and answers to carry it out with, `"declined"` when it is not
  * carried out, `"interrupted"` on Ctrl-C. Throws a {@link UsageError} when it must ask and there is no
- * terminal.
+ * terminal, naming `asker` (the command or flag that asks).
  */
 export async function decidePlan(
-  plan: CodeRunResult,
+  plan: Plan,
   policy: ApprovePolicy,
   io: DecideIo,
+  asker = "--plan",
 ): Promise<PeopleSaid | "declined" | "interrupted"> {
   const effects = plan.effects ?? [];
   const pending = plan.pending ?? [];
@@ -63,7 +67,7 @@ export async function decidePlan(
   if (policy === "all") return withPending(allApproved(effects), pending, "all", io);
   if (!io.stdin.isTTY || !io.stderr.isTTY) {
     throw new UsageError(
-      "--plan asks on a terminal whether to carry the plan out, and standard input or standard error is not a terminal. Nothing was carried out (only the reads ran). Pass --approve all to carry it out, or --approve none to only show it.",
+      `${asker} asks on a terminal whether to carry the plan out, and standard input or standard error is not a terminal. Nothing was carried out (only the reads ran). Pass --approve all to carry it out, or --approve none to only show it.`,
     );
   }
   const stop = new AbortController();

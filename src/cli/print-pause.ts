@@ -66,6 +66,18 @@ export function formatPaused(
   return `${out.join("\n")}\n`;
 }
 
+/** Where a saved plan is and how it is carried out: follows the plan (see `formatPlan`); ends with a newline. */
+export function formatSavedPlan(resume: ResumeArguments, style: Style): string {
+  return `${[
+    "",
+    `The plan is in ${visibleText(resume.checkpointFile)} (readable by you only): nothing of it was carried out. Decide and carry it out with:`,
+    `  ${resumeCommand(resume)}`,
+    style.dim(
+      "  It asks once on the terminal whether to carry the plan out; add --approve all to carry it out, or --approve none to only show it.",
+    ),
+  ].join("\n")}\n`;
+}
+
 /** A word as a POSIX shell reads it back: as it is when it is plain, else in single quotes. */
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;

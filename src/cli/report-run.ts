@@ -1,12 +1,14 @@
 /**
- * The end of `cordon run` and `cordon resume`: a paused run's checkpoint saved to its file, the run
- * printed (text, or JSON with `--json`), and the exit code: 0 ok, 1 failed, 3 paused, 130 interrupted.
+ * The end of `cordon run` and `cordon resume`: a paused run's (or a plan's) checkpoint saved to its file,
+ * the run printed (text, or JSON with `--json`), and the exit code: 0 ok, 1 failed, 3 paused or planned,
+ * 130 interrupted.
  */
 
 import type { CodeRunResult } from "../codemode/result.js";
 import { writeCheckpointFile } from "./checkpoint-file.js";
 import { EXIT } from "./cli-error.js";
-import { formatPaused, type ResumeArguments, resumeCommand } from "./print-pause.js";
+import { formatPlan } from "./plan-prompt.js";
+import { formatPaused, formatSavedPlan, type ResumeArguments, resumeCommand } from "./print-pause.js";
 import { formatRun } from "./print-run.js";
 import { styleFor } from "./style.js";
 
@@ -15,18 +17,23 @@ export interface ReportOptions {
   json: boolean;
   /** Ctrl-C stopped the run. */
   interrupted: boolean;
+  /** The result is a plan (`cordon run --plan`): shown with its effects, and how to carry it out. */
+  plan?: boolean;
   /** For a run that may pause: where its checkpoint goes, and how it is resumed. */
   resume?: ResumeArguments;
   /** The arguments a tool shows first when asking (its `approvalKeys`). */
   approvalKeysOf(tool: string): readonly string[] | undefined;
 }
 
-/** Saves a paused run's checkpoint, prints the run, and resolves with the exit code. */
+/** Saves a paused run's (or a plan's) checkpoint, prints the run, and resolves with the exit code. */
 export async function reportRun(result: CodeRunResult, options: ReportOptions): Promise<number> {
   const { resume } = options;
+  // A plan (`cordon run --plan --approve pause`) is saved as a paused run is, and shown as a plan.
+  const plan = options.plan === true;
+  const waits = result.status === "paused" || result.status === "planned";
   let saved = false;
   let saveProblem: string | undefined;
-  if (result.status === "paused") {
+  if (waits) {
     if (resume === undefined || result.checkpoint === undefined) {
       saveProblem = "the run paused without a checkpoint file to save it to";
     } else {
@@ -44,7 +51,10 @@ export async function reportRun(result: CodeRunResult, options: ReportOptions): 
   } else {
     const style = styleFor(process.stdout);
     process.stdout.write(formatRun(result, style));
-    if (saved && resume && result.pending) {
+    if (saved && resume && plan) {
+      const keys = { style, approvalKeysOf: options.approvalKeysOf };
+      process.stdout.write(`\n${formatPlan(result, keys)}${formatSavedPlan(resume, style)}`);
+    } else if (saved && resume && result.pending) {
       process.stdout.write(
         `\n${formatPaused(result.pending, resume, { style, approvalKeysOf: options.approvalKeysOf })}`,
       );
@@ -52,13 +62,13 @@ export async function reportRun(result: CodeRunResult, options: ReportOptions): 
   }
   if (saveProblem !== undefined) {
     process.stderr.write(
-      `${styleFor(process.stderr).red("cordon:")} the run paused, but ${saveProblem}. It cannot be resumed: the calls it made before the pause have taken effect; run the code again.\n`,
+      `${styleFor(process.stderr).red("cordon:")} ${plan ? "the plan was made" : "the run paused"}, but ${saveProblem}. It cannot be resumed: the calls it made before the pause have taken effect; run the code again.\n`,
     );
     return EXIT.codeFailed;
   }
   if (options.interrupted) return EXIT.interrupted;
   if (result.status === "ok") return EXIT.ok;
-  return result.status === "paused" ? EXIT.paused : EXIT.codeFailed;
+  return waits ? EXIT.paused : EXIT.codeFailed;
 }
 
 /**

@@ -2,7 +2,8 @@
  * `cordon resume <run.ckpt> --tools <module>`: goes on with a run `cordon run --approve pause` paused.
  * The checkpoint is checked first (its seal and key, its expiry, the tools and limits it was made with:
  * `CodeMode.inspect`); then each call that waits is decided (`--approve ask|all|none`; questions are
- * asked on the terminal); then the run goes on by replay and is printed as `cordon run` prints it.
+ * asked on the terminal), or a saved plan (`cordon run --plan --approve pause`) is shown and decided
+ * once; then the run goes on by replay and is printed as `cordon run` prints it.
  * Should it pause again, the new checkpoint replaces the file and the exit code is 3 again. A refused
  * checkpoint exits 1, and nothing runs. The file is claimed just before the run goes on (see
  * checkpoint-file.ts): a checkpoint resumes once, and resuming the file again says it was resumed already.
@@ -11,8 +12,9 @@
 import { messageOf } from "../../../common/errors.js";
 import { createCodeMode } from "../../codemode/code-mode.js";
 import { CheckpointRefused } from "../../codemode/pause/checkpoint.js";
-import type { CodeRunResult, PendingCall } from "../../codemode/result.js";
-import { APPROVE_POLICIES } from "../../mcp/approve-policy.js";
+import type { CheckpointSummary } from "../../codemode/pause/pause.js";
+import type { CodeRunResult } from "../../codemode/result.js";
+import { APPROVE_POLICIES, type ApprovePolicy } from "../../mcp/approve-policy.js";
 import { Toolset } from "../../tools/toolset.js";
 import {
   claimCheckpointFile,
@@ -31,10 +33,11 @@ import {
   requiredOption,
   stringOption,
 } from "../command-spec.js";
-import { decidePending } from "../decide-pending.js";
+import { type DecideIo, decidePending, type PeopleSaid } from "../decide-pending.js";
 import { createEnvironment } from "../env-choices.js";
 import { loadToolsShowingProgress } from "../load-tools.js";
 import { observedTypesSaver, readObservedTypesFile } from "../observed-types-file.js";
+import { decidePlan, formatPlan } from "../plan-prompt.js";
 import { progressOn } from "../progress.js";
 import { reportRun } from "../report-run.js";
 import { type Style, styleFor } from "../style.js";
@@ -94,20 +97,25 @@ export async function run(input: ParsedCommand): Promise<number> {
           process.stderr.write(`${errStyle.yellow("cordon resume:")} ${line}\n`),
         );
   try {
-    let pending: PendingCall[];
+    let summary: CheckpointSummary;
     try {
       // The same checks as the resume (seal, key, expiry, tools, limits), before anyone is asked.
-      pending = cm.inspect(text).pending;
+      summary = cm.inspect(text);
     } catch (error) {
       if (error instanceof CheckpointRefused) return refused(error, checkpointFile, errStyle);
       throw error;
     }
-    const said = await decidePending(pending, policy, {
-      stdin: process.stdin,
-      stderr: process.stderr,
-      style: errStyle,
-      approvalKeysOf,
-    });
+    const io = { stdin: process.stdin, stderr: process.stderr, style: errStyle, approvalKeysOf };
+    const said =
+      summary.effects === undefined
+        ? await decidePending(summary.pending, policy, io)
+        : await decideSavedPlan(summary, policy, { ...io, json, checkpointFile });
+    if (said === "declined") {
+      process.stderr.write(
+        `${errStyle.yellow("not carried out:")} no effect of the plan ran, and ${checkpointFile} is kept: resume it again to decide.\n`,
+      );
+      return EXIT.ok;
+    }
     if (said === "interrupted") {
       process.stderr.write(`\ninterrupted: nothing was resumed, and ${checkpointFile} is as it was.\n`);
       return EXIT.interrupted;
@@ -165,6 +173,21 @@ export async function run(input: ParsedCommand): Promise<number> {
       );
     }
   }
+}
+
+/**
+ * A plan saved by `cordon run --plan --approve pause`: shown (where the run's report goes; with --json,
+ * on standard error) and decided once, as `cordon run --plan` decides it.
+ */
+async function decideSavedPlan(
+  summary: CheckpointSummary,
+  policy: ApprovePolicy,
+  io: DecideIo & { json: boolean; checkpointFile: string },
+): Promise<PeopleSaid | "declined" | "interrupted"> {
+  const plan = { effects: summary.effects ?? [], pending: summary.pending };
+  const out = io.json ? process.stderr : process.stdout;
+  out.write(formatPlan(plan, { style: styleFor(out), approvalKeysOf: io.approvalKeysOf }));
+  return decidePlan(plan, policy, io, `cordon resume of the plan in ${io.checkpointFile}`);
 }
 
 /** Says why the checkpoint was refused, and what to do. */

@@ -60,11 +60,6 @@ export async function run(input: ParsedCommand): Promise<number> {
       "--checkpoint goes with --approve pause: add --approve pause to end the run at calls that need a person and save it there, or leave --checkpoint out.",
     );
   }
-  if (planning && choice === "pause") {
-    throw new UsageError(
-      "--plan goes with --approve ask, all or none (how the plan is decided), not pause: leave --approve pause out.",
-    );
-  }
   const pausing = choice === "pause";
   if (checkpointFile !== undefined) {
     await checkCheckpointTarget(checkpointFile, {
@@ -72,7 +67,7 @@ export async function run(input: ParsedCommand): Promise<number> {
       "--tools": toolsPath,
     });
   }
-  // A plan is carried out in this process: a key of its own seals it, and no key file is needed.
+  // A plan carried out in this process has a key of its own; one saved for cordon resume, the machine's.
   const key = pausing
     ? (await loadCheckpointKey(process.env)).key
     : planning
@@ -150,7 +145,8 @@ export async function run(input: ParsedCommand): Promise<number> {
       ? await cm.plan(code, { signal: interrupt.signal })
       : await cm.run(code, { signal: interrupt.signal });
     progress.clear();
-    if (result.status === "planned" || (planning && result.status === "paused")) {
+    // With --approve pause the plan is saved for cordon resume to decide and carry out, later.
+    if (!pausing && (result.status === "planned" || (planning && result.status === "paused"))) {
       const carried = await carryOut(cm, result, choice as ApprovePolicy, {
         stdin: process.stdin,
         stderr: process.stderr,
@@ -164,6 +160,7 @@ export async function run(input: ParsedCommand): Promise<number> {
     }
     return await reportRun(result, {
       json,
+      plan: planning && pausing,
       interrupted: interrupt.signal.aborted,
       approvalKeysOf,
       ...(checkpointFile === undefined
