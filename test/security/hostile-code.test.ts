@@ -46,7 +46,31 @@ function make(options: Partial<CodeModeOptions> = {}) {
       return "written";
     },
   });
-  const cm = codeMode({ tools: [echo, danger, slowWrite], ...options });
+  // Writes held until the code calls release: the calls stay unfinished however slowly the code starts them.
+  let open: () => void = () => {};
+  const writable = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const heldWrite = tool({
+    name: "held_write",
+    description: "Waits until release is called, then writes.",
+    input: z.object({ text: z.string() }),
+    run: async ({ text }) => {
+      await writable;
+      writes.push(text);
+      return "written";
+    },
+  });
+  const release = tool({
+    name: "release",
+    description: "Lets the held writes finish.",
+    input: z.object({}),
+    run: () => {
+      open();
+      return "released";
+    },
+  });
+  const cm = codeMode({ tools: [echo, danger, slowWrite, heldWrite, release], ...options });
   opened.push(cm);
   return { cm, calls, writes };
 }
@@ -118,11 +142,13 @@ describe("security: host memory through tool arguments and errors", () => {
   });
 
   it("a run cannot queue more than its share of argument bytes behind slow calls", async () => {
-    const { cm } = make({ limits: { maxToolCalls: 100 } });
+    // Every call may start at once, so that release is not queued behind the held writes.
+    const { cm } = make({ limits: { maxToolCalls: 100, maxConcurrentCalls: 64 } });
     const code = `
       const big = "x".repeat(900_000);
       const calls = [];
-      for (let i = 0; i < 40; i++) calls.push(tools.slow_write({ text: big, ms: 1000 }).then(() => "ok", (e) => e.kind + ": " + e.message));
+      for (let i = 0; i < 40; i++) calls.push(tools.held_write({ text: big }).then(() => "ok", (e) => e.kind + ": " + e.message));
+      await tools.release({});
       const outcomes = await Promise.all(calls);
       return [outcomes.filter((o) => o === "ok").length, outcomes.find((o) => o !== "ok")];`;
     const result = await cm.run(code);
