@@ -190,6 +190,7 @@ function sseLimit(
       }
     },
     flush(controller) {
+      take(decoder.decode());
       if (line !== "") lines.push(line.replace(/\r$/, ""));
       endEvent(controller);
     },
