@@ -9,7 +9,8 @@
  * With `auth` (http-auth.ts), every request to the endpoint carries a bearer token naming a principal,
  * and each principal is a tenant: a session answers only the principal that started it (to any other it
  * does not exist), the cap of {@link DEFAULT_MAX_SESSIONS} sessions is each principal's own (so one cannot
- * fill it for the others), learnt result types are kept per principal, and an approval page refuses a
+ * fill it for the others) under the server's cap of {@link DEFAULT_MAX_SERVER_SESSIONS} (so many cannot
+ * exhaust the server), learnt result types are kept per principal, and an approval page refuses a
  * request authenticated as another principal.
  */
 
@@ -42,6 +43,15 @@ const DEFAULT_SESSION_IDLE_MS = 30 * 60_000;
 /** Sessions kept at once (per principal, with `auth`); a new one closes the least recently used idle one, or is refused. */
 const DEFAULT_MAX_SESSIONS = 64;
 
+/**
+ * Sessions kept at once by the whole server, every principal's together: with `auth`, principals are as
+ * many as the issuer names, so their own caps alone would not bound the server.
+ */
+const DEFAULT_MAX_SERVER_SESSIONS = 256;
+
+/** What a refused initialize is told to wait before trying again, in seconds (`Retry-After`). */
+const SESSIONS_FULL_RETRY_AFTER_S = 30;
+
 /** Options of {@link serveHttp}. */
 export interface HttpOptions extends McpServerOptions {
   port: number;
@@ -58,8 +68,10 @@ export interface HttpOptions extends McpServerOptions {
    * DELETE). Default {@link DEFAULT_SESSION_IDLE_MS}.
    */
   sessionIdleMs?: number;
-  /** Sessions kept at once. Default {@link DEFAULT_MAX_SESSIONS}. */
+  /** Sessions kept at once (each principal's own, with `auth`). Default {@link DEFAULT_MAX_SESSIONS}. */
   maxSessions?: number;
+  /** Sessions kept at once by the whole server, every principal's. Default {@link DEFAULT_MAX_SERVER_SESSIONS}. */
+  maxServerSessions?: number;
   /** How long an approval page waits for a decision, in ms. Default `DEFAULT_APPROVAL_TIMEOUT_MS`. */
   approvalTimeoutMs?: number;
   /** Who may use the server (bearer tokens); absent, anyone who can reach it. */
@@ -96,6 +108,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxServerSessions = options.maxServerSessions ?? DEFAULT_MAX_SERVER_SESSIONS;
   const isIdle = (session: Session, now: number) => session.open === 0 && now - session.lastActive >= idleMs;
   const expire = (id: string, session: Session) => {
     sessions.delete(id);
@@ -120,18 +133,25 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     else initializing.set(owner, count);
   };
   /**
-   * Makes room for a new session of `owner`, under its own cap. Only a session whose client went away
-   * (idle: no request or stream open for `idleMs`) gives up its place, the least recently used first; a
-   * live one is never closed for a newcomer, however quiet it is.
+   * Makes room for a new session of `owner`, under its own cap and the server's. Only a session whose
+   * client went away (idle: no request or stream open for `idleMs`) gives up its place, the least recently
+   * used first (the owner's own for its cap, anyone's for the server's); a live one is never closed for a
+   * newcomer, however quiet it is. Answers which cap refused, if one did.
    */
-  const makeRoom = (owner: string | undefined): boolean => {
-    let count = initializing.get(owner) ?? 0;
-    for (const session of sessions.values()) if (session.owner === owner) count++;
-    if (count < maxSessions) return true;
+  const makeRoom = (owner: string | undefined): "owner" | "server" | undefined => {
+    let mine = initializing.get(owner) ?? 0;
+    for (const session of sessions.values()) if (session.owner === owner) mine++;
+    if (mine >= maxSessions && !expireOldestIdle((session) => session.owner === owner)) return "owner";
+    let all = sessions.size;
+    for (const count of initializing.values()) all += count;
+    if (all >= maxServerSessions && !expireOldestIdle(() => true)) return "server";
+    return undefined;
+  };
+  const expireOldestIdle = (among: (session: Session) => boolean): boolean => {
     const now = performance.now();
     let oldest: [string, Session] | undefined;
     for (const entry of sessions) {
-      if (entry[1].owner !== owner || !isIdle(entry[1], now)) continue;
+      if (!among(entry[1]) || !isIdle(entry[1], now)) continue;
       if (!oldest || entry[1].lastActive < oldest[1].lastActive) oldest = entry;
     }
     if (oldest) expire(...oldest);
@@ -198,11 +218,17 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
     if (!isInitializeRequest(body)) {
       return reply(res, 400, "No session: the first request must be initialize (or send Mcp-Session-Id).");
     }
-    if (!makeRoom(owner)) {
+    const full = makeRoom(owner);
+    if (full !== undefined) {
+      const which =
+        full === "server"
+          ? `All ${maxServerSessions} sessions this server keeps at once, every client's together,`
+          : `All ${maxSessions} sessions ${owner === undefined ? "of this server" : "you may keep"}`;
       return reply(
         res,
         503,
-        `All ${maxSessions} sessions ${owner === undefined ? "of this server" : "you may keep"} are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
+        `${which} are answering requests: try again later, or end a session you no longer use (DELETE ${MCP_PATH} with its Mcp-Session-Id).`,
+        { "retry-after": String(SESSIONS_FULL_RETRY_AFTER_S) },
       );
     }
     countInitializing(owner, 1);
@@ -313,7 +339,12 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, "content-type": "application/json" });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }

@@ -32,6 +32,24 @@ const TASK_POLL_INTERVAL_MS = 1_000;
 /** How often expired task records are looked for, in ms. */
 const SWEEP_MS = 60_000;
 
+/**
+ * Tasks one tenant may have working or waiting for input at once (without authentication, every client
+ * of the server together); one more is refused until one of them ends. Terminal tasks do not count.
+ */
+export const MAX_LIVE_TASKS = 32;
+
+/** Tasks one tasks/list answers with; `nextCursor` leads to the rest. */
+export const TASKS_PAGE_SIZE = 20;
+
+/** Sends one status notification (notifications/tasks/status) to the connection it was made for. */
+export type TaskStatusSender = (task: Task) => void;
+
+/** One page of tasks/list. */
+export type TaskPage = {
+  tasks: Task[];
+  nextCursor?: string;
+};
+
 /** Who asks about a task: the tenant the server named (if it names them) and the connection. */
 export interface TaskAsker {
   tenant?: string;
@@ -68,6 +86,11 @@ export class McpTasks {
   readonly #listeners = new Map<string, Set<() => void>>();
   /** Each task's writes, one after another. */
   readonly #writes = new Map<string, Promise<void>>();
+  /** The connection each task's status notifications go to: the one that created it or last asked about it. */
+  readonly #followers = new Map<string, object>();
+  readonly #senders = new Map<object, TaskStatusSender>();
+  /** Creations, one after another, so that two at once cannot both pass {@link MAX_LIVE_TASKS}. */
+  #admitting: Promise<unknown> = Promise.resolve();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(options: McpTasksOptions) {
@@ -97,19 +120,59 @@ export class McpTasks {
       expires: now + ttl,
       ...(asker.tenant === undefined ? {} : { tenant: asker.tenant }),
     };
-    await this.#write(record);
-    this.#createdBy.set(task.taskId, asker.connection);
-    await this.#drive(record, { args });
+    const admitted = this.#admitting.then(async () => {
+      const live = await this.#liveTasksOf(asker.tenant);
+      if (live >= MAX_LIVE_TASKS) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `${live} tasks are working or waiting for input already, the most ${asker.tenant === undefined ? "this server's clients may have together" : "you may have"} at once (${MAX_LIVE_TASKS}): answer a waiting one with tasks/result, wait for one to finish, or cancel one with tasks/cancel, then call again.`,
+        );
+      }
+      await this.#write(record, { announce: false });
+      this.#createdBy.set(task.taskId, asker.connection);
+      this.#followers.set(task.taskId, asker.connection);
+      await this.#drive(record, { args });
+    });
+    this.#admitting = admitted.catch(() => {});
+    await admitted;
     return task;
+  }
+
+  /**
+   * Sends `connection` the status notifications of the tasks it follows (created, or last asked about);
+   * returns what stops them, for when the connection closes.
+   */
+  notifyOn(connection: object, send: TaskStatusSender): () => void {
+    this.#senders.set(connection, send);
+    return () => {
+      if (this.#senders.get(connection) === send) this.#senders.delete(connection);
+    };
   }
 
   /** The task, as tasks/get answers. */
   async get(taskId: string, asker: TaskAsker): Promise<Task> {
-    return (await this.#find(taskId, asker)).task;
+    const { task } = await this.#find(taskId, asker);
+    this.#followers.set(taskId, asker.connection);
+    return task;
   }
 
-  /** The asker's tasks (tasks/list): its tenant's, or those its connection created. */
-  async list(asker: TaskAsker): Promise<Task[]> {
+  /**
+   * One page of the asker's tasks (tasks/list): its tenant's, or those its connection created, oldest
+   * first, {@link TASKS_PAGE_SIZE} at a time; `cursor` is a page's `nextCursor`.
+   */
+  async list(asker: TaskAsker, cursor?: string): Promise<TaskPage> {
+    const after = cursor === undefined ? undefined : positionOf(cursor);
+    const tasks = (await this.#listAll(asker)).filter(
+      (task) => after === undefined || comparePositions(task, after) > 0,
+    );
+    const page = tasks.slice(0, TASKS_PAGE_SIZE);
+    const last = page.at(-1);
+    return tasks.length > TASKS_PAGE_SIZE && last
+      ? { tasks: page, nextCursor: cursorOf(last) }
+      : { tasks: page };
+  }
+
+  async #listAll(asker: TaskAsker): Promise<Task[]> {
     const tasks: Task[] = [];
     for (const taskId of await this.#options.records.ids()) {
       const mine = asker.tenant === undefined ? this.#createdBy.get(taskId) === asker.connection : true;
@@ -120,12 +183,27 @@ export class McpTasks {
         // Another tenant's, expired, or refused: not listed.
       }
     }
-    return tasks.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return tasks.sort(comparePositions);
+  }
+
+  /** How many of `tenant`'s tasks are working (with their run in this process) or wait for input. */
+  async #liveTasksOf(tenant: string | undefined): Promise<number> {
+    const { records } = this.#options;
+    let live = 0;
+    const now = Date.now();
+    for (const taskId of await records.ids()) {
+      const record = await records.read(taskId).catch(() => undefined);
+      if (record === undefined || record.tenant !== tenant || record.expires <= now) continue;
+      const { status } = record.task;
+      if (status === "input_required" || (status === "working" && this.#live.has(taskId))) live++;
+    }
+    return live;
   }
 
   /** Cancels the task: its run is stopped, and nothing of it runs any more. */
   async cancel(taskId: string, asker: TaskAsker): Promise<Task> {
     const record = await this.#find(taskId, asker);
+    this.#followers.set(taskId, asker.connection);
     if (isTerminal(record.task.status)) {
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -155,6 +233,7 @@ export class McpTasks {
     ask: AskPerson,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
+    this.#followers.set(taskId, asker.connection);
     for (;;) {
       const record = await this.#find(taskId, asker);
       if (isTerminal(record.task.status))
@@ -321,7 +400,8 @@ export class McpTasks {
     };
   }
 
-  async #write(record: TaskRecord): Promise<void> {
+  /** Writes the record; a change of status (every write but a task's first) is announced to its follower. */
+  async #write(record: TaskRecord, { announce = true } = {}): Promise<void> {
     const { taskId } = record.task;
     const previous = this.#writes.get(taskId) ?? Promise.resolve();
     const next = previous.then(() => this.#options.records.write(record));
@@ -330,12 +410,16 @@ export class McpTasks {
       next.catch(() => {}),
     );
     await next;
+    if (!announce) return;
+    const follower = this.#followers.get(taskId);
+    if (follower !== undefined) this.#senders.get(follower)?.(record.task);
   }
 
   async #forget(taskId: string): Promise<void> {
     this.#live.get(taskId)?.controller.abort(new Error("The task expired."));
     this.#asking.get(taskId)?.abort(new Error("The task expired."));
     this.#createdBy.delete(taskId);
+    this.#followers.delete(taskId);
     await this.#options.records.remove(taskId);
     this.#changed(taskId);
   }
@@ -372,6 +456,43 @@ export class McpTasks {
       signal.addEventListener("abort", onAbort, { once: true });
     });
   }
+}
+
+/** Where a task stands in tasks/list's order: by creation, then by id. */
+interface ListPosition {
+  createdAt: string;
+  taskId: string;
+}
+
+function comparePositions(a: ListPosition, b: ListPosition): number {
+  return a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId);
+}
+
+/** The cursor of the page after `last` (opaque to clients). */
+function cursorOf(last: ListPosition): string {
+  return Buffer.from(JSON.stringify([last.createdAt, last.taskId])).toString("base64url");
+}
+
+/** Where a cursor of {@link cursorOf} points; an InvalidParams error for anything else. */
+function positionOf(cursor: string): ListPosition {
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    position = undefined;
+  }
+  if (
+    !Array.isArray(position) ||
+    position.length !== 2 ||
+    typeof position[0] !== "string" ||
+    typeof position[1] !== "string"
+  ) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Invalid cursor for tasks/list: ${JSON.stringify(cursor.slice(0, 100))} is not a nextCursor this server gave. Pass a page's nextCursor exactly as it came, or no cursor for the first page.`,
+    );
+  }
+  return { createdAt: position[0], taskId: position[1] };
 }
 
 /** Whether a task's status is final. */

@@ -113,7 +113,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     const key = tenant();
     return { connection, ...(typeof key === "string" ? { tenant: key } : {}) };
   };
-  if (tasks) handleTaskRequests(server, tasks, asker, approval);
+  const stopTaskNotifications = tasks ? handleTaskRequests(server, tasks, asker, approval) : () => {};
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     await host.ready;
@@ -165,6 +165,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   });
   server.onclose = () => {
     unsubscribe();
+    stopTaskNotifications();
     leave();
   };
   return server;

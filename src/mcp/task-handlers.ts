@@ -28,17 +28,22 @@ const DECLINED_ANSWER = "(The person did not answer this question.)";
 /** The capabilities a server with tasks declares: run_code may be called as a task. */
 export const TASK_CAPABILITIES = { list: {}, cancel: {}, requests: { tools: { call: {} } } } as const;
 
-/** Answers the task requests of `server`'s connection. */
+/**
+ * Answers the task requests of `server`'s connection, and sends it the status notifications of the
+ * tasks it follows. Returns what stops those, for when the connection closes.
+ */
 export function handleTaskRequests(
   server: Server,
   tasks: McpTasks,
   asker: () => TaskAsker,
   approval: McpApprovalOptions,
-): void {
+): () => void {
   server.setRequestHandler(GetTaskRequestSchema, async (request) =>
     tasks.get(request.params.taskId, asker()),
   );
-  server.setRequestHandler(ListTasksRequestSchema, async () => ({ tasks: await tasks.list(asker()) }));
+  server.setRequestHandler(ListTasksRequestSchema, async (request) =>
+    tasks.list(asker(), request.params?.cursor),
+  );
   server.setRequestHandler(CancelTaskRequestSchema, async (request) =>
     tasks.cancel(request.params.taskId, asker()),
   );
@@ -52,6 +57,10 @@ export function handleTaskRequests(
     );
     const result = await tasks.result(taskId, asker(), ask, extra.signal);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
+  });
+  // Without related-task metadata, as the spec says: the task's id is in the notification itself.
+  return tasks.notifyOn(asker().connection, (task) => {
+    server.notification({ method: "notifications/tasks/status", params: task }).catch(() => {});
   });
 }
 

@@ -2,7 +2,8 @@
  * The parts of `cordon mcp --http`'s authentication that need no cordon process: which listening
  * addresses count as beyond loopback and the flags that must then be given (a pure decision: no test
  * binds anything but 127.0.0.1), the issuer's key rotation against a JWKS served on 127.0.0.1, and the
- * session cap that is each principal's own (served in this process, a real authorization server).
+ * session cap that is each principal's own, under the server's cap that holds across principals (served
+ * in this process, a real authorization server).
  */
 
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -206,5 +207,72 @@ describe("the session cap of an authenticated server", () => {
     await expect(connect("alice")).rejects.toThrow(/All 1 sessions you may keep/);
     const bob = await connect("bob");
     expect((await bob.listTools()).tools.map((tool) => tool.name)).toContain("run_code");
+  });
+
+  it("holds across principals too: many principals together cannot take more than the server's sessions, and a refused one is told the limit", async () => {
+    const issuer = await startIssuer();
+    cleanups.push(() => issuer.close());
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const audience = `http://127.0.0.1:${port}/mcp`;
+    const host = new CodeHost({
+      catalog: new ToolCatalog({ local: [], upstreams: [], timeoutMs: 5_000, log: () => {} }),
+      environment: isolateEnvironment(),
+    });
+    const serving = await serveHttp({
+      host,
+      approve: "none",
+      version: "test",
+      port,
+      log: () => {},
+      maxSessions: 2,
+      maxServerSessions: 3,
+      auth: httpAuth({ issuer: issuerVerifier(issuer.issuer, audience) }),
+    });
+    cleanups.push(async () => {
+      await serving.close();
+      await host.close();
+    });
+    // Principals as many as the issuer names: each token its own subject.
+    const now = Math.floor(Date.now() / 1000);
+    const tokenOf = (sub: string) =>
+      issuer.sign({ iss: issuer.issuer, aud: audience, sub, iat: now, exp: now + 300 });
+    const connect = async (sub: string) => {
+      const client = new Client({ name: sub, version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(serving.url), {
+          requestInit: { headers: { authorization: `Bearer ${await tokenOf(sub)}` } },
+        }),
+      );
+      cleanups.push(() => client.close());
+      return client;
+    };
+    const first = await connect("principal-1");
+    await connect("principal-2");
+    await connect("principal-3");
+    const refused = await fetch(serving.url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${await tokenOf("principal-4")}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "p4", version: "1" } },
+      }),
+    });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    const body = (await refused.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(
+      /^All 3 sessions this server keeps at once, every client's together, are answering requests: try again later, or end a session you no longer use \(DELETE \/mcp/,
+    );
+    // The principals already served go on.
+    expect((await first.listTools()).tools.map((tool) => tool.name)).toContain("run_code");
   });
 });

@@ -92,6 +92,8 @@ export async function startIssuer(): Promise<TestIssuer> {
     jwks: { keys: [jwk] },
     clientDefaults: { id_token_signed_response_alg: "ES256" },
     scopes: ["openid", "offline_access", "mcp"],
+    // A refresh token for every client allowed the grant (the SDK asks for "mcp" alone, not offline_access).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
     features: {
       // Its sign-in and consent pages, which the tests fill in as a person would (see signIn).
       devInteractions: { enabled: true },

@@ -11,6 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { messageOf } from "../../../common/errors.js";
 import { StoredOAuthProvider, upstreamAuthFile } from "./oauth-provider.js";
+import { messageLimitedFetch } from "./remote-limit.js";
 import type { RemoteAuth, RemoteUpstreamSpec } from "./spec.js";
 
 /** How long a person has to authorize cordon at the URL it wrote to the log. */
@@ -30,12 +31,20 @@ export class RemoteConnector {
   readonly #provider: StoredOAuthProvider | undefined;
   readonly #token: string | undefined;
   readonly #log: (line: string) => void;
+  /** The longest message read from the server, in bytes (`--upstream-max-message`). */
+  readonly #maxMessageBytes: number;
   /** A person's authorization under way: `exchanging` is set once the code came. */
   #authorizing: { exchanging: Promise<boolean> | undefined } | undefined;
 
-  constructor(spec: RemoteUpstreamSpec, auth: RemoteAuth | undefined, log: (line: string) => void) {
+  constructor(
+    spec: RemoteUpstreamSpec,
+    auth: RemoteAuth | undefined,
+    log: (line: string) => void,
+    maxMessageBytes: number,
+  ) {
     this.#spec = spec;
     this.#log = log;
+    this.#maxMessageBytes = maxMessageBytes;
     if (auth !== undefined && "token" in auth) this.#token = auth.token;
     else if (auth !== undefined) {
       this.#provider = new StoredOAuthProvider({
@@ -52,6 +61,7 @@ export class RemoteConnector {
     await this.#provider?.prepare();
     return new StreamableHTTPClientTransport(this.#spec.url, {
       reconnectionOptions: RESUMPTION,
+      fetch: messageLimitedFetch({ maxBytes: this.#maxMessageBytes, log: this.#log }),
       ...(this.#provider ? { authProvider: this.#provider } : {}),
       ...(this.#token === undefined
         ? {}

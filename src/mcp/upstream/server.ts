@@ -29,6 +29,13 @@ import { UpstreamStdioTransport } from "./transport.js";
 /** Lines of an upstream's stderr kept to explain why it failed. */
 const STDERR_TAIL_LINES = 5;
 
+/**
+ * The waits before connecting again to a remote upstream whose connection failed, so that a server that
+ * is down is not asked at every call: the first, doubled after each failure in a row up to the longest
+ * (that of a dropped SSE stream's resumption, remote.ts).
+ */
+const RECONNECT_DELAY = { firstMs: 500, maxMs: 10_000 };
+
 /** Options of {@link UpstreamServer}. */
 export interface UpstreamOptions {
   /** Starting the server and listing its tools must finish within this, in ms. */
@@ -43,6 +50,8 @@ export interface UpstreamOptions {
   log: (line: string) => void;
   /** The environment of the server's process. Default: cordon's own. */
   env?: Record<string, string>;
+  /** A remote server's waits between failed connections. Default {@link RECONNECT_DELAY}. */
+  reconnectDelay?: { firstMs: number; maxMs: number };
 }
 
 /** Where an upstream is in its life. */
@@ -68,6 +77,9 @@ export class UpstreamServer {
   #unsubscribeRoots: (() => void) | undefined;
   /** How a remote server is reached; undefined for a command. */
   readonly #remote: RemoteConnector | undefined;
+  /** A remote server's failed connections in a row, and when the next may be tried (performance.now()). */
+  #failedConnections = 0;
+  #nextConnectionAt = 0;
 
   constructor(spec: UpstreamSpec, options: UpstreamOptions) {
     this.name = spec.name;
@@ -75,8 +87,11 @@ export class UpstreamServer {
     this.#spec = spec;
     this.#options = options;
     if ("url" in spec) {
-      this.#remote = new RemoteConnector(spec, spec.auth, (line) =>
-        options.log(`upstream ${spec.name}: ${line}`),
+      this.#remote = new RemoteConnector(
+        spec,
+        spec.auth,
+        (line) => options.log(`upstream ${spec.name}: ${line}`),
+        options.maxMessageBytes,
       );
     }
     this.#questions = new UpstreamQuestions(spec.name, { unansweredMs: options.callTimeoutMs });
@@ -124,6 +139,7 @@ export class UpstreamServer {
     if (this.#state === "closed" || this.#state === "ready") return Promise.resolve();
     // Starting again while a person is asked to authorize cordon would only ask again.
     if (this.#remote?.waitingForPerson) return Promise.resolve();
+    if (this.#backingOff()) return Promise.resolve();
     const exchanging = this.#remote?.exchanging;
     this.#starting ??= (exchanging ? exchanging.then(() => this.#start()) : this.#start()).finally(() => {
       this.#starting = undefined;
@@ -162,8 +178,11 @@ export class UpstreamServer {
     if (this.#state !== "ready") await this.start();
     const client = this.#client;
     if (this.#state !== "ready" || !client) {
+      const wait = this.#backingOff()
+        ? `; cordon connects to it again in ${formatDuration(Math.ceil(this.#nextConnectionAt - performance.now()))} at the earliest (it waits longer after each failed connection, up to ${formatDuration(this.#reconnectDelay.maxMs)})`
+        : "";
       throw new Error(
-        `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
+        `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}${wait}`,
       );
     }
     const done = this.#questions.track(link);
@@ -255,6 +274,7 @@ export class UpstreamServer {
       transport = "url" in spec ? await this.#remoteConnector().transport() : this.#stdioTransport(spec);
     } catch (error) {
       this.#fail(`it could not be reached: ${messageOf(error)}`);
+      this.#connectionFailed();
       this.#options.log(`upstream ${this.name}: not available: ${this.#failure}`);
       this.#changed();
       return;
@@ -287,12 +307,16 @@ export class UpstreamServer {
       // A remote server behind OAuth: once a person authorized cordon, it starts again with the tokens.
       if (this.#remote && "finishAuth" in transport && !this.#isClosed()) {
         this.#remote.authorizeLater(error, transport)?.then((authorized) => {
-          if (authorized) void this.start();
+          if (!authorized) return;
+          // A person just authorized cordon: no reason to wait.
+          this.#nextConnectionAt = 0;
+          void this.start();
         });
       }
       const reason = this.#startFailure(error);
       if (this.#isClosed()) return;
       this.#fail(reason);
+      this.#connectionFailed();
       this.#options.log(`upstream ${this.name}: not available: ${reason}`);
       this.#changed();
       return;
@@ -303,6 +327,8 @@ export class UpstreamServer {
     }
     this.#state = "ready";
     this.#failure = undefined;
+    this.#failedConnections = 0;
+    this.#nextConnectionAt = 0;
     this.#options.log(`upstream ${this.name}: ready, ${this.#tools.length} tools`);
     this.#changed();
   }
@@ -375,6 +401,25 @@ export class UpstreamServer {
       return `it sent a message of ${groupDigits(tooLarge.bytes)} bytes, over the ${groupDigits(tooLarge.maxBytes)} bytes cordon reads in one message from an upstream server (raise it with --upstream-max-message <bytes>)`;
     }
     return `it could not be started: ${messageOf(error)}${this.#stderrNote()}`;
+  }
+
+  get #reconnectDelay(): { firstMs: number; maxMs: number } {
+    return this.#options.reconnectDelay ?? RECONNECT_DELAY;
+  }
+
+  /** Whether a remote server failed to connect too recently to be tried again (see {@link RECONNECT_DELAY}). */
+  #backingOff(): boolean {
+    return (
+      this.#remote !== undefined && this.#state === "failed" && performance.now() < this.#nextConnectionAt
+    );
+  }
+
+  #connectionFailed(): void {
+    if (!this.#remote) return;
+    this.#failedConnections++;
+    const { firstMs, maxMs } = this.#reconnectDelay;
+    this.#nextConnectionAt =
+      performance.now() + Math.min(maxMs, firstMs * 2 ** (this.#failedConnections - 1));
   }
 
   /** Read through a method: the state may change while a start awaits. */
