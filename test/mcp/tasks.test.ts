@@ -213,10 +213,13 @@ describe("run_code as a task", () => {
     freshState();
     const { url } = await startServer();
     const client = await connect(url);
-    const task = await callAsTask(client, REFUND_CODE, 1_500);
-    expect(task.ttl).toBe(1_500);
+    // Long enough for the run to reach its gated call on a busy machine, short enough to wait for.
+    const ttl = 5_000;
+    const created = Date.now();
+    const task = await callAsTask(client, REFUND_CODE, ttl);
+    expect(task.ttl).toBe(ttl);
     await statusReaches(client, task.taskId, "input_required");
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, created + ttl + 100 - Date.now())));
     await expect(client.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
     expect(existsSync(join(stateDir, "tasks", `${task.taskId}.json`))).toBe(false);
     expect(lines()).toEqual(["lookup A1"]);
