@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { cordon, ensureBuilt, root } from "../cli/helpers.js";
 import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
 import { CLIENTS, signIn, startIssuer, type TestIssuer } from "./oauth-issuer.js";
@@ -106,7 +106,11 @@ describe("remote upstreams over Streamable HTTP", () => {
     const after = await runCode(mcp.client, "return await tools.calc__whoami({});");
     expect(after.isError).toBeFalsy();
     expect(textOf(after)).toContain(`pid ${second.child.pid}`);
-    expect(mcp.stderr()).toContain("upstream calc: lost its session");
+    // cordon's log and its answers come on different pipes: the line may arrive after the answer.
+    const logged = mcp;
+    await vi.waitFor(() => expect(logged.stderr()).toContain("upstream calc: lost its session"), {
+      timeout: 15_000,
+    });
   });
 
   it("an HTTP upstream's question reaches the client, and the answer reaches the upstream's tool", async () => {

@@ -7,7 +7,7 @@
  */
 
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { classifySkippedLine } from "../../src/mcp/upstream/oversized.js";
 import {
   MAX_UPSTREAM_MAX_MESSAGE_BYTES,
@@ -95,7 +95,11 @@ describe("cordon mcp: an upstream message over --upstream-max-message", () => {
     expect(value.after).toBe(value.before);
     const next = await returnedBy(mcp, "return await tools.big__large({ bytes: 20 });");
     expect(next).toBe("x".repeat(20));
-    expect(mcp.stderr()).toContain("upstream big: an answer of");
+    // cordon's log and its answers come on different pipes: the line may arrive after the answer.
+    const logged = mcp;
+    await vi.waitFor(() => expect(logged.stderr()).toContain("upstream big: an answer of"), {
+      timeout: 15_000,
+    });
     expect(mcp.stderr()).not.toContain("upstream big: exited");
   });
 
@@ -123,8 +127,13 @@ describe("cordon mcp: an upstream message over --upstream-max-message", () => {
       );
     }
     expect(value.after).toBe(value.before);
-    expect(mcp.stderr()).toContain(
-      "naming no request, was not read; the 2 requests waiting on the server fail",
+    const logged = mcp;
+    await vi.waitFor(
+      () =>
+        expect(logged.stderr()).toContain(
+          "naming no request, was not read; the 2 requests waiting on the server fail",
+        ),
+      { timeout: 15_000 },
     );
   });
 
