@@ -15,9 +15,17 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, root } from "../cli/helpers.js";
-import { type Connected, connectHttp, connectStdio, returnedBy, UPSTREAM_COMMAND } from "./helpers.js";
+import {
+  type Connected,
+  connectHttp,
+  connectStdio,
+  returnedBy,
+  runCode,
+  UPSTREAM_COMMAND,
+} from "./helpers.js";
 
 const RESOURCE_COMMAND = `${process.execPath} --import tsx ${join(root, "test/mcp/fixtures/resource-server.ts")} files`;
+const PAGING_COMMAND = `${process.execPath} --import tsx ${join(root, "test/mcp/fixtures/paging-server.ts")}`;
 const HTTP_SERVER = join(root, "test/mcp/fixtures/http-upstream-server.ts");
 
 let remote: { url: string; child: ChildProcess };
@@ -152,6 +160,35 @@ describe("upstream resources", () => {
     );
   });
 
+  it("passes an upstream's pages on one by one, then the next upstream's, and refuses a cursor it did not give", async () => {
+    mcp = await connectStdio([
+      "--upstream",
+      `paged=${PAGING_COMMAND}`,
+      "--upstream",
+      `files=${RESOURCE_COMMAND}`,
+    ]);
+    const { client } = mcp;
+    const pages: string[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      pages.push(page.resources.map((resource) => resource.uri));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages.slice(0, 3)).toEqual([
+      ["cordon://paged/page://item/0", "cordon://paged/page://item/1"],
+      ["cordon://paged/page://item/2", "cordon://paged/page://item/3"],
+      ["cordon://paged/page://item/4"],
+    ]);
+    expect(pages).toHaveLength(4);
+    // The paging server offers no tools: it starts all the same.
+    expect(mcp.stderr()).toContain("upstream paged: ready, 0 tools");
+    expect(pages[3]).toContain("cordon://files/test://static-text");
+    await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(
+      /The cursor "not-a-cursor" is not one cordon gave out \(or its upstream is gone\); list again without a cursor\./,
+    );
+  });
+
   it("declares no resources, prompts or completions when no upstream offers them", async () => {
     mcp = await connectStdio(["--upstream", `plain=${UPSTREAM_COMMAND}`]);
     const capabilities = mcp.client.getServerCapabilities();
@@ -235,6 +272,19 @@ describe("subscriptions", () => {
     expect(await updates).toEqual([uri]);
     await other.leave();
     await expect.poll(upstreamSubscriptions).toEqual([]);
+  });
+
+  it("subscribes again at an upstream that restarted, so the session's updates keep coming", async () => {
+    mcp = await connectStdio(upstreamArgs());
+    const { client } = mcp;
+    await client.subscribeResource({ uri: "cordon://files/test://watched-resource" });
+    await runCode(client, "await tools.files__crash({})");
+    const updates = resourceUpdates(client, 1);
+    // The call starts the server again; it must already know the subscription to tell anyone.
+    expect(
+      await returnedBy(mcp, `return await tools.files__update_resource({ uri: "test://watched-resource" })`),
+    ).toBe("told");
+    expect(await updates).toEqual(["cordon://files/test://watched-resource"]);
   });
 
   it("refuses a subscription to a URI of no upstream, saying what to use", async () => {

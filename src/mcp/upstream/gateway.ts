@@ -5,6 +5,7 @@
  * client session (cordon subscribes upstream once per URI, and tells only the sessions that subscribed).
  */
 
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type {
   CompleteRequestParams,
   CompleteResult,
@@ -59,9 +60,10 @@ export class UpstreamGateway {
   constructor(upstreams: readonly UpstreamServer[], log: (line: string) => void = () => {}) {
     this.#upstreams = new Map(upstreams.map((upstream) => [upstream.name, upstream]));
     this.#log = log;
-    this.#unsubscribe = upstreams.map((upstream) =>
+    this.#unsubscribe = upstreams.flatMap((upstream) => [
       upstream.onNotice((notice) => this.#onNotice(upstream, notice)),
-    );
+      upstream.onConnected((client, options) => this.#resubscribe(upstream, client, options)),
+    ]);
   }
 
   /** What to declare to a client connecting now: each capability some started upstream offers. */
@@ -317,22 +319,24 @@ export class UpstreamGateway {
       case "prompts_changed":
         for (const session of this.#sessions) session.promptsChanged();
         return;
-      case "connected":
-        this.#resubscribe(upstream);
-        return;
     }
   }
 
-  /** A restarted upstream knows none of cordon's subscriptions: each still wanted is made again. */
-  #resubscribe(upstream: UpstreamServer): void {
+  /**
+   * A restarted upstream knows none of cordon's subscriptions: each still wanted is made again, before
+   * the upstream serves anything else.
+   */
+  async #resubscribe(upstream: UpstreamServer, client: Client, options: { timeout: number }): Promise<void> {
     for (const key of this.#subscribed.keys()) {
       const [name, own] = splitKey(key);
       if (name !== upstream.name) continue;
-      upstream
-        .request(`subscribe again to the resource ${own}`, (client, options) =>
-          client.subscribeResource({ uri: own }, options),
-        )
-        .catch((error: unknown) => this.#log(`upstream ${name}: ${messageOf(error)}`));
+      await client
+        .subscribeResource({ uri: own }, options)
+        .catch((error: unknown) =>
+          this.#log(
+            `upstream ${name}: could not subscribe again to the resource ${own}: ${messageOf(error)}`,
+          ),
+        );
     }
   }
 }

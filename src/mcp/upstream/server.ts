@@ -34,9 +34,10 @@ import { UpstreamStdioTransport } from "./transport.js";
 export type UpstreamNotice =
   | { type: "resource_updated"; uri: string }
   | { type: "resources_changed" }
-  | { type: "prompts_changed" }
-  /** It (re)connected: what cordon had subscribed to there must be subscribed to again. */
-  | { type: "connected" };
+  | { type: "prompts_changed" };
+
+/** Told of each new connection to the server, before it serves: what it must know again (subscriptions). */
+export type ConnectHook = (client: Client, options: { timeout: number }) => Promise<void>;
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
 const STDERR_TAIL_LINES = 5;
@@ -75,6 +76,7 @@ export class UpstreamServer {
   #acceptsToolTasks = false;
   #capabilities: ServerCapabilities | undefined;
   readonly #notices = new Set<(notice: UpstreamNotice) => void>();
+  readonly #connectHooks = new Set<ConnectHook>();
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
   readonly #questions: UpstreamQuestions;
@@ -131,6 +133,16 @@ export class UpstreamServer {
   onNotice(listener: (notice: UpstreamNotice) => void): () => void {
     this.#notices.add(listener);
     return () => this.#notices.delete(listener);
+  }
+
+  /**
+   * Calls `hook` on each new connection to the server (its first start, and each restart or reconnect),
+   * after its tools are listed and before any call is made on it; a hook that fails is logged and the
+   * server serves anyway. Returns an unsubscribe.
+   */
+  onConnected(hook: ConnectHook): () => void {
+    this.#connectHooks.add(hook);
+    return () => this.#connectHooks.delete(hook);
   }
 
   /**
@@ -351,7 +363,13 @@ export class UpstreamServer {
       await client.connect(transport, { timeout: timeoutMs });
       this.#capabilities = client.getServerCapabilities();
       this.#acceptsToolTasks = acceptsToolTasks(this.#capabilities);
-      this.#tools = await listAllTools(client, timeoutMs);
+      // A server of only resources or prompts has no tools to list (and may not answer tools/list).
+      this.#tools = this.#capabilities?.tools ? await listAllTools(client, timeoutMs) : [];
+      for (const hook of this.#connectHooks) {
+        await hook(client, { timeout: this.#options.callTimeoutMs }).catch((error: unknown) =>
+          this.#options.log(`upstream ${this.name}: ${messageOf(error)}`),
+        );
+      }
     } catch (error) {
       if (this.#client === client) this.#client = undefined;
       await client.close().catch(() => {});
@@ -376,7 +394,6 @@ export class UpstreamServer {
     this.#failure = undefined;
     this.#options.log(`upstream ${this.name}: ready, ${this.#tools.length} tools`);
     this.#changed();
-    this.#notice(client, { type: "connected" });
   }
 
   /** Passes a notice of the current client on; one of a client already replaced is stale. */
