@@ -2,10 +2,9 @@
  * The upstreams' resources, resource templates, prompts and completions, as one server offers them to
  * cordon's clients: each named under its upstream (resource-names.ts), each request routed back to the
  * upstream that owns it, lists paged one upstream page at a time, and resource subscriptions kept per
- * client session (cordon subscribes upstream once per URI, and tells only the sessions that subscribed).
+ * client session (subscriptions.ts).
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type {
   CompleteRequestParams,
   CompleteResult,
@@ -28,6 +27,7 @@ import {
   type UpstreamRef,
 } from "./resource-names.js";
 import type { UpstreamNotice, UpstreamServer } from "./server.js";
+import { ResourceSubscriptions } from "./subscriptions.js";
 
 /** MCP's error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
@@ -52,17 +52,17 @@ export type GatewayCapabilities = Pick<ServerCapabilities, "resources" | "prompt
 export class UpstreamGateway {
   readonly #upstreams: ReadonlyMap<string, UpstreamServer>;
   readonly #sessions = new Set<GatewaySession>();
-  /** `<upstream>\n<its own URI>` → the sessions subscribed to it. */
-  readonly #subscribed = new Map<string, Set<GatewaySession>>();
+  readonly #subscriptions: ResourceSubscriptions<GatewaySession>;
   readonly #log: (line: string) => void;
   readonly #unsubscribe: (() => void)[];
 
   constructor(upstreams: readonly UpstreamServer[], log: (line: string) => void = () => {}) {
     this.#upstreams = new Map(upstreams.map((upstream) => [upstream.name, upstream]));
     this.#log = log;
+    this.#subscriptions = new ResourceSubscriptions(log);
     this.#unsubscribe = upstreams.flatMap((upstream) => [
       upstream.onNotice((notice) => this.#onNotice(upstream, notice)),
-      upstream.onConnected((client, options) => this.#resubscribe(upstream, client, options)),
+      upstream.onConnected((client, options) => this.#subscriptions.renew(upstream, client, options)),
     ]);
   }
 
@@ -83,9 +83,7 @@ export class UpstreamGateway {
     this.#sessions.add(session);
     return () => {
       this.#sessions.delete(session);
-      for (const [key, sessions] of this.#subscribed) {
-        if (sessions.delete(session) && sessions.size === 0) this.#unsubscribeUpstream(key);
-      }
+      this.#subscriptions.drop(session, this.#upstreams);
     };
   }
 
@@ -146,27 +144,14 @@ export class UpstreamGateway {
         `The MCP server "${upstream.name}" does not offer subscriptions to its resources, so ${uri} cannot be subscribed to; read it again instead.`,
       );
     }
-    const key = `${upstream.name}\n${own}`;
-    const sessions = this.#subscribed.get(key);
-    if (sessions?.size) {
-      sessions.add(session);
-      return;
-    }
-    await upstream.request(
-      `subscribe to the resource ${own}`,
-      (client, options) => client.subscribeResource({ uri: own }, options),
-      signal,
-    );
-    const now = this.#subscribed.get(key) ?? new Set();
-    now.add(session);
-    this.#subscribed.set(key, now);
+    await this.#subscriptions.subscribe(session, upstream, own, signal);
+    // A session that left while its subscription was being made keeps none.
+    if (!this.#sessions.has(session)) this.#subscriptions.unsubscribe(session, upstream, own);
   }
 
   async unsubscribe(session: GatewaySession, uri: string): Promise<void> {
     const { upstream, own } = this.#resourceOwner(uri);
-    const key = `${upstream.name}\n${own}`;
-    const sessions = this.#subscribed.get(key);
-    if (sessions?.delete(session) && sessions.size === 0) this.#unsubscribeUpstream(key);
+    this.#subscriptions.unsubscribe(session, upstream, own);
   }
 
   async listPrompts(cursor: string | undefined, signal?: AbortSignal): Promise<Page<Prompt>> {
@@ -293,24 +278,13 @@ export class UpstreamGateway {
     return { items: [] };
   }
 
-  #unsubscribeUpstream(key: string): void {
-    this.#subscribed.delete(key);
-    const [name, own] = splitKey(key);
-    const upstream = this.#upstreams.get(name);
-    if (upstream?.state !== "ready") return;
-    upstream
-      .request(`unsubscribe from the resource ${own}`, (client, options) =>
-        client.unsubscribeResource({ uri: own }, options),
-      )
-      .catch((error: unknown) => this.#log(`upstream ${name}: ${messageOf(error)}`));
-  }
-
   #onNotice(upstream: UpstreamServer, notice: UpstreamNotice): void {
     switch (notice.type) {
       case "resource_updated": {
-        const sessions = this.#subscribed.get(`${upstream.name}\n${notice.uri}`);
         const uri = namespacedUri(upstream.name, notice.uri);
-        for (const session of sessions ?? []) session.resourceUpdated(uri);
+        for (const session of this.#subscriptions.sessionsOf(upstream.name, notice.uri)) {
+          session.resourceUpdated(uri);
+        }
         return;
       }
       case "resources_changed":
@@ -321,29 +295,6 @@ export class UpstreamGateway {
         return;
     }
   }
-
-  /**
-   * A restarted upstream knows none of cordon's subscriptions: each still wanted is made again, before
-   * the upstream serves anything else.
-   */
-  async #resubscribe(upstream: UpstreamServer, client: Client, options: { timeout: number }): Promise<void> {
-    for (const key of this.#subscribed.keys()) {
-      const [name, own] = splitKey(key);
-      if (name !== upstream.name) continue;
-      await client
-        .subscribeResource({ uri: own }, options)
-        .catch((error: unknown) =>
-          this.#log(
-            `upstream ${name}: could not subscribe again to the resource ${own}: ${messageOf(error)}`,
-          ),
-        );
-    }
-  }
-}
-
-function splitKey(key: string): [string, string] {
-  const newline = key.indexOf("\n");
-  return [key.slice(0, newline), key.slice(newline + 1)];
 }
 
 /** A prompt message's resource URIs, namespaced so the client can read them through cordon. */
