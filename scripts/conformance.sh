@@ -27,7 +27,12 @@ version="$("$node22/bin/node" -p "require('$work/node_modules/@modelcontextproto
 log="$work/cordon.log"
 results="$work/results"
 rm -rf "$results" "$log"
-"$project_node" --no-node-snapshot dist/src/cli/bin.js mcp --http 0 --tools test/mcp/fixtures/gated-tools.ts 2>"$log" &
+# One upstream serves the resources, templates and prompts the suite asks for, by the suite's own names:
+# cordon offers them under its namespace (cordon://suite/<uri>, suite__<prompt>), which is what the
+# resources and prompts scenarios meet.
+upstream="suite=$project_node --import tsx $here/test/mcp/fixtures/resource-server.ts suite"
+"$project_node" --no-node-snapshot dist/src/cli/bin.js mcp --http 0 --tools test/mcp/fixtures/gated-tools.ts \
+  --upstream "$upstream" 2>"$log" &
 cordon=$!
 trap 'kill "$cordon" 2>/dev/null || true; wait "$cordon" 2>/dev/null || true' EXIT
 url=""

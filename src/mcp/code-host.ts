@@ -38,6 +38,7 @@ import {
 } from "./search-tools.js";
 import type { TenantKey } from "./tenant.js";
 import { TenantObservedTypes } from "./tenant-observed-types.js";
+import { UpstreamGateway } from "./upstream/gateway.js";
 
 /** When to offer search_tools: always, never, or when the declarations are too long to list. */
 export type SearchToolsMode = "auto" | "on" | "off";
@@ -159,6 +160,8 @@ export interface RunCodeOptions {
 export class CodeHost {
   /** The MCP clients connected now; each server connection adds itself. */
   readonly clients = new ClientDirectory();
+  /** The upstreams' resources, prompts and completions, for every connection to serve. */
+  readonly gateway: UpstreamGateway;
   readonly #options: CodeHostOptions;
   readonly #environment: Environment;
   readonly #listeners = new Set<() => void>();
@@ -191,6 +194,7 @@ export class CodeHost {
       close: async () => {},
     };
     for (const upstream of options.catalog.upstreams) upstream.useClients(this.clients);
+    this.gateway = new UpstreamGateway(options.catalog.upstreams, options.log);
     this.#generation = this.#build();
     this.#unsubscribe = options.catalog.onChange(() => this.#rebuild());
     this.#ready = options.catalog.start();
@@ -406,6 +410,7 @@ export class CodeHost {
   /** Stops the upstreams and the environment. */
   async close(): Promise<void> {
     this.#unsubscribe();
+    this.gateway.close();
     await this.#options.catalog.close();
     await Promise.all([...this.#open].map((generation) => this.#closeGeneration(generation)));
     await this.#options.environment.close();

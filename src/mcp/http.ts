@@ -247,6 +247,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServing> {
         sessions.set(id, { server, transport, events, open: 0, lastActive: performance.now(), owner });
       },
     });
+    // What the server declares depends on what its upstreams offer once started.
+    await options.host.ready;
     const server = createMcpServer({
       ...options,
       webApprovals: approvals,

@@ -27,6 +27,7 @@ import { DEFAULT_LOG_LEVEL, serverLink } from "./server-link.js";
 import { handleTaskRequests, TASK_CAPABILITIES } from "./task-handlers.js";
 import { type TenantOf, tenantPerConnection } from "./tenant.js";
 import { upstreamUrisOf } from "./upstream/uris.js";
+import { serveUpstreamResources } from "./upstream-resources.js";
 import type { WebApprovals } from "./web-approval.js";
 
 /** Options of {@link createMcpServer}. */
@@ -59,17 +60,23 @@ export interface McpServerOptions {
 const INSTRUCTIONS =
   "This server turns many tools into one: write TypeScript for its run_code tool, and call the tools declared in run_code's description from that code as `await tools.<name>(args)`. Do a whole task (several calls, loops, filtering) in one run and return only what you need.";
 
-/** A new MCP server for one client connection; connect it to a transport. */
+/**
+ * A new MCP server for one client connection; connect it to a transport. It offers the upstreams'
+ * resources, prompts and completions as far as those started by now offer them: create it once
+ * `host.ready` resolved.
+ */
 export function createMcpServer(options: McpServerOptions): Server {
   const { host, approve, version, webApprovals, log, allowSvg = false } = options;
   const tenantOf = options.tenantOf ?? tenantPerConnection;
   const { tasks } = options;
+  const offered = host.gateway.capabilities();
   const server = new Server(
     { name: "cordon", version },
     {
       capabilities: {
         tools: { listChanged: true },
         logging: {},
+        ...offered,
         ...(tasks ? { tasks: TASK_CAPABILITIES } : {}),
       },
       instructions: INSTRUCTIONS,
@@ -159,6 +166,7 @@ export function createMcpServer(options: McpServerOptions): Server {
     );
   });
 
+  const detach = serveUpstreamResources(server, host.gateway, offered, host.ready);
   const unsubscribe = host.onChange(() => {
     // When the connection is gone or not initialised yet, its next tools/list sees the new tools anyway.
     server.sendToolListChanged().catch(() => {});
@@ -166,6 +174,7 @@ export function createMcpServer(options: McpServerOptions): Server {
   server.onclose = () => {
     unsubscribe();
     stopTaskNotifications();
+    detach();
     leave();
   };
   return server;

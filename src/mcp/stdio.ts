@@ -18,6 +18,8 @@ export interface StdioServing {
 export async function serveStdio(
   options: McpServerOptions & { log?: (line: string) => void },
 ): Promise<StdioServing> {
+  // What the server declares depends on what its upstreams offer once started.
+  await options.host.ready;
   const server = createMcpServer(options);
   // An over-long line is answered here, whole lines only reach the SDK's transport (whose own buffer
   // would otherwise give up and close on it).

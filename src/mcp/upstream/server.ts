@@ -12,6 +12,10 @@ import {
   ErrorCode,
   McpError,
   type Tool as McpTool,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { messageOf } from "../../../common/errors.js";
@@ -25,6 +29,15 @@ import { lostConnection, neverDelivered, RemoteConnector } from "./remote.js";
 import type { CommandUpstreamSpec, UpstreamSpec } from "./spec.js";
 import { acceptsToolTasks, callToolAsTask, requiresTask } from "./task-call.js";
 import { UpstreamStdioTransport } from "./transport.js";
+
+/** What an upstream told cordon outside any call, for the clients' sake (see ../upstream-resources.ts). */
+export type UpstreamNotice =
+  | { type: "resource_updated"; uri: string }
+  | { type: "resources_changed" }
+  | { type: "prompts_changed" };
+
+/** Told of each new connection to the server, before it serves: what it must know again (subscriptions). */
+export type ConnectHook = (client: Client, options: { timeout: number }) => Promise<void>;
 
 /** Lines of an upstream's stderr kept to explain why it failed. */
 const STDERR_TAIL_LINES = 5;
@@ -70,6 +83,9 @@ export class UpstreamServer {
   #starting: Promise<void> | undefined;
   #tools: McpTool[] = [];
   #acceptsToolTasks = false;
+  #capabilities: ServerCapabilities | undefined;
+  readonly #notices = new Set<(notice: UpstreamNotice) => void>();
+  readonly #connectHooks = new Set<ConnectHook>();
   #stderrTail: string[] = [];
   readonly #listeners = new Set<() => void>();
   readonly #questions: UpstreamQuestions;
@@ -121,6 +137,63 @@ export class UpstreamServer {
   /** Whether the server, as it last started, lets its tools be called as tasks. */
   get acceptsToolTasks(): boolean {
     return this.#acceptsToolTasks;
+  }
+
+  /** What the server declared as it last started (undefined before it ever started). */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.#capabilities;
+  }
+
+  /** Calls `listener` with each resource or prompt notice of the server. Returns an unsubscribe. */
+  onNotice(listener: (notice: UpstreamNotice) => void): () => void {
+    this.#notices.add(listener);
+    return () => this.#notices.delete(listener);
+  }
+
+  /**
+   * Calls `hook` on each new connection to the server (its first start, and each restart or reconnect),
+   * after its tools are listed and before any call is made on it; a hook that fails is logged and the
+   * server serves anyway. Returns an unsubscribe.
+   */
+  onConnected(hook: ConnectHook): () => void {
+    this.#connectHooks.add(hook);
+    return () => this.#connectHooks.delete(hook);
+  }
+
+  /**
+   * Makes one request other than a tool call (`what` names it in errors: "read resource x"), starting the
+   * server first when needed, within the call timeout. Rejects with an Error saying what went wrong; an
+   * error the server answered with keeps its code, so a client sees the server's own "not found".
+   */
+  async request<T>(
+    what: string,
+    send: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
+    if (this.#state !== "ready") await this.start();
+    const client = this.#client;
+    if (this.#state !== "ready" || !client) {
+      throw new Error(
+        `The MCP server "${this.name}" is not available: ${this.#failure ?? "it is not running"}`,
+      );
+    }
+    const timeout = this.#options.callTimeoutMs;
+    const deadline = AbortSignal.timeout(timeout);
+    try {
+      return await send(client, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline, timeout });
+    } catch (error) {
+      if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout) {
+        throw new McpError(
+          error.code,
+          `The MCP server "${this.name}" could not ${what}: ${error.message.replace(/^MCP error -?\d+: /, "")}`,
+        );
+      }
+      if (deadline.aborted || (error instanceof McpError && error.code === ErrorCode.RequestTimeout)) {
+        throw new Error(`The MCP server "${this.name}" did not ${what} within ${formatDuration(timeout)}.`);
+      }
+      throw new Error(`The MCP server "${this.name}" could not ${what}: ${messageOf(error)}`);
+    }
   }
 
   /** Why the server is not available, when it failed. */
@@ -297,10 +370,26 @@ export class UpstreamServer {
     };
     this.#client = client;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#relist(client));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notice) =>
+      this.#notice(client, { type: "resource_updated", uri: notice.params.uri }),
+    );
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () =>
+      this.#notice(client, { type: "resources_changed" }),
+    );
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () =>
+      this.#notice(client, { type: "prompts_changed" }),
+    );
     try {
       await client.connect(transport, { timeout: timeoutMs });
-      this.#acceptsToolTasks = acceptsToolTasks(client.getServerCapabilities());
-      this.#tools = await listAllTools(client, timeoutMs);
+      this.#capabilities = client.getServerCapabilities();
+      this.#acceptsToolTasks = acceptsToolTasks(this.#capabilities);
+      // A server of only resources or prompts has no tools to list (and may not answer tools/list).
+      this.#tools = this.#capabilities?.tools ? await listAllTools(client, timeoutMs) : [];
+      for (const hook of this.#connectHooks) {
+        await hook(client, { timeout: this.#options.callTimeoutMs }).catch((error: unknown) =>
+          this.#options.log(`upstream ${this.name}: ${messageOf(error)}`),
+        );
+      }
     } catch (error) {
       if (this.#client === client) this.#client = undefined;
       await client.close().catch(() => {});
@@ -331,6 +420,12 @@ export class UpstreamServer {
     this.#nextConnectionAt = 0;
     this.#options.log(`upstream ${this.name}: ready, ${this.#tools.length} tools`);
     this.#changed();
+  }
+
+  /** Passes a notice of the current client on; one of a client already replaced is stale. */
+  #notice(client: Client, notice: UpstreamNotice): void {
+    if (this.#client !== client) return;
+    for (const listener of this.#notices) listener(notice);
   }
 
   /** Whether a relisting is running, and whether another change was announced meanwhile. */

@@ -1,6 +1,6 @@
 /**
  * An upstream MCP server's tools as cordon tools: namespaced by server (`github__search_issues`) so no
- * two ever clash, validated against their own JSON Schemas on the host before the server sees them, and
+ * two ever clash (with `<server>__read_resource` for a server that offers resources), validated against their own JSON Schemas on the host before the server sees them, and
  * their results unwrapped into data (the structured content when given, else the text, or the content
  * items when the result has images, audio or resources).
  */
@@ -12,6 +12,7 @@ import { TOOL_NAME_PATTERN, tool } from "../../tools/tool.js";
 import type { AnyTool, JsonSchema } from "../../tools/types.js";
 import { clientLinkOf } from "../client-link.js";
 import { contentForCode, UNSTRUCTURED_RESULT_SCHEMA } from "../content.js";
+import { READ_RESOURCE_TOOL, readResourceTool } from "./read-resource-tool.js";
 import type { UpstreamServer } from "./server.js";
 import { requiresTask } from "./task-call.js";
 import { noteUpstreamUris } from "./uris.js";
@@ -49,6 +50,10 @@ export function upstreamTools(server: UpstreamServer, timeoutMs: number): Upstre
     } catch (error) {
       skipped.push({ name: mcpTool.name, reason: messageOf(error) });
     }
+  }
+  // Its resources are read from code by a tool of cordon's, after its own tools so they keep their names.
+  if (server.capabilities?.resources) {
+    tools.push(readResourceTool(server, namespacedName(server.name, READ_RESOURCE_TOOL, taken), timeoutMs));
   }
   return { tools, skipped };
 }
