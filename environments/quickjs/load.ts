@@ -28,7 +28,9 @@ export async function loadQuickJS(variant?: QuickJSSyncVariant): Promise<QuickJS
   let chosen = variant;
   if (chosen === undefined) {
     try {
-      chosen = (await import("@jitl/quickjs-wasmfile-release-sync")).default as QuickJSSyncVariant;
+      const module = await import("@jitl/quickjs-wasmfile-release-sync");
+      // Its types describe the CommonJS shape; as an ES module, the variant is the default export.
+      chosen = module.default as unknown as QuickJSSyncVariant;
     } catch (error) {
       throw missing(DEFAULT_VARIANT, error);
     }
