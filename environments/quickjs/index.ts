@@ -10,9 +10,16 @@
  * agent's thread, so a stretch of it holds the agent's event loop (up to the run's CPU limit).
  */
 
-import type { QuickJSSyncVariant } from "quickjs-emscripten-core";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { QuickJSSandboxes } from "./sandboxes.js";
+
+/**
+ * A synchronous QuickJS build of quickjs-emscripten (its `QuickJSSyncVariant`), typed by its shape so
+ * that cordon's published types do not depend on quickjs-emscripten's.
+ */
+export interface QuickJSVariant {
+  readonly type: "sync";
+}
 
 /** Options of {@link quickjsEnvironment}. */
 export interface QuickJSEnvironmentOptions {
@@ -20,7 +27,7 @@ export interface QuickJSEnvironmentOptions {
    * The QuickJS build to use (a synchronous variant of quickjs-emscripten, such as
    * `@jitl/quickjs-wasmfile-release-sync`, or one made with `newVariant`); default: that one.
    */
-  variant?: QuickJSSyncVariant;
+  variant?: QuickJSVariant;
   /**
    * Spare sandboxes made ahead, while the agent's thread is free: 1 (default) or 0. A spare moves the
    * prelude's evaluation (~10-20 ms of this thread) off the path of the next run.

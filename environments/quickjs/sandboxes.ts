@@ -25,8 +25,9 @@ export class QuickJSSandboxes {
   #spare: Spare | undefined;
   #closed = false;
 
-  constructor(variant: QuickJSSyncVariant | undefined, warm: boolean) {
-    this.#variant = variant;
+  constructor(variant: object | undefined, warm: boolean) {
+    // The caller's build, as quickjs-emscripten types it (see QuickJSVariant).
+    this.#variant = variant as QuickJSSyncVariant | undefined;
     this.#warm = warm;
   }
 

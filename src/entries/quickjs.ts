@@ -7,5 +7,6 @@
 export {
   QUICKJS_ISOLATION,
   type QuickJSEnvironmentOptions,
+  type QuickJSVariant,
   quickjsEnvironment,
 } from "../../environments/quickjs/index.js";
