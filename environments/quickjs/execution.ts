@@ -160,7 +160,7 @@ export class QuickJSExecution {
       this.#release(this.#stretch(() => this.#callEntry(["guard", 0, 0, ""])));
       if (this.#ended) return;
     }
-    const compiled = this.#stretch(() => context.evalCode(source, "run_code.js"), true);
+    const compiled = this.#stretch(() => context.evalCode(source, "run_code.js", { type: "global" }), true);
     if (compiled === undefined || this.#ended) return;
     if (!compiled.ok) {
       this.#finish({ status: "error", error: compileFailure(compiled.error) });

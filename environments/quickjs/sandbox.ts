@@ -167,7 +167,9 @@ export class QuickJSSandbox implements Sandbox {
     preludeScript ??=
       `(function (Atomics) { "use strict"; return ${preludeSource()}; })` +
       `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics)`;
-    const install = context.unwrapResult(context.evalCode(preludeScript, "cordon-prelude.js"));
+    const install = context.unwrapResult(
+      context.evalCode(preludeScript, "cordon-prelude.js", { type: "global" }),
+    );
     const send = context.newFunction("send", (...args) => {
       const [type, runId, id, a, b, c] = args.map((arg) => this.#plain(arg));
       const current = this.#current;
