@@ -136,3 +136,20 @@ describe("quickjs: the guest", () => {
     expect(cm.instructions).toContain(QUICKJS_ISOLATION);
   });
 });
+
+describe("quickjs: options", () => {
+  it("refuses a warm other than 0 or 1, saying what it takes", () => {
+    expect(() => quickjsEnvironment({ warm: 2 as 1 })).toThrow(/warm must be 0 or 1; got 2/);
+  });
+
+  it("runs without a spare when warm is 0", async () => {
+    const environment = quickjsEnvironment({ warm: 0 });
+    const cm = codeMode({ tools: [], environment });
+    try {
+      expect((await cm.run("6 * 7")).value).toBe(42);
+    } finally {
+      await cm.close();
+      await environment.close();
+    }
+  });
+});
