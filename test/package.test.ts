@@ -59,6 +59,7 @@ describe("the published package", () => {
       "cordon/builtins": ["webFetch", "HttpReader", "webSearch", "askHuman", "HumanChannel", "fence"],
       "cordon/discovery": ["createToolIndex", "toolIndexText", "observe", "renderObservedType"],
       "cordon/in-process": ["isolateEnvironment"],
+      "cordon/quickjs": ["quickjsEnvironment"],
       "cordon/docker": ["dockerEnvironment", "buildSandboxImage"],
       "cordon/remote": ["remoteEnvironment", "serveSandboxes"],
       "cordon/postgres": ["postgresJournal"],

@@ -921,7 +921,7 @@ var describeError = (thrown) => {
     }
     const rawStack = isObject ? source.stack : void 0;
     const frames = typeof rawStack === "string" ? userFrames(rawStack) : [];
-    const missing = apply(regExpExec, /^(\\S+) is not defined$/, [message]);
+    const missing = apply(regExpExec, /^'?([^\\s']+)'? is not defined$/, [message]);
     const missingTool = apply(regExpExec, /^tools\\.(\\S+) is not a function$/, [message]);
     if (name === "ReferenceError" && missing !== null) {
       const known = apply(mapGet, unavailable, [missing[1]]);

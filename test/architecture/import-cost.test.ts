@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, "../..");
  * Loaded on first use: HTML reading, HTTP, DNS, compression (bodies, checkpoints), worker threads (the
  * type checker), WebSockets, tracing, TypeScript, the MCP SDK, jose (by `cordon mcp --http` with an
  * OAuth issuer alone), the DBOS SDK (by `cordon/dbos` alone,
- * whose use is to run in a DBOS workflow), the Restate SDK (by `cordon/restate` alone). node-postgres is
+ * whose use is to run in a DBOS workflow), the Restate SDK (by `cordon/restate` alone), QuickJS (by the QuickJS environment's first sandbox). node-postgres is
  * never loaded by cordon: the host gives the Postgres journal its pool, so even `cordon/postgres` loads
  * without it.
  */
@@ -37,6 +37,8 @@ const LOADED_WHEN_USED = [
   "pg",
   "@dbos-inc/dbos-sdk",
   "@restatedev/restate-sdk",
+  "quickjs-emscripten-core",
+  "@jitl/quickjs-wasmfile-release-sync",
 ];
 
 const loadedWhenUsed = (name: string) =>
@@ -95,7 +97,9 @@ describe('import "cordon"', () => {
         ["src/builtins", "src/entries", "src/testing", "src/mcp", "src/cli", "src/durable"].some((folder) =>
           file.startsWith(`${folder}/`),
         ) ||
-        ["in-process", "docker", "remote"].some((driver) => file.startsWith(`environments/${driver}/`)) ||
+        ["in-process", "quickjs", "docker", "remote"].some((driver) =>
+          file.startsWith(`environments/${driver}/`),
+        ) ||
         ["src/providers/openai.ts", "src/providers/anthropic.ts", "src/providers/ai-sdk.ts"].includes(file),
     );
     expect(elsewhere).toEqual([]);

@@ -38,6 +38,7 @@ const LEAVES = [
 const DRIVER_ENTRIES = [
   "src/defaults.ts",
   "src/entries/in-process.ts",
+  "src/entries/quickjs.ts",
   "src/entries/docker.ts",
   "src/entries/remote.ts",
 ];

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { dockerEnvironment } from "../../environments/docker/index.js";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { quickjsEnvironment } from "../../environments/quickjs/index.js";
 import { remoteEnvironment, type SandboxServer, serveSandboxes } from "../../environments/remote/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import { checkpointKeyBytes, openCheckpoint, sealCheckpoint } from "../../src/codemode/pause/checkpoint.js";
@@ -33,6 +34,7 @@ interface Subject {
 const servers: SandboxServer[] = [];
 const subjects: Subject[] = [
   { name: "in-process isolate", containsCrashes: false, create: () => isolateEnvironment() },
+  { name: "quickjs", containsCrashes: true, create: () => quickjsEnvironment() },
   { name: "sandbox host", containsCrashes: true, create: () => sandboxHostEnvironment({ processes: 1 }) },
   {
     name: "remote (cordon serve)",

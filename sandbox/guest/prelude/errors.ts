@@ -45,7 +45,8 @@ export const describeError = (thrown: unknown): NonNullable<GuestDoneReport["err
     }
     const rawStack = isObject ? source.stack : undefined;
     const frames = typeof rawStack === "string" ? userFrames(rawStack) : [];
-    const missing = apply(regExpExec, /^(\S+) is not defined$/, [message]) as string[] | null;
+    // V8 says `x is not defined`, QuickJS `'x' is not defined`.
+    const missing = apply(regExpExec, /^'?([^\s']+)'? is not defined$/, [message]) as string[] | null;
     const missingTool = apply(regExpExec, /^tools\.(\S+) is not a function$/, [message]) as string[] | null;
     if (name === "ReferenceError" && missing !== null) {
       const known = apply(mapGet, unavailable, [missing[1]]) as string | undefined;

@@ -1,0 +1,73 @@
+/**
+ * Loads QuickJS on first use (`quickjs-emscripten-core` and a WebAssembly build of QuickJS, optional
+ * peers), so that importing cordon never needs them, and hands out a fresh WebAssembly instance of it
+ * for each sandbox: a sandbox's heap is its instance's own linear memory, and an instance that trapped
+ * is dropped whole.
+ */
+
+import type { QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
+
+/** The QuickJS build cordon uses when none is given: the release build of QuickJS, synchronous. */
+const DEFAULT_VARIANT = "@jitl/quickjs-wasmfile-release-sync";
+
+/** Makes a new, independent QuickJS WebAssembly instance. */
+export type QuickJSInstances = () => Promise<QuickJSWASMModule>;
+
+/**
+ * A maker of QuickJS instances: from `variant` when given (a synchronous build, e.g. one whose
+ * WebAssembly module a bundler imported), else from the default build, whose WebAssembly is compiled
+ * once and instantiated per sandbox. Throws an Error saying what to install when the packages are missing.
+ */
+export async function loadQuickJS(variant?: QuickJSSyncVariant): Promise<QuickJSInstances> {
+  let core: typeof import("quickjs-emscripten-core");
+  try {
+    core = await import("quickjs-emscripten-core");
+  } catch (error) {
+    throw missing("quickjs-emscripten-core", error);
+  }
+  let chosen = variant;
+  if (chosen === undefined) {
+    try {
+      const module = await import("@jitl/quickjs-wasmfile-release-sync");
+      // Its types describe the CommonJS shape; as an ES module, the variant is the default export.
+      chosen = module.default as unknown as QuickJSSyncVariant;
+    } catch (error) {
+      throw missing(DEFAULT_VARIANT, error);
+    }
+    const compiled = await compiledWasm();
+    if (compiled !== undefined) chosen = core.newVariant(chosen, { wasmModule: compiled });
+  }
+  const made = chosen;
+  return () => core.newQuickJSWASMModuleFromVariant(made);
+}
+
+/**
+ * The default build's WebAssembly, compiled once, where the file can be read (Node, Bun, Deno); else
+ * undefined, and each instance compiles it as its variant loads it.
+ */
+async function compiledWasm(): Promise<WebAssembly.Module | undefined> {
+  try {
+    const { createRequire } = await import("node:module");
+    const { readFile } = await import("node:fs/promises");
+    const path = createRequire(import.meta.url).resolve(`${DEFAULT_VARIANT}/wasm`);
+    // The WebAssembly global is not in this project's type library, which has no DOM.
+    const wasm = (globalThis as unknown as { WebAssembly: WasmCompiler }).WebAssembly;
+    return await wasm.compile(await readFile(path));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The part of the WebAssembly global used here. */
+interface WasmCompiler {
+  compile(bytes: Uint8Array): Promise<WebAssembly.Module>;
+}
+
+function missing(name: string, cause: unknown): Error {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new Error(
+    `The QuickJS environment needs the ${name} package, which could not be loaded. Install it with ` +
+      `\`npm install quickjs-emscripten-core ${DEFAULT_VARIANT}\` (WebAssembly, no compiler needed). Cause: ${detail}`,
+    { cause },
+  );
+}
