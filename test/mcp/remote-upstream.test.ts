@@ -189,6 +189,38 @@ describe("remote upstreams behind OAuth", () => {
     );
   });
 
+  it("behind OAuth, the upstream's resources and prompts reach the client namespaced, and code reads its resource", async () => {
+    const server = await upstream(0, issuer.issuer);
+    const client = await secretFile(
+      "client-resources.json",
+      JSON.stringify({
+        client_id: "alice",
+        client_secret: CLIENTS.alice,
+        issuer: issuer.issuer,
+        scope: "mcp",
+      }),
+    );
+    mcp = await connectStdio(["--upstream", `calc=${server.url}`, "--upstream-client", `calc=${client}`]);
+    const { resources } = await mcp.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain("cordon://calc/test://static-text");
+    const read = await mcp.client.readResource({ uri: "cordon://calc/test://static-text" });
+    expect(read.contents).toEqual([
+      { uri: "cordon://calc/test://static-text", mimeType: "text/plain", text: "static text from remote" },
+    ]);
+    const { prompts } = await mcp.client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toContain("calc__test_simple_prompt");
+    const prompt = await mcp.client.getPrompt({ name: "calc__test_simple_prompt" });
+    expect(prompt.messages[0]!.content).toEqual({
+      type: "text",
+      text: "This is a simple prompt from remote.",
+    });
+    const fromCode = await runCode(
+      mcp.client,
+      'return (await tools.calc__read_resource({ uri: "test://static-text" })).contents[0].text;',
+    );
+    expect(textOf(fromCode)).toContain("static text from remote");
+  });
+
   it("with --upstream-token, cordon sends the pre-issued token; a token file others can read is refused", async () => {
     const server = await upstream(0, issuer.issuer);
     const token = await secretFile("token", await issuer.token("bob", server.url));
