@@ -3,13 +3,15 @@
  * server over Streamable HTTP on 127.0.0.1 (a child process, so it can be restarted), used from
  * run_code; the same server as an OAuth protected resource of a real authorization server
  * (oidc-provider, test/mcp/oauth-issuer.ts), reached with client credentials, a pre-issued token, or a
- * person signing in at the URL cordon logs; and the URLs cordon refuses.
+ * person signing in at the URL cordon logs (its resources and prompts joining the client's lists then);
+ * and the URLs cordon refuses.
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { cordon, ensureBuilt, root } from "../cli/helpers.js";
 import { type Connected, connectStdio, runCode, textOf } from "./helpers.js";
@@ -250,7 +252,15 @@ describe("remote upstreams behind OAuth", () => {
       else await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(url).toBeDefined();
-    // Meanwhile cordon serves, and says what the upstream waits for.
+    // Meanwhile cordon serves, and says what the upstream waits for; what it offers besides tools is
+    // not known yet, so resources and prompts are declared, and listed once it is there.
+    expect(connected.client.getServerCapabilities()?.resources).toBeDefined();
+    expect(connected.client.getServerCapabilities()?.prompts).toBeDefined();
+    expect((await connected.client.listResources()).resources).toEqual([]);
+    let resourcesChanged = 0;
+    connected.client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      resourcesChanged++;
+    });
     const { tools } = await connected.client.listTools();
     expect(tools[0]!.description).toContain(`- calc: ${server.url} needs a person to authorize cordon`);
     const code = await signIn(url!, "carol");
@@ -262,6 +272,11 @@ describe("remote upstreams behind OAuth", () => {
     for (let tries = 0; !connected.stderr().includes("upstream calc: ready") && tries < 600; tries++)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await connected.client.listTools()).tools[0]!.description).toContain("calc__add");
+    await vi.waitFor(() => expect(resourcesChanged).toBeGreaterThan(0), { timeout: 15_000 });
+    const { resources } = await connected.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain("cordon://calc/test://static-text");
+    const { prompts } = await connected.client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toContain("calc__test_simple_prompt");
     const result = await runCode(connected.client, "return (await tools.calc__add({ a: 3, b: 4 })).sum;");
     expect(textOf(result)).toContain("7");
     await connected.close();

@@ -62,13 +62,27 @@ export class UpstreamGateway {
     this.#subscriptions = new ResourceSubscriptions(log);
     this.#unsubscribe = upstreams.flatMap((upstream) => [
       upstream.onNotice((notice) => this.#onNotice(upstream, notice)),
-      upstream.onConnected((client, options) => this.#subscriptions.renew(upstream, client, options)),
+      upstream.onConnected(async (client, options) => {
+        await this.#subscriptions.renew(upstream, client, options);
+        // Its lists may have changed (or, at its first connection, appeared): clients list them again.
+        const offers = upstream.capabilities;
+        if (offers?.resources) this.#onNotice(upstream, { type: "resources_changed" });
+        if (offers?.prompts) this.#onNotice(upstream, { type: "prompts_changed" });
+      }),
     ]);
   }
 
-  /** What to declare to a client connecting now: each capability some started upstream offers. */
+  /**
+   * What to declare to a client connecting now: each capability some started upstream offers, and all
+   * three while a remote upstream has not connected yet (what it offers is not known before).
+   */
   capabilities(): GatewayCapabilities {
-    const offered = [...this.#upstreams.values()].map((upstream) => upstream.capabilities ?? {});
+    const upstreams = [...this.#upstreams.values()];
+    const offered = upstreams.map((upstream) => upstream.capabilities ?? {});
+    // A remote upstream not connected yet may offer them once it is: declared, its lists join later.
+    if (upstreams.some((upstream) => upstream.offersNotKnown)) {
+      offered.push({ resources: {}, prompts: {}, completions: {} });
+    }
     const resources = offered.some((capabilities) => capabilities.resources);
     const subscribe = offered.some((capabilities) => capabilities.resources?.subscribe === true);
     return {

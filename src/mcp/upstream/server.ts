@@ -144,6 +144,14 @@ export class UpstreamServer {
     return this.#capabilities;
   }
 
+  /**
+   * A remote server cordon has not connected to yet (it waits for a person's sign-in, or is not
+   * reachable now): whether it offers resources or prompts is not known until it connects.
+   */
+  get offersNotKnown(): boolean {
+    return this.#capabilities === undefined && this.#remote !== undefined && this.#state !== "closed";
+  }
+
   /** Calls `listener` with each resource or prompt notice of the server. Returns an unsubscribe. */
   onNotice(listener: (notice: UpstreamNotice) => void): () => void {
     this.#notices.add(listener);
