@@ -115,6 +115,21 @@ describe("remote upstreams over Streamable HTTP", () => {
     });
   });
 
+  it("an HTTP upstream restarted mid-session: the next resource read connects a new session and is answered", async () => {
+    const first = await upstream();
+    mcp = await connectStdio(["--upstream", `calc=${first.url}`]);
+    const uri = "cordon://calc/test://static-text";
+    expect((await mcp.client.readResource({ uri })).contents).toHaveLength(1);
+    await first.stop();
+    await upstream(Number(new URL(first.url).port));
+    const after = await mcp.client.readResource({ uri });
+    expect(after.contents).toEqual([{ uri, mimeType: "text/plain", text: "static text from remote" }]);
+    const logged = mcp;
+    await vi.waitFor(() => expect(logged.stderr()).toContain("upstream calc: lost its session"), {
+      timeout: 15_000,
+    });
+  });
+
   it("an HTTP upstream's question reaches the client, and the answer reaches the upstream's tool", async () => {
     const server = await upstream();
     mcp = await connectStdio(["--upstream", `ask=${server.url}`], () => ({

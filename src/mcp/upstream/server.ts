@@ -172,11 +172,13 @@ export class UpstreamServer {
    * Makes one request other than a tool call (`what` names it in errors: "read resource x"), starting the
    * server first when needed, within the call timeout. Rejects with an Error saying what went wrong; an
    * error the server answered with keeps its code, so a client sees the server's own "not found".
+   * `again` is set for the one retry after a remote server lost cordon's session.
    */
   async request<T>(
     what: string,
     send: (client: Client, options: { signal: AbortSignal; timeout: number }) => Promise<T>,
     signal?: AbortSignal,
+    again = false,
   ): Promise<T> {
     if (this.#state === "closed") throw new Error(`The MCP server "${this.name}" has been shut down.`);
     if (this.#state !== "ready") await this.start();
@@ -191,6 +193,17 @@ export class UpstreamServer {
     try {
       return await send(client, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline, timeout });
     } catch (error) {
+      // A remote server that restarted knows cordon's session no more: a new one, and the request again
+      // (once, and only when the request never reached it).
+      const running = this.#client === client && this.#state === "ready";
+      if (this.#remote && running && !signal?.aborted && lostConnection(error)) {
+        const reason = messageOf(error);
+        this.#dropRemote(client, `it could not be reached (${reason})`);
+        if (neverDelivered(error) && !again) {
+          this.#options.log(`upstream ${this.name}: lost its session (${reason}); reconnecting`);
+          return this.request(what, send, signal, true);
+        }
+      }
       if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout) {
         throw new McpError(
           error.code,
