@@ -1,7 +1,7 @@
 // What limits a curve where it bends, named from what was measured at that size (never written in
 // advance): the CPU the agent and its sandbox-host processes used against the cores there are, the
-// sandbox-host processes against the environment's limit, the share of time spent collecting garbage,
-// and the machine's load from other work.
+// time their threads waited for a core, the sandbox-host processes against the environment's limit, the
+// share of time spent collecting garbage, and the machine's load from other work.
 
 import type { Bend } from "./bend.js";
 
@@ -9,6 +9,11 @@ import type { Bend } from "./bend.js";
 export interface Signals {
   /** CPU time of the agent's process and its sandbox-host processes over wall time: cores in use. */
   cpuCores: number;
+  /**
+   * Time the threads of this process and its sandbox-host processes were ready to run but waited for a
+   * core, over wall time (from the scheduler's run queue): CPU wanted and not given.
+   */
+  waitingForCpu: number;
   /** Cores the machine has. */
   cores: number;
   /** The machine's 1-minute load average when the size ended. */
@@ -24,6 +29,10 @@ export interface Signals {
 
 const CPU_SATURATED = 0.85;
 const GC_HEAVY = 0.2;
+/** Cores' worth of waiting for a core that counts as CPU denied. */
+const WAITED = 0.5;
+/** CPU used plus waited under which the runs were mostly asleep. */
+const IDLE = 0.5;
 
 const cores = (n: number) => n.toFixed(2);
 const percent = (n: number) => `${Math.round(n * 100)}%`;
@@ -33,8 +42,12 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
  * size before, garbage collection, or other work's load.
  */
 export function causeOf(at: Signals, before?: Signals): string {
+  const waited = `threads waited ${cores(at.waitingForCpu)} cores' worth for a core`;
   if (at.cpuCores >= CPU_SATURATED * at.cores) {
     return `CPU: the agent and its sandbox-host processes used ${cores(at.cpuCores)} of the ${at.cores} cores`;
+  }
+  if (at.waitingForCpu >= WAITED && at.loadAverage >= at.cores) {
+    return `CPU taken by other work: load average ${at.loadAverage.toFixed(1)} on ${at.cores} cores; this used ${cores(at.cpuCores)} and its ${waited}`;
   }
   if (at.processLimit !== undefined && at.processes !== undefined && at.processes >= at.processLimit) {
     return `a process limit: ${at.processes} sandbox-host processes, the environment's maxProcesses, each busy (CPU ${cores(at.cpuCores)} of ${at.cores} cores)`;
@@ -45,10 +58,10 @@ export function causeOf(at: Signals, before?: Signals): string {
   if (at.gcShare >= GC_HEAVY && at.gcShare > (before?.gcShare ?? 0)) {
     return `garbage collection: ${percent(at.gcShare)} of the time (from ${percent(before?.gcShare ?? 0)} the size before)`;
   }
-  if (at.loadAverage >= at.cores && at.cpuCores + 0.5 < at.cores) {
-    return `CPU taken by other work: load average ${at.loadAverage.toFixed(1)} on ${at.cores} cores while this used ${cores(at.cpuCores)}`;
+  if (at.cpuCores + at.waitingForCpu < IDLE) {
+    return `waiting, not computing: CPU ${cores(at.cpuCores)} of ${at.cores} cores and ${waited}: the runs queue on something that is neither (a lock, a timer, a limit)`;
   }
-  return `none of the limits measured: CPU ${cores(at.cpuCores)} of ${at.cores} cores, garbage collection ${percent(at.gcShare)}, RSS ${Math.round(at.rssMb)} MB; the work per unit itself grows`;
+  return `none of the limits measured: CPU ${cores(at.cpuCores)} of ${at.cores} cores, ${waited}, garbage collection ${percent(at.gcShare)}, RSS ${Math.round(at.rssMb)} MB; the work per unit itself grows`;
 }
 
 /** One line on a curve's bend (with its measured cause), or on its absence, with the unit's name. */

@@ -1,5 +1,6 @@
 // What a size of a curve used while it ran, read from the system: CPU time and resident memory of this
-// process and every process below it (the sandbox-host processes), read from /proc; the time spent
+// process and every process below it (the sandbox-host processes), read from /proc, with the time their
+// threads were ready to run but waited for a core (the scheduler's run queue); the time spent
 // collecting garbage, from V8's performance entries; and the machine's load average.
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -48,6 +49,30 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/**
+ * Nanoseconds each thread of a process spent waiting for a core (ready to run, not running), by thread
+ * id: /proc/<pid>/task/<tid>/schedstat's second field.
+ */
+function runQueueWaits(pid: number): Map<string, number> {
+  const waits = new Map<string, number>();
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return waits;
+  }
+  for (const tid of tasks) {
+    const fields = readOr(`/proc/${pid}/task/${tid}/schedstat`)?.split(" ");
+    if (fields) waits.set(`${pid}/${tid}`, Number(fields[1]));
+  }
+  return waits;
+}
+
+/** Run-queue waits of this process's threads and those of the processes below it. */
+function treeRunQueueWaits(): Map<string, number> {
+  return new Map([process.pid, ...descendants(process.pid)].flatMap((pid) => [...runQueueWaits(pid)]));
+}
+
 /** Resident memory of a process in MB, from /proc/<pid>/status; 0 when it has gone. */
 export function rssMbOf(pid: number): number {
   const kb = /VmRSS:\s+(\d+)/.exec(readOr(`/proc/${pid}/status`) ?? "")?.[1];
@@ -69,6 +94,7 @@ export function startProbe(): { stop(limits?: { processLimit?: number }): Signal
   const started = performance.now();
   const selfBefore = process.cpuUsage();
   const childBefore = new Map(descendants(process.pid).map((pid) => [pid, cpuSecondsOf(pid)]));
+  const waitsBefore = treeRunQueueWaits();
   let gcMs = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) gcMs += entry.duration;
@@ -84,8 +110,11 @@ export function startProbe(): { stop(limits?: { processLimit?: number }): Signal
         0,
       );
       const cpuSeconds = (self.user + self.system) / 1e6 + children;
+      let waitedNs = 0;
+      for (const [thread, ns] of treeRunQueueWaits()) waitedNs += ns - (waitsBefore.get(thread) ?? 0);
       return {
         cpuCores: cpuSeconds / wallSeconds,
+        waitingForCpu: waitedNs / 1e9 / wallSeconds,
         cores: availableParallelism(),
         loadAverage: loadavg()[0]!,
         processes: sandboxProcesses(),

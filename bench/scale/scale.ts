@@ -7,7 +7,7 @@
 // sizes), CORDON_SCALE_CURVES=concurrency,calls (which curves), CORDON_SCALE_OUT=dir (where to write).
 // Run: make bench-scale (the built package: "cordon" resolves to dist/; needs --expose-gc).
 
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import type { Curve } from "./curve.js";
@@ -68,10 +68,17 @@ for (const curve of curves) {
   for (const chart of curve.charts) writeFileSync(join(out, chart.file), lineChart(chart.spec));
 }
 const loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
-writeFileSync(
-  join(out, "scale.json"),
-  `${JSON.stringify({ machine: { ...machine, loadAverageAtEnd }, curves }, null, 1)}\n`,
-);
+// A run of some curves keeps the others' series of the last run (each curve says when it was measured).
+const file = join(out, "scale.json");
+const measured = curves.map((curve) => ({ ...curve, machine: { ...machine, loadAverageAtEnd } }));
+const kept = existsSync(file)
+  ? (JSON.parse(readFileSync(file, "utf8")) as { curves: Curve[] }).curves.filter(
+      (old) => !chosen.includes(old.id) && old.id in CURVES,
+    )
+  : [];
+const order = Object.keys(CURVES);
+const all = [...kept, ...measured].sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+writeFileSync(file, `${JSON.stringify({ curves: all }, null, 1)}\n`);
 console.log(
   `\nbench-scale: load average at the end ${loadAverageAtEnd.join(" / ")}; series in ${join(out, "scale.json")}, charts: ${curves.flatMap((c) => c.charts.map((ch) => join(out, ch.file))).join(", ")}`,
 );

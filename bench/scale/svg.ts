@@ -13,6 +13,10 @@ export interface Point {
 export interface Series {
   name: string;
   points: readonly Point[];
+  /** The palette colour to draw it in (default: its place in the chart), to pair series. */
+  colour?: number;
+  /** Drawn dashed (e.g. the p99 beside a p50 of the same colour). */
+  dashed?: boolean;
 }
 
 /** What a line chart shows. */
@@ -145,15 +149,20 @@ const round = (n: number) => Math.round(n * 10) / 10;
 const text = (x: number, y: number, body: string, attrs = "") =>
   `<text x="${round(x)}" y="${round(y)}"${attrs ? ` ${attrs}` : ""}>${escapeXml(body)}</text>`;
 
-function legend(names: readonly string[], top: number): string[] {
+function legend(
+  series: readonly { name: string; colour: number; dashed?: boolean }[],
+  top: number,
+): string[] {
   const out: string[] = [];
   const columns = 3;
   const width = (WIDTH - PLOT.left - PLOT.right) / columns;
-  names.forEach((name, i) => {
+  series.forEach(({ name, colour: c, dashed }, i) => {
     const x = PLOT.left + (i % columns) * width;
     const y = top + Math.floor(i / columns) * 18;
-    out.push(`<rect x="${round(x)}" y="${round(y - 9)}" width="14" height="10" rx="2" fill="${colour(i)}"/>`);
-    out.push(text(x + 20, y, name));
+    out.push(
+      `<line x1="${round(x)}" x2="${round(x + 16)}" y1="${round(y - 4)}" y2="${round(y - 4)}" stroke="${colour(c)}" stroke-width="3"${dashed ? ' stroke-dasharray="4 3"' : ""}/>`,
+    );
+    out.push(text(x + 22, y, name));
   });
   return out;
 }
@@ -208,21 +217,20 @@ export function lineChart(spec: LineChartSpec): string {
       ),
     );
   }
-  spec.series.forEach((series, i) => {
+  const styled = spec.series.map((series, i) => ({ ...series, colour: series.colour ?? i }));
+  for (const series of styled) {
     const path = series.points.map((p) => `${round(x.at(p.x))},${round(y.at(p.y))}`).join(" ");
-    out.push(`<polyline fill="none" stroke="${colour(i)}" stroke-width="2" points="${path}"/>`);
+    const dash = series.dashed ? ' stroke-dasharray="6 4"' : "";
+    out.push(
+      `<polyline fill="none" stroke="${colour(series.colour)}" stroke-width="2"${dash} points="${path}"/>`,
+    );
     for (const p of series.points) {
       out.push(
-        `<circle class="point" cx="${round(x.at(p.x))}" cy="${round(y.at(p.y))}" r="3" fill="${colour(i)}"/>`,
+        `<circle class="point" cx="${round(x.at(p.x))}" cy="${round(y.at(p.y))}" r="3" fill="${colour(series.colour)}"/>`,
       );
     }
-  });
-  out.push(
-    ...legend(
-      spec.series.map((s) => s.name),
-      bottom + 62,
-    ),
-  );
+  }
+  out.push(...legend(styled, bottom + 62));
   out.push("</svg>");
   return `${out.join("\n")}\n`;
 }

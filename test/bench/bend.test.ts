@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { findBend, levelsOffAt, marginalCosts } from "../../bench/scale/bend.js";
 import { causeOf, describeBend, type Signals } from "../../bench/scale/cause.js";
 
-const quiet: Signals = { cpuCores: 0.6, cores: 2, loadAverage: 0.4, gcShare: 0.01, rssMb: 300 };
+const quiet: Signals = {
+  cpuCores: 0.6,
+  waitingForCpu: 0.1,
+  cores: 2,
+  loadAverage: 0.4,
+  gcShare: 0.01,
+  rssMb: 300,
+};
 
 describe("findBend", () => {
   it("finds the first size where the marginal cost per unit grows past twice every one before it", () => {
@@ -79,8 +86,20 @@ describe("causeOf", () => {
     );
   });
 
-  it("names other work's load when the machine is busy and this used little of it", () => {
-    expect(causeOf({ ...quiet, loadAverage: 6 })).toMatch(/^CPU taken by other work: load average 6\.0/);
+  it("names other work's load when the machine is busy and this process's threads waited for a core", () => {
+    expect(causeOf({ ...quiet, loadAverage: 6, waitingForCpu: 1.2 })).toBe(
+      "CPU taken by other work: load average 6.0 on 2 cores; this used 0.60 and its threads waited 1.20 cores' worth for a core",
+    );
+  });
+
+  it("does not blame other work when the threads did not wait for a core on a busy machine", () => {
+    expect(causeOf({ ...quiet, loadAverage: 6 })).toMatch(/^none of the limits measured/);
+  });
+
+  it("says the runs were waiting, not computing, when they neither ran nor waited for a core", () => {
+    expect(causeOf({ ...quiet, cpuCores: 0.1, waitingForCpu: 0.05 })).toMatch(
+      /^waiting, not computing: CPU 0\.10 of 2 cores and threads waited 0\.05/,
+    );
   });
 
   it("says when none of the measured limits was met", () => {

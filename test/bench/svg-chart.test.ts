@@ -46,6 +46,19 @@ describe("lineChart", () => {
     );
   });
 
+  it("draws a series in the colour it names, dashed when asked, and shows it so in the legend", () => {
+    const [first, second] = spec.series;
+    const elements = checkWellFormedXml(
+      lineChart({ ...spec, series: [first!, { ...second!, colour: 0, dashed: true }] }),
+    );
+    const [solid, dashed] = elements.filter((e) => e.name === "polyline");
+    expect(dashed!.attributes.stroke).toBe(solid!.attributes.stroke);
+    expect(dashed!.attributes["stroke-dasharray"]).toBeDefined();
+    expect(solid!.attributes["stroke-dasharray"]).toBeUndefined();
+    const legend = elements.filter((e) => e.name === "line" && e.attributes["stroke-width"] === "3");
+    expect(legend.map((l) => l.attributes["stroke-dasharray"] !== undefined)).toEqual([false, true]);
+  });
+
   it("refuses a chart with no points, saying which", () => {
     expect(() => lineChart({ ...spec, series: [] })).toThrow(/lineChart "Runs per second.*no points/);
   });

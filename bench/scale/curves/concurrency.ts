@@ -123,7 +123,10 @@ export async function concurrencyCurve(): Promise<Curve> {
           yLabel: "ms per run",
           logX: true,
           logY: true,
-          series: [...pick("p50 ms"), ...pick("p99 ms")],
+          series: [
+            ...pick("p50 ms").map((s, i) => ({ ...s, colour: i })),
+            ...pick("p99 ms").map((s, i) => ({ ...s, colour: i, dashed: true })),
+          ],
         },
       },
     ],

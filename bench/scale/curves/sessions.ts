@@ -2,9 +2,9 @@
 // N sessions each ran once and keep their sandbox (a session's state lives on), after a forced garbage
 // collection. Three series: the in-process isolate, the default environment as it comes (a session is a
 // tenant, and tenants do not share a sandbox-host process: it holds at most maxProcesses sessions, so
-// its sizes stop there, and one session more is tried to show the refusal), and the default with
-// `shareProcesses: true`. A session the environment refuses ends its series with the refusal (a limit
-// measured). Needs --expose-gc.
+// its sizes stop there, and one session more is tried, waiting the default 30 s for a process, to show the refusal), and the default with
+// `shareProcesses: true`, then with `lanes: false` too. A session the environment refuses ends its series with the refusal (a limit
+// measured), and, with lanes off, every sandbox shares a process as memory budgets allow. Needs --expose-gc.
 
 import { type CodeMode, codeMode, SANDBOX_HOST_DEFAULTS, sandboxHostEnvironment } from "cordon";
 import { isolateEnvironment } from "cordon/in-process";
@@ -16,8 +16,6 @@ import { startProbe, treeRssMb } from "../probe.js";
 import { add } from "./tools.js";
 
 const CODE = "var data = Array.from({ length: 100 }, (_, i) => i); data.length";
-/** How long the one session past the default's limit may wait for a process (the default is 30 s). */
-const REFUSAL_WAIT_MS = 2_000;
 
 const settle = async () => {
   for (let i = 0; i < 3; i++) {
@@ -78,7 +76,7 @@ export async function sessionsCurve(): Promise<Curve> {
       make: () =>
         codeMode({
           tools: [add],
-          environment: sandboxHostEnvironment({ placementTimeoutMs: REFUSAL_WAIT_MS }),
+          environment: sandboxHostEnvironment(),
           state: "session",
           sessions: { max },
         }),
@@ -89,7 +87,18 @@ export async function sessionsCurve(): Promise<Curve> {
       make: () =>
         codeMode({
           tools: [add],
-          environment: sandboxHostEnvironment({ shareProcesses: true, placementTimeoutMs: REFUSAL_WAIT_MS }),
+          environment: sandboxHostEnvironment({ shareProcesses: true }),
+          state: "session",
+          sessions: { max },
+        }),
+    },
+    {
+      name: "default, shareProcesses, no lanes",
+      levels,
+      make: () =>
+        codeMode({
+          tools: [add],
+          environment: sandboxHostEnvironment({ shareProcesses: true, lanes: false }),
           state: "session",
           sessions: { max },
         }),
@@ -99,25 +108,25 @@ export async function sessionsCurve(): Promise<Curve> {
   const rows: string[][] = [];
   const bends: string[] = [];
   for (const subject of subjects) {
-    await settle();
-    const base = treeRssMb();
     const cm = subject.make();
     try {
       const { samples, refused } = await sessionSeries(subject.name, cm, subject.levels);
       series[`${subject.name}: RSS MB`] = samples;
-      for (const s of samples) {
+      samples.forEach((s, i) => {
+        const before = samples[i - 1];
         rows.push([
           subject.name,
           s.x.toLocaleString("en-US"),
           cell(s.y, 0),
-          cell((s.y - base) / s.x, 2),
+          before ? cell((s.y - before.y) / (s.x - before.x), 2) : "",
           String(s.signals?.processes ?? 0),
         ]);
-      }
+      });
       const signalsAt = (x: number) => samples.find((s) => s.x === x)?.signals;
-      bends.push(
-        `${subject.name}: memory ${describeBend(findBend(samples), { per: "sessions", cost: (v) => `${v.toFixed(2)} MB` }, signalsAt, { from: samples[0]!.x, to: samples.at(-1)!.x })}`,
-      );
+      if (samples.length > 1)
+        bends.push(
+          `${subject.name}: memory ${describeBend(findBend(samples), { per: "sessions", cost: (v) => `${v.toFixed(2)} MB` }, signalsAt, { from: samples[0]!.x, to: samples.at(-1)!.x })}`,
+        );
       if (refused) bends.push(`${subject.name}: ${refused}`);
     } finally {
       await cm.close();
@@ -140,7 +149,16 @@ export async function sessionsCurve(): Promise<Curve> {
         },
       },
     ],
-    table: { columns: ["environment", "sessions", "RSS MB", "MB per session", "processes"], rows },
+    table: {
+      columns: [
+        "environment",
+        "sessions",
+        "RSS MB",
+        "MB per session more (from the size before)",
+        "processes",
+      ],
+      rows,
+    },
     bends,
   };
 }
