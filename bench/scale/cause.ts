@@ -41,7 +41,9 @@ const percent = (n: number) => `${Math.round(n * 100)}%`;
  * The measured limit at a bend, as a sentence: CPU, a process limit, more processes started than the
  * size before, garbage collection, or other work's load.
  */
-export function causeOf(at: Signals, before?: Signals): string {
+export function causeOf(at: Signals, before?: Signals, kind: CostKind = "time"): string {
+  if (kind === "memory") return memoryCause(at, before);
+  if (kind === "size") return "what is recorded per unit itself: a size depends on no limit of the machine";
   const waited = `threads waited ${cores(at.waitingForCpu)} cores' worth for a core`;
   if (at.cpuCores >= CPU_SATURATED * at.cores) {
     return `CPU: the agent and its sandbox-host processes used ${cores(at.cpuCores)} of the ${at.cores} cores`;
@@ -64,12 +66,24 @@ export function causeOf(at: Signals, before?: Signals): string {
   return `none of the limits measured: CPU ${cores(at.cpuCores)} of ${at.cores} cores, ${waited}, garbage collection ${percent(at.gcShare)}, RSS ${Math.round(at.rssMb)} MB; the work per unit itself grows`;
 }
 
+/** What a curve's cost is: time (CPU, waits), memory (processes, heaps) or the size of data. */
+export type CostKind = "time" | "memory" | "size";
+
+/** Memory grows by processes started, or else by what each unit keeps in the processes there are. */
+function memoryCause(at: Signals, before?: Signals): string {
+  if (before?.processes !== undefined && at.processes !== undefined && at.processes > before.processes) {
+    return `more sandbox-host processes: ${before.processes} -> ${at.processes} (RSS ${Math.round(before.rssMb)} -> ${Math.round(at.rssMb)} MB)`;
+  }
+  return `what each unit keeps in the ${at.processes ?? 0} sandbox-host processes there were already (RSS ${Math.round(before?.rssMb ?? at.rssMb)} -> ${Math.round(at.rssMb)} MB), not processes started`;
+}
+
 /** One line on a curve's bend (with its measured cause), or on its absence, with the unit's name. */
 export function describeBend(
   bend: Bend | undefined,
   unit: { per: string; cost: (value: number) => string },
   signals: (x: number) => Signals | undefined,
   range: { from: number; to: number },
+  kind: CostKind = "time",
 ): string {
   if (bend === undefined) {
     return `no bend from ${range.from.toLocaleString("en-US")} to ${range.to.toLocaleString("en-US")} ${unit.per}: the marginal cost stays within 2x of the largest before it`;
@@ -77,6 +91,6 @@ export function describeBend(
   const at = signals(bend.x);
   const previous = signals(bend.previousX);
   const growth = Number.isFinite(bend.growth) ? `${bend.growth.toFixed(1)}x` : "from flat";
-  const cause = at ? causeOf(at, previous) : "nothing measured at that size";
+  const cause = at ? causeOf(at, previous, kind) : "nothing measured at that size";
   return `bends at ${bend.x.toLocaleString("en-US")} ${unit.per}: the marginal cost grows ${growth} (${unit.cost(bend.before)} -> ${unit.cost(bend.at)} per one more); measured there: ${cause}`;
 }

@@ -4,7 +4,8 @@
 // bends with what was measured there; the series go to docs/charts/scale.json and the charts to
 // docs/charts/*.svg. Every timed run is checked for its status and value; a failed one stops the bench.
 // Options (environment): CORDON_SCALE=quick (small sizes), CORDON_SCALE_<CURVE>=1,4,16 (a curve's
-// sizes), CORDON_SCALE_CURVES=concurrency,calls (which curves), CORDON_SCALE_OUT=dir (where to write).
+// sizes), CORDON_SCALE_CURVES=concurrency,calls (which curves), CORDON_SCALE_OUT=dir (where to write),
+// CORDON_SCALE_REDRAW=1 (draw the charts again from the last run's series, measuring nothing).
 // Run: make bench-scale (the built package: "cordon" resolves to dist/; needs --expose-gc).
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,6 +36,16 @@ if (unknown.length > 0) {
   );
 }
 const out = process.env.CORDON_SCALE_OUT ?? "docs/charts";
+const file = join(out, "scale.json");
+
+// CORDON_SCALE_REDRAW=1: draw the charts again from the series of the last run, measuring nothing.
+if (process.env.CORDON_SCALE_REDRAW === "1") {
+  const { curves } = JSON.parse(readFileSync(file, "utf8")) as { curves: Curve[] };
+  for (const chart of curves.flatMap((c) => c.charts))
+    writeFileSync(join(out, chart.file), lineChart(chart.spec));
+  console.log(`bench-scale: ${curves.length} curves drawn again from ${file}`);
+  process.exit(0);
+}
 
 function printTable(curve: Curve): void {
   const { columns, rows } = curve.table;
@@ -69,7 +80,6 @@ for (const curve of curves) {
 }
 const loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
 // A run of some curves keeps the others' series of the last run (each curve says when it was measured).
-const file = join(out, "scale.json");
 const measured = curves.map((curve) => ({ ...curve, machine: { ...machine, loadAverageAtEnd } }));
 const kept = existsSync(file)
   ? (JSON.parse(readFileSync(file, "utf8")) as { curves: Curve[] }).curves.filter(

@@ -108,11 +108,14 @@ export function linearTicks(min: number, max: number, count = 5): number[] {
   return ticks;
 }
 
-/** Ticks for a log axis: the powers of 10 spanning [min, max], or the powers of 2 when that is under two decades. */
+/** Ticks for a log axis: the powers of 10 around [min, max], or the powers of 2 when that is under two decades. */
 export function logTicks(min: number, max: number): number[] {
   const base = max / min >= 100 ? 10 : 2;
   const ticks: number[] = [];
-  for (let v = base ** Math.floor(Math.log(min) / Math.log(base) + 1e-9); v <= max * (1 + 1e-9); v *= base) {
+  let v = base ** Math.floor(Math.log(min) / Math.log(base) + 1e-9);
+  ticks.push(v);
+  while (v < max * (1 - 1e-9)) {
+    v *= base;
     ticks.push(v);
   }
   return ticks;
@@ -217,7 +220,13 @@ export function lineChart(spec: LineChartSpec): string {
       ),
     );
   }
-  const styled = spec.series.map((series, i) => ({ ...series, colour: series.colour ?? i }));
+  // A log axis has no place for 0 or less: such points are left out of the line (the table has them).
+  const shown = (p: Point) => (!spec.logX || p.x > 0) && (!spec.logY || p.y > 0);
+  const styled = spec.series.map((series, i) => ({
+    ...series,
+    points: series.points.filter(shown),
+    colour: series.colour ?? i,
+  }));
   for (const series of styled) {
     const path = series.points.map((p) => `${round(x.at(p.x))},${round(y.at(p.y))}`).join(" ");
     const dash = series.dashed ? ' stroke-dasharray="6 4"' : "";

@@ -102,6 +102,16 @@ describe("causeOf", () => {
     );
   });
 
+  it("names processes started, not CPU, for a memory curve on a busy machine", () => {
+    const busy = { ...quiet, loadAverage: 9, waitingForCpu: 1.5 };
+    expect(causeOf({ ...busy, processes: 8, rssMb: 900 }, { ...busy, processes: 2 }, "memory")).toBe(
+      "more sandbox-host processes: 2 -> 8 (RSS 300 -> 900 MB)",
+    );
+    expect(causeOf({ ...busy, processes: 2, rssMb: 400 }, { ...busy, processes: 2 }, "memory")).toMatch(
+      /^what each unit keeps in the 2 sandbox-host processes there were already \(RSS 300 -> 400 MB\)/,
+    );
+  });
+
   it("says when none of the measured limits was met", () => {
     expect(causeOf(quiet)).toMatch(/^none of the limits measured: CPU 0\.60 of 2 cores/);
   });

@@ -59,6 +59,26 @@ describe("lineChart", () => {
     expect(legend.map((l) => l.attributes["stroke-dasharray"] !== undefined)).toEqual([false, true]);
   });
 
+  it("leaves out of a log-scale line the points at 0, which it cannot place", () => {
+    const elements = checkWellFormedXml(
+      lineChart({
+        ...spec,
+        logY: true,
+        series: [
+          {
+            name: "search",
+            points: [
+              { x: 1, y: 2 },
+              { x: 10, y: 0 },
+              { x: 100, y: 3 },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(elements.filter((e) => e.name === "circle")).toHaveLength(2);
+  });
+
   it("refuses a chart with no points, saying which", () => {
     expect(() => lineChart({ ...spec, series: [] })).toThrow(/lineChart "Runs per second.*no points/);
   });
@@ -103,6 +123,7 @@ describe("axis ticks", () => {
   it("log ticks are the powers of 10 over two decades and more, else the powers of 2", () => {
     expect(logTicks(10, 10_000)).toEqual([10, 100, 1_000, 10_000]);
     expect(logTicks(1, 16)).toEqual([1, 2, 4, 8, 16]);
+    expect(logTicks(0.7, 189)).toEqual([0.1, 1, 10, 100, 1_000]);
   });
 
   it("linear ticks start at 0 and end on a round number at or above the maximum", () => {

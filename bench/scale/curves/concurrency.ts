@@ -74,6 +74,7 @@ export async function concurrencyCurve(): Promise<Curve> {
           cell(p50.at(-1)!.y, 2),
           cell(p99.at(-1)!.y, 2),
           signals.cpuCores.toFixed(2),
+          signals.waitingForCpu.toFixed(2),
           String(signals.processes ?? 0),
           signals.loadAverage.toFixed(1),
         ]);
@@ -131,7 +132,17 @@ export async function concurrencyCurve(): Promise<Curve> {
       },
     ],
     table: {
-      columns: ["environment", "at once", "runs/s", "p50 ms", "p99 ms", "CPU cores", "processes", "load"],
+      columns: [
+        "environment",
+        "at once",
+        "runs/s",
+        "p50 ms",
+        "p99 ms",
+        "CPU cores",
+        "waited for a core",
+        "processes",
+        "load",
+      ],
       rows,
     },
     bends,

@@ -157,8 +157,8 @@ export async function journalCurve(): Promise<Curve> {
       rows,
     },
     bends: [
-      `checkpoint size: ${describeBend(findBend(checkpointKb), { ...per, cost: (v) => `${(v * 1024).toFixed(0)} B` }, signalsAt, range)}`,
-      `journal size: ${describeBend(findBend(journalKb), { ...per, cost: (v) => `${(v * 1024).toFixed(0)} B` }, signalsAt, range)}`,
+      `checkpoint size: ${describeBend(findBend(checkpointKb), { ...per, cost: (v) => `${(v * 1024).toFixed(0)} B` }, signalsAt, range, "size")}`,
+      `journal size: ${describeBend(findBend(journalKb), { ...per, cost: (v) => `${(v * 1024).toFixed(0)} B` }, signalsAt, range, "size")}`,
       `resume time: ${describeBend(findBend(resumeMs), { ...per, cost: (v) => `${(v * 1000).toFixed(1)} µs` }, signalsAt, range)}`,
     ],
   };

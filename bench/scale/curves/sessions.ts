@@ -125,7 +125,7 @@ export async function sessionsCurve(): Promise<Curve> {
       const signalsAt = (x: number) => samples.find((s) => s.x === x)?.signals;
       if (samples.length > 1)
         bends.push(
-          `${subject.name}: memory ${describeBend(findBend(samples), { per: "sessions", cost: (v) => `${v.toFixed(2)} MB` }, signalsAt, { from: samples[0]!.x, to: samples.at(-1)!.x })}`,
+          `${subject.name}: memory ${describeBend(findBend(samples), { per: "sessions", cost: (v) => `${v.toFixed(2)} MB` }, signalsAt, { from: samples[0]!.x, to: samples.at(-1)!.x }, "memory")}`,
         );
       if (refused) bends.push(`${subject.name}: ${refused}`);
     } finally {
