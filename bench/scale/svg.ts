@@ -94,6 +94,10 @@ export function tickLabel(value: number): string {
   return abs >= 1 ? trim(value) : String(Number(value.toPrecision(2)));
 }
 
+/** A bar's figure as a reader reads it in a table: 1,031 in full, small ones to three significant digits. */
+const barLabel = (value: number) =>
+  value >= 1_000 ? Math.round(value).toLocaleString("en-US") : String(Number(value.toPrecision(3)));
+
 /** Ticks for a linear axis from 0 (or below, when data is negative) to a round number above `max`. */
 export function linearTicks(min: number, max: number, count = 5): number[] {
   const low = Math.min(0, min);
@@ -273,7 +277,7 @@ export function barChart(spec: BarChartSpec): string {
       out.push(
         `<rect class="bar" x="${BAR_LEFT}" y="${y}" width="${round(w)}" height="${BAR_HEIGHT}" rx="2" fill="${colour(names.indexOf(bar.name))}"/>`,
       );
-      out.push(text(BAR_LEFT + w + 6, y + 12, `${tickLabel(bar.value)} ${panel.unit}`));
+      out.push(text(BAR_LEFT + w + 6, y + 12, `${barLabel(bar.value)} ${panel.unit}`));
     });
     top += panelHeight(panel);
   }
