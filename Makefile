@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research demo-flows test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research demo-flows test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-scale bench-check bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -128,9 +128,18 @@ bench-restate: build restate
 bench-startup-nodes: build
 	scripts/bench-startup-nodes.sh
 
-## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry)
+## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry), then its bar chart in docs/charts/peers.svg
 bench-peers: build
 	scripts/bench-peers.sh
+	$(TSX) bench/scale/peers-chart.ts .bench-peers/report.txt
+
+## bench-scale: how cost grows (runs at once, idle sessions, calls per run, catalog size, recorded calls), where each curve bends and why; series and SVG charts into docs/charts/ (under 10 minutes; CORDON_SCALE=quick for small sizes)
+bench-scale: build
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/scale/scale.ts
+
+## bench-check: a report, not a test: bench/dispatch.ts, codemode.ts and containment.ts afresh, each figure beside the one recorded in docs/measurements.json, any worse than 1.25x flagged
+bench-check: build
+	$(TSX) bench/check-figures.ts
 
 ## bench-ts7: the type check with TypeScript 5's JavaScript API beside TypeScript 7's native compiler (installed from the npm registry into .bench-ts7/, not a dependency), same files, same run
 bench-ts7: setup

@@ -9,6 +9,7 @@ import { isolateEnvironment } from "cordon/in-process";
 import ivm from "isolated-vm";
 import { z } from "zod";
 import { checked, directAddMicros, expectRun, keepOtherCoreAwake } from "./check.js";
+import { recordFigure } from "./figures.js";
 import { bareRoundTrip, inThreadRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
 
@@ -55,6 +56,7 @@ const runMedian = median(await sample(300, trivial.js));
 const tsMedian = median(await sample(200, trivial.ts));
 const coldMedian = median(await sample(200, trivial.cold));
 await cold.close();
+recordFigure("codemode.trivial", runMedian / 1000, "ms");
 const ratio = (value: number) => `${(value / bareMedian).toFixed(2)}x`;
 console.log(
   "trivial run_code (in-process, no tool calls) vs a bare isolated-vm isolate create + eval + dispose (same run)",
@@ -86,7 +88,7 @@ const dispatchTrip = await bareRoundTrip(async (s) => {
 });
 const loop = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = await tools.add({ a: s, b: 1 }); s`;
 const empty = `let s = 0; for (let i = 0; i < ${CALLS}; i++) s = s + 1; s`;
-async function perCall(state: string) {
+async function perCall(state: string, key: "idle" | "awake") {
   const direct = await directAddMicros(dispatcher);
   const oneCall = async () => {
     const { result } = await dispatcher.runCall(
@@ -121,6 +123,7 @@ async function perCall(state: string) {
     ),
   );
   const proxied = (withCalls - withoutCalls) / CALLS;
+  recordFigure(`codemode.sequentialCall.${key}`, proxied, "µs");
   console.log(
     `sequential proxied call (tools.add from code, full pipeline) vs bare round trip + direct dispatch (${state})`,
   );
@@ -142,10 +145,10 @@ async function perCall(state: string) {
     `  the bare loop with no thread crossing (the isolate run on this thread, not done: see round-trip.ts): ${fmt(inThread, "µs")}`,
   );
 }
-await perCall("idle machine: cores sleep between hops");
+await perCall("idle machine: cores sleep between hops", "idle");
 const awake = keepOtherCoreAwake();
 try {
-  await perCall("another core kept awake by a spinning worker thread");
+  await perCall("another core kept awake by a spinning worker thread", "awake");
 } finally {
   await awake.stop();
 }
@@ -167,6 +170,7 @@ const fan = median(
     ),
   ),
 );
+recordFigure("codemode.fanOut100", fan / 1000, "ms");
 console.log(
   `fan-out: 100 calls x 10 ms in one Promise.all: ${fmt(fan / 1000, "ms")} wall vs 1,000 ms serial (${(1000 / (fan / 1000)).toFixed(1)}x faster; ${cm.limits.maxConcurrentCalls} at once)`,
 );
@@ -206,6 +210,7 @@ for (const work of [trivialWork, loopWork]) {
     const rate = await runsPerSecond(concurrency, async () => {
       expectRun(await cm.run(work.code), work.value, "throughput run");
     });
+    if (work === trivialWork) recordFigure(`codemode.runsPerSecond.${concurrency}`, rate, "runs/s", "higher");
     console.log(
       `  ${concurrency} concurrent: ${Math.round(rate)} runs/s vs bare ${Math.round(bareRate)} runs/s (${(rate / bareRate).toFixed(2)}x)${concurrency === 4 ? " (aim: >= 500 runs/s)" : ""}`,
     );
@@ -235,6 +240,7 @@ for (let i = 0; i < SESSIONS; i++) {
 }
 global.gc?.();
 const after = process.memoryUsage().rss;
+recordFigure("codemode.sessionMemory", (after - before) / SESSIONS / 1024 / 1024, "MB");
 console.log(
   `memory: ${SESSIONS} live sessions add ${fmt((after - before) / 1024 / 1024, "MB")} RSS, ${fmt((after - before) / SESSIONS / 1024 / 1024, "MB")} per session`,
 );

@@ -15,6 +15,7 @@ import { isolateEnvironment } from "cordon/in-process";
 import { z } from "zod";
 import { sandboxChildren } from "../test/sandbox-host/children.js";
 import { checked, directAddMicros } from "./check.js";
+import { recordFigure } from "./figures.js";
 import { laneRoundTrip } from "./lane.js";
 import { bareRoundTrip } from "./round-trip.js";
 import { fmt, median, sample } from "./stats.js";
@@ -55,7 +56,7 @@ interface Figures {
   cpuChildrenMain: number;
 }
 
-async function measure(state: string) {
+async function measure(state: string, key: "idle" | "awake") {
   const figures: Record<string, Figures> = {};
   // The floor is timed before and after the calls and the two are averaged, for the same reason.
   const floorBefore = await floorParts();
@@ -100,6 +101,8 @@ async function measure(state: string) {
     lane: (floorBefore.lane + floorAfter.lane) / 2,
   };
   const [inProcess, hosted] = Object.values(figures) as [Figures, Figures];
+  recordFigure(`containment.defaultCall.${key}`, hosted.perCall, "µs");
+  recordFigure(`containment.defaultTrivialRatio.${key}`, hosted.trivial / inProcess.trivial, "x");
   console.log(`containment cost (${state})`);
   for (const [name, f] of Object.entries(figures)) {
     console.log(
@@ -218,10 +221,10 @@ function keepOtherCoreAwake(): { stop(): Promise<void> } {
   };
 }
 
-await measure("idle machine: cores sleep between hops");
+await measure("idle machine: cores sleep between hops", "idle");
 const awake = keepOtherCoreAwake();
 try {
-  await measure("another core kept awake by a spinning process");
+  await measure("another core kept awake by a spinning process", "awake");
 } finally {
   await awake.stop();
 }

@@ -4,6 +4,7 @@
 import { Dispatcher, Toolset, tool } from "cordon";
 import { z } from "zod";
 import { expectResults } from "./check.js";
+import { recordFigure } from "./figures.js";
 import { fmt, median, sample } from "./stats.js";
 
 const add = tool({
@@ -43,6 +44,8 @@ const turnTimes = await sample(20, async () => {
   expectResults(sorted, "1,000-call turn", turnValues);
 });
 
+recordFigure("dispatch.overhead", overhead, "µs");
+recordFigure("dispatch.turn1000", median(turnTimes) / 1000, "ms");
 console.log("dispatch overhead (trivial validated tool, sequential single-call dispatches)");
 console.log(`  direct call (JSON.parse + run):  ${fmt(direct, "µs")} median`);
 console.log(`  dispatched call:                 ${fmt(dispatched, "µs")} median`);
