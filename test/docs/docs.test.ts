@@ -106,7 +106,8 @@ describe("the documentation's TypeScript", () => {
       return `${where}: ${text}`;
     });
     expect(problems).toEqual([]);
-  });
+    // One TypeScript program over every block of the docs: 10-30 s of a core on a 2-core machine.
+  }, 120_000);
 
   it("a block that says what it prints prints it", async () => {
     const printing = typeScriptPrograms().filter(({ block }) => PRINTS.test(block.text.split("\n").at(-1)!));
