@@ -27,6 +27,9 @@ async function main(serverUrl: string): Promise<number> {
     "mcp",
     "--upstream",
     `s=${serverUrl}`,
+    // The harness is the operator: the upstream's tool call is allowed, not asked of a person.
+    "--approve",
+    "all",
   ];
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}") as Record<string, unknown>;
   // Only the client credentials scenarios are cordon's --upstream-client (a grant without a person); the
@@ -52,25 +55,28 @@ async function main(serverUrl: string): Promise<number> {
     stderr: "pipe",
   });
   let log = "";
+  const opened = new Set<string>();
+  // Each authorization URL cordon logs is opened once, as a person would, also while a tool call waits
+  // (a step-up to a larger scope logs a new one).
   transport.stderr?.on("data", (chunk: Buffer) => {
     log += chunk.toString();
     process.stderr.write(chunk);
+    for (const match of log.matchAll(/needs authorization: open (\S+) in a browser/g)) {
+      if (opened.has(match[1]!)) continue;
+      opened.add(match[1]!);
+      fetch(match[1]!).then(
+        (answer) => process.stderr.write(`harness: opened the authorization URL: ${answer.status}\n`),
+        (error: unknown) => process.stderr.write(`harness: ${(error as Error).message}\n`),
+      );
+    }
   });
   const client = new Client({ name: "cordon-conformance-client", version: "1.0.0" });
   try {
     await client.connect(transport);
-    const opened = new Set<string>();
     for (let waited = 0; !log.includes("upstream s: ready"); waited += POLL_MS) {
       if (waited > READY_WAIT_MS) throw new Error("upstream s did not become ready");
       if (log.includes("upstream s: not available: it could not be started"))
         throw new Error("upstream s could not be started");
-      // Each authorization URL cordon logs is opened once, as a person would (step-up logs a new one).
-      for (const match of log.matchAll(/needs authorization: open (\S+) in a browser/g)) {
-        if (opened.has(match[1]!)) continue;
-        opened.add(match[1]!);
-        const answer = await fetch(match[1]!);
-        process.stderr.write(`harness: opened the authorization URL: ${answer.status}\n`);
-      }
       await new Promise((done) => setTimeout(done, POLL_MS));
     }
     const result = await client.callTool({
