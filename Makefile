@@ -84,7 +84,7 @@ typecheck: setup
 unit: setup
 	CORDON_REQUIRE_DOCKER=1 CORDON_REQUIRE_POSTGRES=1 CORDON_REQUIRE_BROWSER=1 CORDON_SECOND_DOCKER_SOCKET=/run/cordon-docker-2/docker.sock npm test
 
-## conformance: the official MCP conformance suite's server scenarios against cordon mcp --http (Node 22 and the suite from the npm registry), compared with test/mcp/conformance/expected.json
+## conformance: the official MCP conformance suite's server scenarios against cordon mcp --http and its client auth scenarios against cordon's OAuth client for remote upstreams (Node 22 and the suite from the npm registry), compared with test/mcp/conformance/expected.json and expected-client.json
 conformance: build
 	scripts/conformance.sh
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite's server scenarios against `cordon mcp --http` (the built dist/)
-# and compares every scenario's result with test/mcp/conformance/expected.json: any difference fails.
+# and compares every scenario's result with test/mcp/conformance/expected.json: any difference fails; then its
+# client auth scenarios against cordon's OAuth client for remote upstreams, compared with expected-client.json.
 # The suite needs Node 22: it comes from the npm registry (scripts/fetch-node.sh), and the suite is installed
 # from test/mcp/conformance/suite/package-lock.json into .conformance/ (ignored by git); a second run reuses both.
 # cordon itself runs on this machine's node, as the rest of the tests do.
@@ -50,5 +51,24 @@ echo "conformance: running the suite's server scenarios (all, pending included) 
 "${suite[@]}" server --url "$url" --suite all -o "$results" >"$work/suite.log" 2>&1 || true
 "$project_node" --import tsx scripts/conformance-compare.ts "$results" "$work/scenarios.txt" "$version" || {
   echo "conformance: the suite's own log is $work/suite.log; its per-scenario checks are under $results/" >&2
+  exit 1
+}
+
+# The suite's client auth scenarios run against cordon's OAuth client for remote upstreams: for each one the
+# suite starts its own MCP server and authorization server, and runs scripts/conformance-client.ts,
+# which drives the built `cordon mcp --upstream s=<its URL>` over stdio and opens the authorization URL
+# cordon logs as a person's browser would. The results are compared with expected-client.json.
+client_results="$work/client-results"
+rm -rf "$client_results" "$work/client-suite.log"
+"${suite[@]}" list --client | grep -E '^\s*- auth/' >"$work/client-scenarios.txt"
+echo "conformance: running the suite's client auth scenarios against cordon mcp --upstream"
+harness="$project_node --import tsx $here/scripts/conformance-client.ts"
+while read -r _ scenario _; do
+  # Each scenario exits non-zero when any check fails; the expectations decide.
+  "${suite[@]}" client --command "$harness" --scenario "$scenario" -o "$client_results" \
+    >>"$work/client-suite.log" 2>&1 || true
+done <"$work/client-scenarios.txt"
+"$project_node" --import tsx scripts/conformance-compare.ts "$client_results" "$work/client-scenarios.txt" "$version" client || {
+  echo "conformance: the suite's own log is $work/client-suite.log; its per-scenario checks are under $client_results/" >&2
   exit 1
 }

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   compare,
+  EXPECTED_CLIENT_PATH,
   EXPECTED_PATH,
   type Expectations,
   parseExpectations,
   parseScenarioList,
+  readClientResults,
   readResults,
   type ScenarioResult,
 } from "../../../scripts/conformance-compare.js";
@@ -104,6 +106,30 @@ describe("conformance comparer: results against the expectation list", () => {
     expect(warnedPass.differences).toHaveLength(1);
   });
 
+  it("a known failure that fails is as expected, and one that now passes asks for its entry to become pass", () => {
+    const known: Expectations = {
+      suite: expectations.suite,
+      scenarios: { "auth/scope-step-up": { knownFailure: "cordon does not step up." } },
+    };
+    const failing = compare(
+      known,
+      ["auth/scope-step-up"],
+      [fail("auth/scope-step-up")],
+      EXPECTED_CLIENT_PATH,
+    );
+    expect(failing.differences).toEqual([]);
+    expect(failing.table[0]).toContain("expected: known failure");
+    const passing = compare(
+      known,
+      ["auth/scope-step-up"],
+      [pass("auth/scope-step-up")],
+      EXPECTED_CLIENT_PATH,
+    );
+    expect(passing.differences).toEqual([
+      `"auth/scope-step-up": listed as a known failure (cordon does not step up.), but it now passes. If cordon now does this, change its entry in ${EXPECTED_CLIENT_PATH} to "pass".`,
+    ]);
+  });
+
   it("a malformed entry is refused with a message naming the scenario and the forms allowed", () => {
     for (const entry of [
       "passes",
@@ -112,7 +138,7 @@ describe("conformance comparer: results against the expectation list", () => {
       { notApplicable: "x", warnings: { a: 1 } },
     ]) {
       expect(() => parseExpectations({ suite: "s", scenarios: { ping: entry } })).toThrow(
-        /scenario "ping" must be "pass", \{ "pass": "<note>" \} or \{ "notApplicable": "<reason>" \}/,
+        /scenario "ping" must be "pass", \{ "pass": "<note>" \}, \{ "notApplicable": "<reason>" \} or \{ "knownFailure": "<reason>" \}/,
       );
     }
     expect(() => parseExpectations({ scenarios: {} })).toThrow(/"suite" must name the suite/);
@@ -122,6 +148,22 @@ describe("conformance comparer: results against the expectation list", () => {
     const file = parseExpectations(JSON.parse(readFileSync(join(root, EXPECTED_PATH), "utf8")));
     expect(file.suite).toBe("@modelcontextprotocol/conformance@0.1.16");
     expect(Object.keys(file.scenarios).length).toBeGreaterThan(0);
+  });
+
+  it("the checked-in client expectations are well formed, and docs/mcp.md states their counts", () => {
+    const file = parseExpectations(
+      JSON.parse(readFileSync(join(root, EXPECTED_CLIENT_PATH), "utf8")),
+      EXPECTED_CLIENT_PATH,
+    );
+    expect(file.suite).toBe("@modelcontextprotocol/conformance@0.1.16");
+    const entries = Object.values(file.scenarios);
+    const count = (kind: string) =>
+      entries.filter((entry) => typeof entry === "object" && kind in entry).length;
+    const passing = entries.length - count("notApplicable") - count("knownFailure");
+    const guide = readFileSync(join(root, "docs/mcp.md"), "utf8").replace(/\s+/g, " ");
+    expect(guide).toContain(
+      `${passing} client auth scenarios pass, ${count("knownFailure")} are listed as known failures and ${count("notApplicable")} as not applicable`,
+    );
   });
 
   it("docs/mcp.md states the counts of passing and not-applicable scenarios that the checked-in list has", () => {
@@ -158,6 +200,17 @@ describe("conformance comparer: results against the expectation list", () => {
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+    const clientDir = mkdtempSync(join(tmpdir(), "cordon-conformance-client-"));
+    try {
+      mkdirSync(join(clientDir, "auth", "metadata-var1-2026-01-02T03-04-05-678Z"), { recursive: true });
+      writeFileSync(
+        join(clientDir, "auth", "metadata-var1-2026-01-02T03-04-05-678Z", "checks.json"),
+        JSON.stringify([{ id: "token-request", status: "SUCCESS" }]),
+      );
+      expect(readClientResults(clientDir)).toEqual([pass("auth/metadata-var1")]);
+    } finally {
+      rmSync(clientDir, { recursive: true, force: true });
     }
     expect(
       parseScenarioList(
