@@ -1,10 +1,13 @@
 /**
  * Where the public surface makes the one choice code mode leaves open: the environment code runs in
  * when the caller names none. Code mode is written against the sandbox contract only; this module
- * names the default driver (and offers its names to the root entry), so that nothing below the surface
- * depends on one environment. The other drivers have entries of their own (src/entries/).
+ * names the default drivers (and offers the sandbox host's names to the root entry), so that nothing
+ * below the surface depends on one environment: the sandbox host where isolated-vm can load (Node),
+ * QuickJS elsewhere (Bun, Deno, workerd). The other drivers have entries of their own (src/entries/).
  */
 
+import { currentRuntime, type Runtime } from "../common/runtime.js";
+import { quickjsEnvironment } from "../environments/quickjs/index.js";
 import { sandboxHostEnvironment } from "../environments/sandbox-host/index.js";
 import type { Environment } from "../sandbox/contract/index.js";
 import { type CodeMode, type CodeModeOptions, createCodeMode } from "./codemode/code-mode.js";
@@ -16,12 +19,35 @@ export {
 } from "../environments/sandbox-host/index.js";
 
 /**
- * The environment `codeMode()` runs code in when given none: isolated-vm isolates in supervised
+ * The environment `codeMode()` runs code in when given none. On Node: isolated-vm isolates in supervised
  * sandbox-host processes (`sandboxHostEnvironment()`), so that code which crashes V8 ends only a sandbox
- * process, never the agent's.
+ * process, never the agent's. Where isolated-vm cannot load (Bun, Deno, workerd): `quickjsEnvironment()`,
+ * QuickJS in WebAssembly in the agent's process, said in one line on the console the first time.
  */
 export function defaultEnvironment(): Environment {
-  return sandboxHostEnvironment();
+  return environmentFor(currentRuntime(), sayOnce);
+}
+
+/**
+ * The default environment on `runtime`; `say` gets the one line that tells a runtime without isolated-vm
+ * which engine its code runs in.
+ */
+export function environmentFor(runtime: Runtime, say: (line: string) => void): Environment {
+  if (runtime.loadsNodeAddons) return sandboxHostEnvironment();
+  say(
+    `cordon: isolated-vm cannot load on ${runtime.name}; code runs in quickjsEnvironment() (QuickJS in ` +
+      "WebAssembly, in this process). Pass an environment to codeMode() to choose another.",
+  );
+  return quickjsEnvironment();
+}
+
+let said = false;
+
+/** Writes the line to the console once per process: every default environment after the first is the same. */
+function sayOnce(line: string): void {
+  if (said) return;
+  said = true;
+  console.warn(line);
 }
 
 /**

@@ -6,9 +6,20 @@
  */
 
 import type { QuickJSSyncVariant, QuickJSWASMModule } from "quickjs-emscripten-core";
+import { currentRuntime } from "../../common/runtime.js";
 
 /** The QuickJS build cordon uses when none is given: the release build of QuickJS, synchronous. */
 const DEFAULT_VARIANT = "@jitl/quickjs-wasmfile-release-sync";
+
+/**
+ * workerd compiles no WebAssembly at run time, nor has QuickJS's wasm file to read: the Worker imports
+ * it as a module (its bundler or config names it) and gives the environment a variant built on it.
+ */
+const WORKERD_NEEDS_A_WASM_MODULE =
+  "In workerd, QuickJS's WebAssembly must come in as a module: import it (`import wasmModule from " +
+  `"${DEFAULT_VARIANT}/wasm"\`, a wasm module in the Worker's config) and pass ` +
+  "`quickjsEnvironment({ variant: newVariant(releaseSync, { wasmModule }) })`, with `newVariant` from " +
+  `quickjs-emscripten-core and \`releaseSync\` the default export of ${DEFAULT_VARIANT}.`;
 
 /** Makes a new, independent QuickJS WebAssembly instance. */
 export type QuickJSInstances = () => Promise<QuickJSWASMModule>;
@@ -36,6 +47,7 @@ export async function loadQuickJS(variant?: QuickJSSyncVariant): Promise<QuickJS
     }
     const compiled = await compiledWasm();
     if (compiled !== undefined) chosen = core.newVariant(chosen, { wasmModule: compiled });
+    else if (currentRuntime().name === "workerd") throw new Error(WORKERD_NEEDS_A_WASM_MODULE);
   }
   const made = chosen;
   return () => core.newQuickJSWASMModuleFromVariant(made);

@@ -5,8 +5,9 @@
  * breaks the protocol, or was tainted by a run that had to be stopped while it was running code.
  */
 
-import { type ChildProcess, type StdioOptions, spawn } from "node:child_process";
+import type { ChildProcess, StdioOptions } from "node:child_process";
 import type { Writable } from "node:stream";
+import { childProcess } from "../../common/node-builtins.js";
 import { LANE_FD, runEnding, type SandboxLimits } from "../../sandbox/contract/index.js";
 import { type Transport, WireConnection } from "../wire/connection.js";
 import {
@@ -71,7 +72,7 @@ export class SandboxHostProcess {
     // No inherited environment: the sandbox host needs none, and the agent's secrets stay out of it. The
     // fourth pipe is the process's lane (LANE_FD).
     const stdio: StdioOptions = settings.lane ? ["pipe", "pipe", "pipe", "pipe"] : "pipe";
-    this.#child = spawn(settings.program.command, args, { stdio, env: {} });
+    this.#child = childProcess().spawn(settings.program.command, args, { stdio, env: {} });
     const child = this.#child;
     const lane = settings.lane ? (child.stdio[LANE_FD] as Writable | null) : null;
     this.#lane = lane;

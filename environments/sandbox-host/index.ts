@@ -12,6 +12,7 @@
 
 import { createRequire } from "node:module";
 import { UserError } from "../../common/errors.js";
+import { currentRuntime } from "../../common/runtime.js";
 import type {
   Environment,
   ExecutionOutcome,
@@ -124,6 +125,7 @@ export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = 
     }
     (settings as Record<string, unknown>)[key] = value;
   }
+  checkRuntimeIsNode();
   checkIsolatedVmInstalled();
   const settingsOfProcesses: HostProcessSettings = {
     program: sandboxHostCommand(),
@@ -237,6 +239,18 @@ class PlacedSandbox implements Sandbox {
     this.#placed.release();
     await this.#placed.sandbox.dispose();
   }
+}
+
+/**
+ * The sandbox-host program is started with this process's own executable and loads isolated-vm, a
+ * native addon built for Node: on another runtime it could only fail later, as a sandbox that never starts.
+ */
+function checkRuntimeIsNode(): void {
+  const runtime = currentRuntime();
+  if (runtime.loadsNodeAddons) return;
+  throw new UserError(
+    `sandboxHostEnvironment() runs isolated-vm, which cannot load on ${runtime.name}: use quickjsEnvironment() from cordon/quickjs (codeMode() without an environment does).`,
+  );
 }
 
 function checkIsolatedVmInstalled(): void {

@@ -334,7 +334,13 @@ const SERVICE_GONE = /The service (is no longer running|was stopped)/;
  * crash on one run's code must not break the runs after it).
  */
 async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: string; map: string }> {
-  const { stop: stopEsbuild, transform } = await import("esbuild");
+  let esbuild: typeof import("esbuild");
+  try {
+    esbuild = await import("esbuild");
+  } catch (error) {
+    throw new TranspilerFailure(transpilerUnavailable(error));
+  }
+  const { stop: stopEsbuild, transform } = esbuild;
   for (let attempt = 1; ; attempt++) {
     try {
       // A late answer after the deadline is dropped.
@@ -354,7 +360,11 @@ async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: s
           ),
       );
     } catch (error) {
+      if (error instanceof TranspilerFailure) throw error;
       const gone = error instanceof Error && SERVICE_GONE.test(error.message);
+      // esbuild reports what it read wrong as messages; an error without them is esbuild not running.
+      if (!gone && (error as { errors?: unknown }).errors === undefined)
+        throw new TranspilerFailure(transpilerUnavailable(error));
       if (!gone) throw error;
       // The service's JS side keeps reporting a dead service until it is stopped; then it starts anew.
       await stopEsbuild();
@@ -365,6 +375,15 @@ async function stripTypes(wrapped: string, timeoutMs: number): Promise<{ code: s
       }
     }
   }
+}
+
+/**
+ * What the model reads when esbuild cannot run here (workerd has no child processes; Deno needs
+ * --allow-run and --allow-env for it): plain JavaScript still runs, as the fast path takes it without esbuild.
+ */
+function transpilerUnavailable(cause: unknown): string {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return `The TypeScript transpiler (esbuild) cannot run here (${detail}), so this code was not run. Write plain JavaScript without type annotations: it runs without the transpiler.`;
 }
 
 /** Parses esbuild's output; undefined for syntax acorn does not know yet (run without the result rewrite). */

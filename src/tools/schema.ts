@@ -8,6 +8,7 @@ import type { Ajv, Options as AjvOptions, ErrorObject, ValidateFunction } from "
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { z } from "zod";
 import { type ArgumentIssue, messageOf, UserError } from "../../common/errors.js";
+import { currentRuntime } from "../../common/runtime.js";
 import { prepareArguments } from "./coerce.js";
 import { fromAjvErrors, fromStandardIssues, fromZodIssues } from "./issues.js";
 import {
@@ -344,6 +345,12 @@ function ajvFor(dialect: "2020-12" | "draft-07"): Ajv | Ajv2020 {
 }
 
 function compileWithAjv(original: JsonSchema, toolName: string): ValidateFunction {
+  // Ajv compiles each schema into a function from source text, which a Worker may not do.
+  if (currentRuntime().name === "workerd") {
+    throw new UserError(
+      `Tool "${toolName}": its input is a plain JSON Schema, which Ajv validates by generating code, and workerd refuses code generation: give the tool a zod schema (or another Standard Schema) instead.`,
+    );
+  }
   const declared = typeof original.$schema === "string" ? original.$schema : "";
   const is2020 = declared.includes("2020-12");
   const ajv = ajvFor(is2020 ? "2020-12" : "draft-07");

@@ -41,6 +41,13 @@ const LOADED_WHEN_USED = [
   "@jitl/quickjs-wasmfile-release-sync",
 ];
 
+/**
+ * What only Node has: child processes and worker threads (the sandbox host, the type checker), and the
+ * native addon. workerd stubs the first two, Bun and Deno have them, but none of them is needed to load
+ * cordon's core, and each is reached only where Node runs.
+ */
+const NODE_ONLY = ["node:child_process", "node:worker_threads", "isolated-vm"];
+
 const loadedWhenUsed = (name: string) =>
   LOADED_WHEN_USED.some((lazy) => name === lazy || name.startsWith(`${lazy}/`));
 
@@ -89,17 +96,24 @@ describe('import "cordon"', () => {
     expect(packages.filter(loadedWhenUsed)).toEqual([]);
   });
 
-  it("loads the default environment's driver and no other, and none of the subpath entries' modules", async () => {
+  it("loads no module that only Node has, so that it loads on Bun, Deno and workerd", async () => {
+    const { packages } = await staticClosure("src/index.ts");
+    expect(packages.filter((name) => NODE_ONLY.includes(name))).toEqual([]);
+    expect(
+      (await staticClosure("src/entries/quickjs.ts")).packages.filter((name) => NODE_ONLY.includes(name)),
+    ).toEqual([]);
+  });
+
+  it("loads the default environments' drivers (the sandbox host on Node, QuickJS elsewhere) and no other, and none of the subpath entries' modules", async () => {
     const { files } = await staticClosure("src/index.ts");
     expect(files).toContain("environments/sandbox-host/index.ts");
+    expect(files).toContain("environments/quickjs/index.ts");
     const elsewhere = files.filter(
       (file) =>
         ["src/builtins", "src/entries", "src/testing", "src/mcp", "src/cli", "src/durable"].some((folder) =>
           file.startsWith(`${folder}/`),
         ) ||
-        ["in-process", "quickjs", "docker", "remote"].some((driver) =>
-          file.startsWith(`environments/${driver}/`),
-        ) ||
+        ["in-process", "docker", "remote"].some((driver) => file.startsWith(`environments/${driver}/`)) ||
         ["src/providers/openai.ts", "src/providers/anthropic.ts", "src/providers/ai-sdk.ts"].includes(file),
     );
     expect(elsewhere).toEqual([]);

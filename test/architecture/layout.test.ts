@@ -27,6 +27,7 @@ const LEAVES = [
   "common/package-files.ts",
   "common/numbers.ts",
   "common/node-builtins.ts",
+  "common/runtime.ts",
   "common/abort.ts",
   "common/promise-like.ts",
 ];
@@ -195,15 +196,16 @@ describe("the layout", () => {
     ).toEqual([]);
   });
 
-  it("each driver's entry names that driver alone", () => {
-    const driverOf = (entry: string) =>
-      entry === "src/defaults.ts" ? "sandbox-host" : entry.split(/[/.]/)[2];
+  it("each driver's entry names that driver alone, and the default the two defaults (sandbox host, QuickJS)", () => {
+    const driversOf = (entry: string) =>
+      entry === "src/defaults.ts" ? ["sandbox-host", "quickjs"] : [entry.split(/[/.]/)[2]];
     expect(
       edgesWhere(
         graph,
         (file) => DRIVER_ENTRIES.includes(file),
         (target, file) =>
-          isUnder(target, "environments") && !isUnder(target, `environments/${driverOf(file)}`),
+          isUnder(target, "environments") &&
+          !driversOf(file).some((driver) => isUnder(target, `environments/${driver}`)),
       ),
     ).toEqual([]);
   });

@@ -12,8 +12,6 @@ import type { Worker, WorkerOptions } from "node:worker_threads";
 import { workerThreads } from "../../../common/node-builtins.js";
 import { ownFile } from "../../../common/package-files.js";
 
-const require = createRequire(import.meta.url);
-
 /** A new checker worker with `options`. Throws when neither the compiled nor the source script exists. */
 export function startCheckerWorker(options: WorkerOptions): Worker {
   const script = ownFile("src/codemode/typecheck/worker.js", "src/codemode/typecheck/worker.ts");
@@ -23,7 +21,7 @@ export function startCheckerWorker(options: WorkerOptions): Worker {
   if (script.built) return new (workerThreads().Worker)(script.path, options);
   let loader: string;
   try {
-    loader = require.resolve("tsx");
+    loader = createRequire(import.meta.url).resolve("tsx");
   } catch {
     throw new Error(
       "cordon is running from its TypeScript sources, and starting the type checker from them needs tsx: install it (npm install -D tsx) or build cordon first.",
