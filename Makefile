@@ -4,7 +4,7 @@
 NODE := node --no-node-snapshot
 TSX := $(NODE) --import tsx
 
-.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research demo-flows test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-scale bench-check bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix restate
+.PHONY: setup build demo demo-library demo-dispatch demo-agents demo-durable demo-research demo-flows test lint typecheck unit bench bench-restate bench-startup-nodes bench-peers bench-scale bench-check bench-ts7 bench-postgres bench-dbos clean docker-engine postgres image chromium conformance node-matrix runtime-matrix restate
 
 ## setup: install dependencies from the lockfile (builds isolated-vm; allowScripts in package.json approves it)
 setup: node_modules/.cordon-setup
@@ -92,6 +92,10 @@ conformance: build
 node-matrix: build
 	scripts/node-matrix.sh
 
+## runtime-matrix: cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json): tool calls, fan-out, errors on the model's lines, console, timeout, CPU and memory limits, TypeScript, the default environment (about 15 s once fetched; not in make test yet)
+runtime-matrix: build
+	scripts/runtime-matrix.sh
+
 ## bench: benchmarks (figures and ratios, not pass/fail) of the built package: "cordon" resolves to dist/ (Postgres for the durable runs' journal)
 bench: build image postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/dispatch.ts
@@ -147,4 +151,4 @@ bench-ts7: setup
 
 clean:
 	scripts/restate-server.sh stop
-	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix .restate
+	rm -rf dist node_modules .bench-peers .bench-ts7 .conformance .nodes .node-matrix .restate .runtimes .runtime-matrix

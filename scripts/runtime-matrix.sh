@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The runtime matrix: cordon's core (tools, the dispatcher, code mode) with the QuickJS environment on
+# Bun, on Deno and in a workerd Worker, each runtime from the npm registry (scripts/fetch-runtime.sh,
+# versions pinned in scripts/runtime-matrix.json). The same checks (test/runtimes/checks.ts) run on
+# each: a tool call, a fan-out, a failed call, an error on the model's line, console, a timeout, the CPU
+# and memory limits, TypeScript (refused with a clear message in workerd, where esbuild cannot run) and,
+# on Bun and Deno, the default environment. One line per check; exit code 1 when any failed.
+#
+# What runs is the built package (dist/), as a user's program gets it: .runtime-matrix/consumer/ is a
+# project whose node_modules links this checkout's packages and cordon itself, laid out afresh each run.
+#
+# Usage: scripts/runtime-matrix.sh [bun|deno|workerd ...]   (default: all three)
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+work="$here/.runtime-matrix"
+consumer="$work/consumer"
+runtimes=("$@")
+[ "${#runtimes[@]}" -gt 0 ] || runtimes=(bun deno workerd)
+
+[ -f "$here/dist/index.js" ] || { echo "runtime-matrix: dist/ is not built: run make build first" >&2; exit 1; }
+[ -d "$here/node_modules/esbuild" ] || { echo "runtime-matrix: node_modules/ is not installed: run make setup first" >&2; exit 1; }
+
+started=$SECONDS
+rm -rf "$consumer"
+mkdir -p "$consumer/node_modules"
+echo '{ "name": "cordon-runtime-matrix", "private": true, "type": "module" }' >"$consumer/package.json"
+for entry in "$here"/node_modules/*; do ln -s "$(readlink -f "$entry")" "$consumer/node_modules/$(basename "$entry")"; done
+ln -s "$here" "$consumer/node_modules/cordon"
+node "$here/scripts/bundle-runtime-checks.mjs" "$consumer"
+echo "runtime-matrix: $((SECONDS - started)) s to lay out and bundle (the Worker is $(cat "$consumer/workerd/size.txt") bytes of JavaScript)"
+
+failed=()
+# workerd serves while its checks run; it is stopped (by its id) however the script ends.
+workerd_pid=
+trap '[ -z "$workerd_pid" ] || kill "$workerd_pid" 2>/dev/null || true' EXIT
+# Each runs one runtime's checks (its executable is $1), their lines as they come; fails when one failed.
+run_bun() { (cd "$consumer" && "$1" check.mjs); }
+# Deno asks for permissions: reading QuickJS's wasm file, and esbuild's environment and process.
+run_deno() { (cd "$consumer" && "$1" run --allow-read --allow-env --allow-run check.mjs); }
+run_workerd() {
+  local binary="$1" port status
+  port="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"
+  "$binary" serve "$consumer/workerd/workerd.capnp" --socket-addr "http=127.0.0.1:$port" >"$work/workerd.log" 2>&1 &
+  workerd_pid=$!
+  # The checks answer one request; node fetches it once workerd listens (it says so within seconds).
+  status=0
+  node -e '
+    const url = process.argv[1];
+    const deadline = Date.now() + 30_000;
+    (async () => {
+      for (;;) {
+        try {
+          // The checks take seconds; a Worker that never answers fails the run instead of hanging it.
+          const response = await fetch(url, { signal: AbortSignal.timeout(120_000) });
+          process.stdout.write(await response.text());
+          process.exit(response.status === 200 ? 0 : 1);
+        } catch (error) {
+          if (error.name === "TimeoutError" || Date.now() > deadline) { console.error(`runtime-matrix: workerd did not answer on ${url}: ${error.message}`); process.exit(1); }
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    })();
+  ' "http://127.0.0.1:$port/" || status=$?
+  kill "$workerd_pid" 2>/dev/null || true
+  wait "$workerd_pid" 2>/dev/null || true
+  workerd_pid=
+  if [ "$status" -ne 0 ]; then echo "runtime-matrix: workerd's log:" >&2; tail -40 "$work/workerd.log" >&2; fi
+  return "$status"
+}
+
+summary=()
+for runtime in "${runtimes[@]}"; do
+  case "$runtime" in bun | deno | workerd) ;; *) echo "runtime-matrix: no runtime named $runtime (bun, deno, workerd)" >&2; exit 1 ;; esac
+  binary="$("$here/scripts/fetch-runtime.sh" "$runtime")"
+  version="$("$binary" --version 2>&1 | sed -n 1p)"
+  echo "runtime-matrix: $runtime ($version)"
+  one_started=$SECONDS
+  if "run_$runtime" "$binary"; then status=passed; else status=failed; failed+=("$runtime"); fi
+  summary+=("$runtime: $status in $((SECONDS - one_started)) s")
+done
+for line in "${summary[@]}"; do echo "runtime-matrix: $line"; done
+echo "runtime-matrix: $((SECONDS - started)) s in all"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "runtime-matrix: FAILED on ${failed[*]}" >&2
+  exit 1
+fi
