@@ -17,6 +17,9 @@ consumer="$work/consumer"
 runtimes=("$@")
 [ "${#runtimes[@]}" -gt 0 ] || runtimes=(bun deno workerd)
 
+for runtime in "${runtimes[@]}"; do
+  case "$runtime" in bun | deno | workerd) ;; *) echo "runtime-matrix: no runtime named $runtime (bun, deno, workerd)" >&2; exit 1 ;; esac
+done
 [ -f "$here/dist/index.js" ] || { echo "runtime-matrix: dist/ is not built: run make build first" >&2; exit 1; }
 [ -d "$here/node_modules/esbuild" ] || { echo "runtime-matrix: node_modules/ is not installed: run make setup first" >&2; exit 1; }
 
@@ -70,7 +73,6 @@ run_workerd() {
 
 summary=()
 for runtime in "${runtimes[@]}"; do
-  case "$runtime" in bun | deno | workerd) ;; *) echo "runtime-matrix: no runtime named $runtime (bun, deno, workerd)" >&2; exit 1 ;; esac
   binary="$("$here/scripts/fetch-runtime.sh" "$runtime")"
   version="$("$binary" --version 2>&1 | sed -n 1p)"
   echo "runtime-matrix: $runtime ($version)"
