@@ -92,7 +92,7 @@ conformance: build
 node-matrix: build
 	scripts/node-matrix.sh
 
-## runtime-matrix: cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json): tool calls, fan-out, errors on the model's lines, console, timeout, CPU and memory limits, TypeScript, the default environment (about 15 s once fetched; not in make test yet)
+## runtime-matrix: cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json): tool calls, fan-out, errors on the model's lines, console, timeout, CPU and memory limits, pause and resume, TypeScript, JSON Schema tools, the default environment (about 10 s once fetched, 20 s with the fetch; not in make test yet)
 runtime-matrix: build
 	scripts/runtime-matrix.sh
 

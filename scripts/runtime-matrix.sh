@@ -3,8 +3,10 @@
 # Bun, on Deno and in a workerd Worker, each runtime from the npm registry (scripts/fetch-runtime.sh,
 # versions pinned in scripts/runtime-matrix.json). The same checks (test/runtimes/checks.ts) run on
 # each: a tool call, a fan-out, a failed call, an error on the model's line, console, a timeout, the CPU
-# and memory limits, TypeScript (refused with a clear message in workerd, where esbuild cannot run) and,
-# on Bun and Deno, the default environment. One line per check; exit code 1 when any failed.
+# and memory limits, a pause and its resume by replay, TypeScript and JSON Schema tools (each refused
+# with a clear message in workerd, where esbuild cannot run and Ajv may not generate code), and the
+# default environment (in workerd: its message saying how to give QuickJS its wasm). One line per check;
+# exit code 1 when any failed.
 #
 # What runs is the built package (dist/), as a user's program gets it: .runtime-matrix/consumer/ is a
 # project whose node_modules links this checkout's packages and cordon itself, laid out afresh each run.

@@ -109,7 +109,14 @@ function world() {
       return ms;
     },
   });
-  return { tools: [add, fail, wait], peak: () => peak };
+  const gated = tool({
+    name: "gated",
+    description: "Runs once a person approves it.",
+    input: z.object({}),
+    needsApproval: true,
+    run: () => "approved",
+  });
+  return { tools: [add, fail, wait, gated], peak: () => peak };
 }
 
 /** A tool whose input is a plain JSON Schema (validated by Ajv). */
@@ -229,6 +236,21 @@ const CHECKS: Check[] = [
       return same([result.status, result.error?.name], ["limit", "MemoryLimit"]);
     },
     { limits: { memoryMb: 32 } },
+  ),
+
+  runs(
+    "a run pauses at a gated call, and its checkpoint resumes by replay",
+    async (cm) => {
+      const paused = await cm.run(
+        "const a = await tools.add({ a: 1, b: 2 });\nconst b = await tools.gated({});\n[a, b]",
+      );
+      const pending = paused.pending?.[0];
+      if (paused.status !== "paused" || !paused.checkpoint || !pending)
+        return `expected a paused run, got ${JSON.stringify([paused.status, paused.error])}`;
+      const resumed = await cm.resume(paused.checkpoint, { decisions: { [pending.id]: true } });
+      return same([resumed.status, resumed.value], ["ok", [3, "approved"]]);
+    },
+    { approval: "pause", pause: { key: "runtime matrix checkpoint key, 32 bytes" } },
   ),
 
   {
