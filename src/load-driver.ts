@@ -9,6 +9,7 @@
 export const loadDriver = {
   sandboxHost: () => import("../environments/sandbox-host/index.js"),
   inProcess: () => import("../environments/in-process/index.js"),
+  quickjs: () => import("../environments/quickjs/index.js"),
   docker: () => import("../environments/docker/index.js"),
   remote: () => import("../environments/remote/index.js"),
 } as const;

@@ -1,10 +1,22 @@
 /**
  * The package as a user installs it: `npm pack`, installed into a fresh TypeScript project that has only
  * cordon's own dependencies (no isolated-vm, no dev dependencies), type-checked with skipLibCheck off.
+ * The install, and the programs and commands run there, see a PATH with no compiler (no g++, cc or make),
+ * as on a machine without a C++ toolchain: install scripts run, and code mode runs on QuickJS.
  */
 
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -27,6 +39,10 @@ const ENTRIES_WITHOUT_SDK = Object.keys(entries).filter(
 );
 let consumer = "";
 let packed: string[] = [];
+/** The process environment of a machine without a compiler: PATH holds node, npm and sh alone. */
+let noCompiler: NodeJS.ProcessEnv = {};
+/** What `command -v g++ cc make` found on that PATH (nothing, or the test would prove nothing). */
+let compilersFound = "";
 /** The diagnostics of the consumer's files (CONSUMER_SOURCES), as text. */
 let problems: string[] = [];
 
@@ -38,6 +54,10 @@ const run = promisify(execFile);
 beforeAll(async () => {
   if (!existsSync(join(root, "dist/index.js"))) await run("npm", ["run", "build"], { cwd: root });
   consumer = mkdtempSync(join(tmpdir(), "cordon-packed-"));
+  noCompiler = { ...process.env, PATH: binWithNodeAndNpmOnly(join(consumer, ".bin-no-compiler")) };
+  compilersFound = await run("sh", ["-c", "command -v g++ cc gcc c++ make || true"], {
+    env: noCompiler,
+  }).then(({ stdout }) => stdout.trim());
   const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", consumer], { cwd: root });
   const [info] = JSON.parse(stdout) as [{ filename: string; files: { path: string }[] }];
   packed = info.files.map((file) => file.path);
@@ -45,19 +65,12 @@ beforeAll(async () => {
     join(consumer, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module" }),
   );
-  // Only what a user installs: cordon (with its dependencies) and zod; no isolated-vm.
+  // Only what a user installs: cordon (with its dependencies) and zod; no isolated-vm. Install scripts
+  // run, with no compiler on the PATH; packages come from npm's cache where it has them.
   await run(
     "npm",
-    [
-      "install",
-      join(consumer, info.filename),
-      "zod@4",
-      "--ignore-scripts",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-    ],
-    { cwd: consumer },
+    ["install", join(consumer, info.filename), "zod@4", "--no-audit", "--no-fund", "--prefer-offline"],
+    { cwd: consumer, env: noCompiler },
   );
   problems = typeCheck(CONSUMER_SOURCES);
 }, 180_000);
@@ -124,6 +137,20 @@ function typeCheck(sources: Record<string, string>): string[] {
   });
 }
 
+/**
+ * A folder with links to node, npm and sh (which npm runs install scripts with) alone, for a PATH on
+ * which no compiler is found; its path.
+ */
+function binWithNodeAndNpmOnly(folder: string): string {
+  mkdirSync(folder);
+  symlinkSync(process.execPath, join(folder, "node"));
+  for (const program of ["npm", "sh"]) {
+    const found = execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim();
+    symlinkSync(realpathSync(found), join(folder, program));
+  }
+  return folder;
+}
+
 /** The packages installed under `folder`/node_modules, nested ones too (`a/node_modules/b`), sorted. */
 function installedPackages(folder: string): string[] {
   const found: string[] = [];
@@ -150,16 +177,35 @@ function installedPackages(folder: string): string[] {
 /** The most packages `npm install cordon` may bring when MCP is not used (cordon itself included). */
 const MAX_INSTALLED_PACKAGES = 40;
 
-/** Runs a module in the consumer project; returns what it printed. */
+/** Runs a module in the consumer project, on the PATH without a compiler; returns what it printed. */
 function runInConsumer(source: string, flags: string[] = []): string {
+  return runInConsumerWithStderr(source, flags).stdout;
+}
+
+/** Runs a module in the consumer project, on the PATH without a compiler; its stdout and stderr. */
+function runInConsumerWithStderr(source: string, flags: string[] = []): { stdout: string; stderr: string } {
   const file = join(consumer, `run-${Math.random().toString(36).slice(2)}.mjs`);
   writeFileSync(file, source);
-  return execFileSync(process.execPath, [...flags, file], { cwd: consumer, encoding: "utf8" });
+  const done = spawnSync(process.execPath, [...flags, file], {
+    cwd: consumer,
+    encoding: "utf8",
+    env: noCompiler,
+  });
+  if (done.status !== 0) throw new Error(`${file} ended with ${done.status}: ${done.stderr}`);
+  return { stdout: done.stdout, stderr: done.stderr };
 }
 
 describe("the packed package in a fresh consumer project", () => {
-  it("type-checks with skipLibCheck off and only cordon's own dependencies installed", () => {
+  it("installs with no compiler on the PATH: QuickJS's WebAssembly packages come with it, isolated-vm does not", () => {
+    expect(compilersFound).toBe("");
     expect(existsSync(join(consumer, "node_modules/isolated-vm"))).toBe(false);
+    expect(existsSync(join(consumer, "node_modules/quickjs-emscripten-core/package.json"))).toBe(true);
+    expect(existsSync(join(consumer, "node_modules/@jitl/quickjs-wasmfile-release-sync/package.json"))).toBe(
+      true,
+    );
+  });
+
+  it("type-checks with skipLibCheck off and only cordon's own dependencies installed", () => {
     expect(existsSync(join(consumer, "node_modules/@standard-schema/spec"))).toBe(false);
     expect(problems.filter((problem) => !problem.startsWith("wrong.ts: "))).toEqual([]);
   });
@@ -180,11 +226,27 @@ console.log(JSON.stringify(loaded));`);
     expect(wrong[0]).toMatch(/^wrong\.ts: TS(2339|2551) Property 'toFixed' does not exist on type 'string'/);
   });
 
-  it("codeMode() without isolated-vm installed fails when it is created, naming the package", () => {
-    const out = runInConsumer(`import { codeMode } from "cordon";
-try { codeMode({ tools: [] }); console.log("created"); } catch (error) { console.log(error.name + ": " + error.message); }`);
+  it("codeMode() without isolated-vm runs code and its tool calls on QuickJS, saying in one line how to get isolated-vm", () => {
+    const { stdout, stderr } = runInConsumerWithStderr(`import { z } from "zod";
+import { codeMode, tool } from "cordon";
+const add = tool({ name: "add", description: "Adds.", input: z.object({ a: z.number(), b: z.number() }), run: ({ a, b }) => a + b });
+const cm = codeMode({ tools: [add] });
+const result = await cm.run("const x = await tools.add({ a: 40, b: 2 }); x * 10");
+console.log(JSON.stringify({ status: result.status, value: result.value }));
+await cm.close();`);
+    expect(JSON.parse(stdout)).toEqual({ status: "ok", value: 420 });
+    const lines = stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^cordon: isolated-vm is not installed; code runs in quickjsEnvironment\(\) \(QuickJS in WebAssembly, in this process\)\. For isolated-vm isolates in sandbox processes, install it with `npm install isolated-vm`: .*C\+\+ toolchain.*--no-node-snapshot/,
+    );
+  });
+
+  it("sandboxHostEnvironment() without isolated-vm installed fails when it is created, naming the package and how to get it", () => {
+    const out = runInConsumer(`import { sandboxHostEnvironment } from "cordon";
+try { sandboxHostEnvironment(); console.log("created"); } catch (error) { console.log(error.name + ": " + error.message); }`);
     expect(out).toMatch(
-      /^UserError: .*needs the isolated-vm package: install it with `npm install isolated-vm`/,
+      /^UserError: sandboxHostEnvironment\(\) runs isolates in sandbox processes and needs the isolated-vm package, but isolated-vm is not installed\. To get it, install it with `npm install isolated-vm`/,
     );
   });
 
@@ -194,10 +256,11 @@ try { isolateEnvironment(); console.log("created"); } catch (error) { console.lo
     expect(out).toMatch(/^UserError: isolated-vm needs Node to run with --no-node-snapshot/);
   });
 
-  it("installs the cordon executable: it runs, loads a .ts tools module, and without isolated-vm says to install it", () => {
-    // The tools module loads first (a broken one would be reported instead); then the sandbox is missing.
+  it("installs the cordon executable: it runs, loads a .ts tools module, and without isolated-vm runs code on QuickJS", () => {
     const bin = join(consumer, "node_modules/.bin/cordon");
-    expect(execFileSync(bin, ["--help"], { cwd: consumer, encoding: "utf8" })).toContain("cordon <command>");
+    const cordon = (args: string[]) =>
+      spawnSync(bin, args, { cwd: consumer, encoding: "utf8", env: { ...noCompiler, NO_COLOR: "1" } });
+    expect(cordon(["--help"]).stdout).toContain("cordon <command>");
     writeFileSync(
       join(consumer, "tools.ts"),
       `import { tool } from "cordon";
@@ -206,22 +269,19 @@ const ping = tool({ name: "ping", description: "Answers pong.", input: z.object(
 export default [ping];
 `,
     );
-    let failure: { status?: number; stderr?: string } = {};
-    try {
-      execFileSync(bin, ["types", "--tools", "tools.ts"], { cwd: consumer, encoding: "utf8", stdio: "pipe" });
-    } catch (error) {
-      failure = error as typeof failure;
-    }
-    expect(failure.status).toBe(2);
-    expect(failure.stderr).toContain(
-      "needs the isolated-vm package: install it with `npm install isolated-vm`",
+    writeFileSync(
+      join(consumer, "ping.ts"),
+      "const answer = await tools.ping({});\n({ answer, twice: answer + answer });\n",
+    );
+    const ran = cordon(["run", "ping.ts", "--tools", "tools.ts", "--json"]);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout).value).toEqual({ answer: "pong", twice: "pongpong" });
+    expect(ran.stderr).toMatch(
+      /^cordon: isolated-vm is not installed; code runs in QuickJS \(--env quickjs: WebAssembly, in this process\)\. For isolated-vm isolates in sandbox processes, install it with `npm install isolated-vm`/,
     );
     writeFileSync(join(consumer, "empty.ts"), "export const nothing: number = 1;\n");
-    try {
-      execFileSync(bin, ["types", "--tools", "empty.ts"], { cwd: consumer, encoding: "utf8", stdio: "pipe" });
-    } catch (error) {
-      failure = error as typeof failure;
-    }
+    const failure = cordon(["types", "--tools", "empty.ts"]);
+    expect(failure.status).toBe(2);
     expect(failure.stderr).toContain("--tools empty.ts: the module has no default export");
   });
 
@@ -250,19 +310,20 @@ export default [ping];
     expect(failure.stderr).toContain(
       `cordon mcp needs the MCP SDK, an optional peer dependency that is not installed: install it with \`npm install ${MCP_SDK_PACKAGE}@"${MCP_SDK_RANGE}"\``,
     );
-    // cordon run reaches the point where it needs isolated-vm (not installed here) without the SDK.
-    writeFileSync(join(consumer, "code.ts"), "1 + 1;\n");
-    try {
-      execFileSync(bin, ["run", "code.ts", "--tools", "none.ts"], {
-        cwd: consumer,
-        encoding: "utf8",
-        stdio: "pipe",
-      });
-    } catch (error) {
-      failure = error as typeof failure;
-    }
-    expect(failure.stderr).toContain("needs the isolated-vm package");
-    expect(failure.stderr).not.toContain(MCP_SDK_PACKAGE);
+    // cordon run runs code (on QuickJS: isolated-vm is not installed here) without the SDK.
+    writeFileSync(
+      join(consumer, "one-tool.ts"),
+      'import { tool } from "cordon";\nexport default [tool({ name: "one", description: "One.", input: { type: "object" }, run: () => 1 })];\n',
+    );
+    writeFileSync(join(consumer, "code.ts"), "1 + (await tools.one({}));\n");
+    const ran = spawnSync(bin, ["run", "code.ts", "--tools", "one-tool.ts", "--json"], {
+      cwd: consumer,
+      encoding: "utf8",
+      env: noCompiler,
+    });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(JSON.parse(ran.stdout).value).toBe(2);
+    expect(ran.stderr).not.toContain(MCP_SDK_PACKAGE);
   });
 
   it("ships no source maps or references to files it does not ship", () => {

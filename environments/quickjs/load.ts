@@ -1,6 +1,6 @@
 /**
- * Loads QuickJS on first use (`quickjs-emscripten-core` and a WebAssembly build of QuickJS, optional
- * peers), so that importing cordon never needs them, and hands out a fresh WebAssembly instance of it
+ * Loads QuickJS on first use (`quickjs-emscripten-core` and a WebAssembly build of QuickJS, dependencies
+ * of cordon), so that importing cordon never loads them, and hands out a fresh WebAssembly instance of it
  * for each sandbox: a sandbox's heap is its instance's own linear memory, and an instance that trapped
  * is dropped whole.
  */

@@ -10,7 +10,6 @@
  * budget, and a run that lost its process to a neighbour before it made any tool call runs again, alone.
  */
 
-import { createRequire } from "node:module";
 import { UserError } from "../../common/errors.js";
 import { currentRuntime } from "../../common/runtime.js";
 import type {
@@ -24,6 +23,7 @@ import type {
 } from "../../sandbox/contract/index.js";
 import type { WireSandbox } from "../wire/wire-sandbox.js";
 import type { HostProcessSettings } from "./host-process.js";
+import { HOW_TO_GET_ISOLATED_VM, isolatedVmProblem } from "./isolated-vm-check.js";
 import { type Placement, ProcessPool } from "./pool.js";
 import { sandboxHostCommand } from "./program.js";
 
@@ -99,7 +99,7 @@ export const SANDBOX_HOST_ISOLATION =
 
 /**
  * Creates the default environment: sandboxes in supervised sandbox-host processes. Throws a `UserError`
- * at once when isolated-vm is not installed, rather than on the first run.
+ * at once when isolated-vm is not installed or its addon not built, rather than on the first run.
  */
 export function sandboxHostEnvironment(options: SandboxHostEnvironmentOptions = {}): Environment {
   const settings: { -readonly [K in keyof typeof SANDBOX_HOST_DEFAULTS]: (typeof SANDBOX_HOST_DEFAULTS)[K] } =
@@ -254,11 +254,11 @@ function checkRuntimeIsNode(): void {
 }
 
 function checkIsolatedVmInstalled(): void {
-  try {
-    createRequire(import.meta.url).resolve("isolated-vm");
-  } catch {
-    throw new UserError(
-      "The default code-mode environment runs isolates in sandbox processes and needs the isolated-vm package: install it with `npm install isolated-vm` (it builds a native module; see README's Install section).",
-    );
-  }
+  const problem = isolatedVmProblem();
+  if (problem === undefined) return;
+  throw new UserError(
+    `sandboxHostEnvironment() runs isolates in sandbox processes and needs the isolated-vm package, but ${problem}. To get it, ${HOW_TO_GET_ISOLATED_VM}. Or run code in QuickJS: quickjsEnvironment() from cordon/quickjs (codeMode() without an environment does).`,
+  );
 }
+
+export { HOW_TO_GET_ISOLATED_VM, isolatedVmProblem } from "./isolated-vm-check.js";

@@ -32,17 +32,32 @@ export interface EnvironmentChoice {
 /** The environments this build of cordon has, by `--env` name; the first is the default. */
 export const ENVIRONMENTS: Readonly<Record<string, EnvironmentChoice>> = {
   default: {
-    description: "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment()",
-    create: async ({ oneShot, capacity }) =>
-      (await loadDriver.sandboxHost()).sandboxHostEnvironment({
-        ...(oneShot ? { processes: 1 } : {}),
-        ...(capacity === undefined ? {} : { maxProcesses: capacity }),
-      }),
+    description:
+      "isolated-vm isolates in supervised sandbox processes, sandboxHostEnvironment(); QuickJS where isolated-vm is not installed",
+    create: async ({ oneShot, capacity }) => {
+      const host = await loadDriver.sandboxHost();
+      const problem = host.isolatedVmProblem();
+      if (problem === undefined) {
+        return host.sandboxHostEnvironment({
+          ...(oneShot ? { processes: 1 } : {}),
+          ...(capacity === undefined ? {} : { maxProcesses: capacity }),
+        });
+      }
+      process.stderr.write(
+        `cordon: ${problem}; code runs in QuickJS (--env quickjs: WebAssembly, in this process). For isolated-vm isolates in sandbox processes, ${host.HOW_TO_GET_ISOLATED_VM}.\n`,
+      );
+      return (await loadDriver.quickjs()).quickjsEnvironment();
+    },
   },
   [IN_PROCESS_ENVIRONMENT]: {
     description:
       "isolated-vm isolates in cordon's own process: faster, for trusted code (isolateEnvironment)",
     create: async () => (await loadDriver.inProcess()).isolateEnvironment(),
+  },
+  quickjs: {
+    description:
+      "QuickJS in WebAssembly in cordon's own process: no native addon, runs on any Node (quickjsEnvironment)",
+    create: async () => (await loadDriver.quickjs()).quickjsEnvironment(),
   },
   docker: {
     description:

@@ -38,7 +38,8 @@ export interface CodeModeOptions extends DeprecatedCodeModeOptions {
   dispatcher?: Dispatcher;
   /**
    * Where the code runs. Default: `sandboxHostEnvironment()`, isolated-vm isolates in supervised
-   * sandbox processes. `isolateEnvironment()` runs them in this process instead: faster, for trusted code.
+   * sandbox processes, where isolated-vm is installed; else `quickjsEnvironment()`, QuickJS in
+   * WebAssembly. `isolateEnvironment()` runs isolates in this process instead: faster, for trusted code.
    */
   environment?: Environment;
   /** Limits of one run; unset ones take {@link DEFAULT_CODE_MODE_LIMITS}. */

@@ -158,6 +158,18 @@ export default [tool({ name: "flags", description: "This process's Node flags.",
     expect(code).toBe(0);
     expect(JSON.parse(stdout).value).toBe(2);
   });
+
+  it("--env quickjs runs in QuickJS (no Intl there, unlike V8), in cordon's own process, saying nothing", async () => {
+    const { code, stdout, stderr } = await cordon(
+      ["run", "-", "--tools", NOTES, "--env", "quickjs", "--json"],
+      {
+        input: "return [(await tools.list_notes()).length, typeof Intl];",
+      },
+    );
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).value).toEqual([2, "undefined"]);
+    expect(stderr).toBe("");
+  });
 });
 
 describe("cordon run: approval policy", () => {
@@ -231,7 +243,7 @@ describe("cordon run: usage errors exit 2 and say what to do", () => {
     ]);
     expect(code).toBe(2);
     expect(stderr).toContain(
-      "--env cloud: this build of cordon has no such environment. Available: default, inprocess, docker, remote.",
+      "--env cloud: this build of cordon has no such environment. Available: default, inprocess, quickjs, docker, remote.",
     );
   });
 

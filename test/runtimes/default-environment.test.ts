@@ -1,9 +1,10 @@
 // The default environment is chosen by what the runtime can load: the sandbox host where isolated-vm
-// loads (Node), QuickJS elsewhere, said in one line. The other runtimes themselves run in
+// loads (Node, with it installed and built), QuickJS elsewhere, said in one line. The other runtimes themselves run in
 // scripts/runtime-matrix.sh (test/runtimes/checks.ts); here the choice is made for each on Node.
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { currentRuntime } from "../../common/runtime.js";
+import { HOW_TO_GET_ISOLATED_VM } from "../../environments/sandbox-host/index.js";
 import { environmentFor } from "../../src/defaults.js";
 import { codeMode, tool } from "../../src/index.js";
 
@@ -37,6 +38,35 @@ describe("the default environment", () => {
       try {
         expect((await cm.run("await tools.add({ a: 40, b: 2 })")).value).toBe(42);
         expect(cm.instructions).toContain("QuickJS");
+      } finally {
+        await cm.close();
+        await environment.close();
+      }
+    },
+  );
+
+  it.each([
+    "isolated-vm is not installed",
+    "isolated-vm is installed (/x) but its native addon is not built",
+  ])(
+    "on Node where %s, is QuickJS, said in one line with how to get isolated-vm, and runs code",
+    async (problem) => {
+      const said: string[] = [];
+      const environment = environmentFor(
+        currentRuntime(),
+        (line) => said.push(line),
+        () => problem,
+      );
+      expect(environment.name).toBe("quickjs");
+      expect(said).toEqual([
+        `cordon: ${problem}; code runs in quickjsEnvironment() (QuickJS in WebAssembly, in this process). For isolated-vm isolates in sandbox processes, ${HOW_TO_GET_ISOLATED_VM}. Pass an environment to codeMode() to choose another.`,
+      ]);
+      expect(said[0]).toContain("`npm install isolated-vm`");
+      expect(said[0]).toContain("C++ toolchain");
+      expect(said[0]).toContain("--no-node-snapshot");
+      const cm = codeMode({ tools: [add], environment });
+      try {
+        expect((await cm.run("await tools.add({ a: 40, b: 2 })")).value).toBe(42);
       } finally {
         await cm.close();
         await environment.close();
