@@ -92,7 +92,7 @@ conformance: build
 node-matrix: build
 	scripts/node-matrix.sh
 
-## runtime-matrix: the environment conformance cases (test/conformance/cases.ts, those that apply) and the checks of test/runtimes/checks.ts on cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json); the cases that do not apply are printed with why (about 1 minute; the first time about 20 s more to fetch the three runtimes)
+## runtime-matrix: the environment conformance cases (test/conformance/cases.ts, those that apply) and the checks of test/runtimes/checks.ts on cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json); the cases that do not apply are printed with why (about 65 s here once the runtimes are in .runtimes/, about 95 s the first time, which fetches them from the npm registry into .runtimes/, 340 MB unpacked)
 runtime-matrix: build
 	scripts/runtime-matrix.sh
 
