@@ -49,8 +49,8 @@ demo-research: setup
 demo-flows: setup
 	$(TSX) examples/injected-page.ts
 
-## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, start the Restate server, then every test suite, the MCP conformance suite, and the Node matrix
-test: setup lint typecheck build image postgres chromium restate unit conformance node-matrix
+## test: lint, type-check, build, start the Docker engines and build the sandbox image, start Postgres, install chromium, start the Restate server, then every test suite, the MCP conformance suite, the Node matrix and the runtime matrix
+test: setup lint typecheck build image postgres chromium restate unit conformance node-matrix runtime-matrix
 
 ## docker-engine: install Debian's Docker engine if missing, and start the two engines the tests use
 docker-engine:
@@ -92,7 +92,7 @@ conformance: build
 node-matrix: build
 	scripts/node-matrix.sh
 
-## runtime-matrix: cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json): tool calls, fan-out, errors on the model's lines, console, timeout, CPU and memory limits, pause and resume, TypeScript, JSON Schema tools, the default environment (about 10 s once fetched, 20 s with the fetch; not in make test yet)
+## runtime-matrix: the environment conformance cases (test/conformance/cases.ts, those that apply) and the checks of test/runtimes/checks.ts on cordon's core with the QuickJS environment on Bun, Deno and in a workerd Worker (each from the npm registry, pinned in scripts/runtime-matrix.json); the cases that do not apply are printed with why (about 65 s here once the runtimes are in .runtimes/, about 95 s the first time, which fetches them from the npm registry into .runtimes/, 340 MB unpacked)
 runtime-matrix: build
 	scripts/runtime-matrix.sh
 

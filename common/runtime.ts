@@ -28,3 +28,12 @@ export function currentRuntime(): Runtime {
   if (global.process?.versions?.node !== undefined) return { name: "Node.js", loadsNodeAddons: true };
   return { name: "this JavaScript runtime", loadsNodeAddons: false };
 }
+
+/**
+ * Whether code mode can strip TypeScript's types on `runtime`: esbuild, which strips them, runs as a
+ * process of its own, and workerd starts no process (Deno does, given --allow-run). Where it cannot,
+ * the model is told to write JavaScript, and code that is not is refused saying so.
+ */
+export function stripsTypeScript(runtime: Runtime): boolean {
+  return runtime.name !== "workerd";
+}

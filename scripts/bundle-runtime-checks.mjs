@@ -1,20 +1,21 @@
 // Builds what scripts/runtime-matrix.sh runs, in a consumer folder whose node_modules/cordon is this
 // checkout (so `cordon` is the built package, dist/, as a user's program gets it):
 //   check.mjs        test/runtimes/main.ts for Bun and Deno, with cordon, zod and Node's modules left as
-//                    imports that the runtime resolves;
+//                    imports that the runtime resolves (the checks, the conformance cases of
+//                    test/conformance/cases.ts and what they import by path are bundled in);
 //   workerd/         test/runtimes/worker.ts bundled whole into one ES module (worker.js) for workerd,
 //                    QuickJS's wasm beside it as a module of its own (workerd compiles no WebAssembly at
 //                    run time), and the config that serves them (test/runtimes/workerd.capnp).
-// Usage: node scripts/bundle-runtime-checks.mjs <consumer folder>   (the checks' sources are copied in)
-import { copyFileSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
+// Usage: node scripts/bundle-runtime-checks.mjs <consumer folder>
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const consumer = resolve(process.argv[2] ?? "");
-const sources = join(consumer, "src");
+const sources = fileURLToPath(new URL("../test/runtimes/", import.meta.url));
 mkdirSync(join(consumer, "workerd"), { recursive: true });
-cpSync(new URL("../test/runtimes/", import.meta.url), sources, { recursive: true });
 
 const common = { bundle: true, format: "esm", target: "es2022", logLevel: "warning", metafile: true };
 await build({
@@ -46,6 +47,8 @@ const worker = await build({
   conditions: ["workerd", "worker", "import"],
   mainFields: ["module", "main"],
   external: ["node:*", "esbuild", "typescript"],
+  // `cordon` is the consumer's: the built package.
+  nodePaths: [join(consumer, "node_modules")],
   plugins: [wasmAsModule],
 });
 const wasm = createRequire(join(consumer, "package.json")).resolve(

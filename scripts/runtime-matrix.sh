@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The runtime matrix: cordon's core (tools, the dispatcher, code mode) with the QuickJS environment on
 # Bun, on Deno and in a workerd Worker, each runtime from the npm registry (scripts/fetch-runtime.sh,
-# versions pinned in scripts/runtime-matrix.json). The same checks (test/runtimes/checks.ts) run on
-# each: a tool call, a fan-out, a failed call, an error on the model's line, console, a timeout, the CPU
-# and memory limits, a pause and its resume by replay, TypeScript and JSON Schema tools (each refused
-# with a clear message in workerd, where esbuild cannot run and Ajv may not generate code), and the
-# default environment (in workerd: its message saying how to give QuickJS its wasm). One line per check;
-# exit code 1 when any failed.
+# versions pinned in scripts/runtime-matrix.json). Each runs the environment conformance cases
+# (test/conformance/cases.ts, the very cases vitest runs on Node against every environment) that apply
+# to it, and the checks of test/runtimes/checks.ts: the model's error line in plain JavaScript, the memory
+# limit's name, TypeScript and what the model is told about it, JSON Schema tools (each refused with a
+# clear message in workerd, where esbuild cannot run and Ajv may not generate code), the Node-only sandbox
+# host, and the default environment (in workerd: its message saying how to give QuickJS its wasm). One
+# line per case and check, one per case that does not apply there with why (in workerd, the case about
+# TypeScript's lines: no esbuild); exit code 1 when any failed. Part of `make test`.
 #
 # What runs is the built package (dist/), as a user's program gets it: .runtime-matrix/consumer/ is a
 # project whose node_modules links this checkout's packages and cordon itself, laid out afresh each run.
@@ -40,8 +42,17 @@ workerd_pid=
 trap '[ -z "$workerd_pid" ] || kill "$workerd_pid" 2>/dev/null || true' EXIT
 # Each runs one runtime's checks (its executable is $1), their lines as they come; fails when one failed.
 run_bun() { (cd "$consumer" && "$1" check.mjs); }
-# Deno asks for permissions: reading QuickJS's wasm file, and esbuild's environment and process.
-run_deno() { (cd "$consumer" && "$1" run --allow-read --allow-env --allow-run check.mjs); }
+# Deno runs with the narrowest permissions that work: reading one file, QuickJS's wasm (its loader reads
+# it with node:fs), and starting one program, esbuild's binary (it strips TypeScript as a process of its
+# own). The environment is allowed whole: esbuild reads ESBUILD_BINARY_PATH and ESBUILD_WORKER_THREADS,
+# and Deno's node:child_process reads every variable to hand them to the process it starts (with only
+# those two allowed, the spawn fails asking for env access). No network, no writes, no other program.
+run_deno() {
+  local wasm esbuild
+  wasm="$(cd "$consumer" && node -p 'require("node:fs").realpathSync(require.resolve("@jitl/quickjs-wasmfile-release-sync/wasm"))')"
+  esbuild="$(cd "$consumer" && node -p 'require("node:fs").realpathSync(require.resolve(`@esbuild/${process.platform}-${process.arch}/bin/esbuild`))')"
+  (cd "$consumer" && "$1" run --allow-read="$wasm" --allow-env --allow-run="$esbuild" check.mjs)
+}
 run_workerd() {
   local binary="$1" port status
   port="$(node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })')"

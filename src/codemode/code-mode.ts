@@ -5,6 +5,7 @@
  */
 
 import { UserError } from "../../common/errors.js";
+import { currentRuntime, stripsTypeScript } from "../../common/runtime.js";
 import type { Environment } from "../../sandbox/contract/index.js";
 import { Dispatcher } from "../dispatch/dispatcher.js";
 import type { ToolResult } from "../dispatch/types.js";
@@ -268,6 +269,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
       .filter(([, real]) => toolset.get(real)?.options.waitsForHuman === true)
       .map(([identifier]) => identifier),
     typecheck: options.typecheck.mode,
+    language: stripsTypeScript(currentRuntime()) ? "TypeScript" : "JavaScript",
     discovery: index
       ? {
           index: toolIndexText(index, { budget: options.discovery.inlineBudget, measure: estimateTokens }),
@@ -356,6 +358,7 @@ function wire(options: ResolvedCodeModeOptions & { environment: Environment }): 
     name,
     description: toolDescription(facts),
     state,
+    language: facts.language,
     maxOutputChars: limits.maxOutputChars,
     clientOf: options.typecheck.clientOf,
     run: (code, callOptions) =>

@@ -24,11 +24,19 @@ export interface InstructionFacts {
   /** Whether the code is type-checked before it runs, and what an error then does. */
   typecheck: TypeCheckMode;
   /**
+   * What the model writes: TypeScript where its types can be stripped, JavaScript where they cannot
+   * (workerd, where esbuild cannot run).
+   */
+  language: CodeLanguage;
+  /**
    * With discovery by search: the index the model reads instead of the declarations, and how many tools
    * the catalog has. Undefined: the declarations are inlined.
    */
   discovery?: { index: ToolIndexText; tools: number } | undefined;
 }
+
+/** The language the model writes its code in. */
+export type CodeLanguage = "TypeScript" | "JavaScript";
 
 /** What the index lists, as the sentence that introduces it says. */
 function indexContent(index: ToolIndexText): string {
@@ -64,6 +72,13 @@ function typecheckSentence(mode: TypeCheckMode): string | undefined {
   return undefined;
 }
 
+/** What the code is, and what is done to it before it runs. */
+function languageSentence(language: CodeLanguage): string {
+  return language === "TypeScript"
+    ? "It is TypeScript; types are stripped, top-level `await` works, and markdown fences are allowed."
+    : "It is plain JavaScript: TypeScript's types cannot be stripped here, so write none. Top-level `await` works, and markdown fences are allowed.";
+}
+
 /** Which waits for a person the run's clock leaves out: approvals always, and the tools that ask. */
 function humanWaits(tools: readonly string[]): string {
   const asked = tools.map((name) => `tools.${name}`);
@@ -76,7 +91,7 @@ function humanWaits(tools: readonly string[]): string {
 /** The short description of the run_code tool: what it is for, and the `tools` it can call. */
 export function toolDescription(facts: InstructionFacts): string {
   return [
-    "Run TypeScript in a sandbox to do several tool calls, loops, filtering and arithmetic in one step.",
+    `Run ${facts.language} in a sandbox to do several tool calls, loops, filtering and arithmetic in one step.`,
     "Inside the code, call tools as `await tools.<name>(args)`; they return structured data.",
     "Top-level await works; return a value (or end with an expression) and it becomes the result. console.log output is returned too.",
     ...[typecheckSentence(facts.typecheck) ?? []].flat(),
@@ -102,10 +117,10 @@ export function codeModeInstructions(facts: InstructionFacts): string {
   const fence = "`".repeat(Math.max(3, ...[...fenced.matchAll(/`+/g)].map((m) => m[0].length + 1)));
   return `## Running code with ${facts.toolName}
 
-Use the ${facts.toolName} tool when a task needs several tool calls, loops, filtering, joining or arithmetic: write TypeScript that does the whole task and returns only what you need. Intermediate data stays in the sandbox instead of your context.
+Use the ${facts.toolName} tool when a task needs several tool calls, loops, filtering, joining or arithmetic: write ${facts.language} that does the whole task and returns only what you need. Intermediate data stays in the sandbox instead of your context.
 
 How the code runs:
-- It is TypeScript; types are stripped, top-level \`await\` works, and markdown fences are allowed.
+- ${languageSentence(facts.language)}
 ${[typecheckSentence(facts.typecheck) ?? []]
   .flat()
   .map((sentence) => `- ${sentence}\n`)

@@ -11,6 +11,7 @@ import { type PausedWork, ToolPaused } from "../dispatch/paused-work.js";
 import type { ToolResult } from "../dispatch/types.js";
 import { tool } from "../tools/tool.js";
 import type { RunContext, Tool } from "../tools/types.js";
+import type { CodeLanguage } from "./instructions.js";
 import { type CodeRunResult, renderCodeRunResult } from "./result.js";
 import type { CodeRunOptions } from "./run.js";
 
@@ -46,6 +47,8 @@ export interface RunCodeToolSettings {
   name: string;
   description: string;
   state: "fresh" | "session";
+  /** What the model writes its code in (see `InstructionFacts.language`). */
+  language: CodeLanguage;
   /** The characters of the report the model reads (`limits.maxOutputChars`). */
   maxOutputChars: number;
   /** Who a call is for, for the type check's turns (see `TypeCheckOptions.clientOf`). */
@@ -59,7 +62,7 @@ export function runCodeTool(settings: RunCodeToolSettings): Tool<RunCodeArgs, Co
   return tool({
     name: settings.name,
     description: settings.description,
-    input: runCodeInput(settings.state),
+    input: runCodeInput(settings.state, settings.language),
     // The rendering below already fits the model's budget and keeps the JSON valid.
     maxOutputChars: maxOutputChars + 1_000,
     // A run must not be repeated (its tool calls have effects), and its own limits are the ones the model
@@ -96,8 +99,8 @@ export function runCodeTool(settings: RunCodeToolSettings): Tool<RunCodeArgs, Co
  * The run_code arguments: the code, and with sessions `restart` (without a session there is no sandbox
  * to start afresh, so the argument would mean nothing to the model).
  */
-function runCodeInput(state: "fresh" | "session"): z.ZodType<RunCodeArgs> {
-  const code = z.string().describe("TypeScript to run. Use await tools.<name>(args); return the result.");
+function runCodeInput(state: "fresh" | "session", language: CodeLanguage): z.ZodType<RunCodeArgs> {
+  const code = z.string().describe(`${language} to run. Use await tools.<name>(args); return the result.`);
   if (state === "fresh") return z.object({ code });
   return z.object({
     code,

@@ -15,6 +15,7 @@ import type { Message } from "esbuild";
 import { within } from "../../common/abort.js";
 import { CODE_MODE_ERROR_STATUS, type CodeModeErrorName } from "../../common/failures.js";
 import { groupDigits } from "../../common/numbers.js";
+import { currentRuntime, stripsTypeScript } from "../../common/runtime.js";
 
 /** JavaScript ready for a sandbox, with the way back to the model's TypeScript positions. */
 export interface PreparedCode {
@@ -41,6 +42,11 @@ export interface PrepareOptions {
   javascriptFastPath?: boolean;
   /** How long esbuild may take, in ms. Default {@link TRANSPILE_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /**
+   * Whether TypeScript's types can be stripped here (esbuild can run). Default: whether this runtime
+   * can start esbuild's process (not workerd). Without it, only plain JavaScript runs.
+   */
+  typescript?: boolean;
 }
 
 /** Why the source could not be prepared: a syntax error, an `import`/`export`, with TS positions. */
@@ -89,9 +95,12 @@ export async function prepareCode(
     .replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
   const fastPath = options.javascriptFastPath !== false;
   const timeoutMs = options.timeoutMs ?? TRANSPILE_TIMEOUT_MS;
+  const typescript = options.typescript ?? stripsTypeScript(currentRuntime());
   const compile = async (code: string): Promise<PreparedCode | PrepareFailure> => {
     const tooDeep = nestingProblem(code);
     if (tooDeep) return tooDeep;
+    // Without TypeScript, `a < b > c` can only be JavaScript.
+    if (!typescript) return compileJavaScript(code, { typeArguments: false }) ?? notJavaScript(code);
     return (fastPath && compileJavaScript(code)) || (await compileTypeScript(code, timeoutMs));
   };
   const fence = findFence(text);
@@ -103,6 +112,9 @@ export async function prepareCode(
   const raw = await compile(text);
   return "error" in raw ? fenced : raw;
 }
+
+/** A line that starts an `import` or `export` statement. */
+const IMPORT_LINE = /^\s*(import\b\s*[\w${*"']|export\b\s*[\w${*])/;
 
 /** The longest source run_code accepts, in characters. */
 export const MAX_CODE_CHARS = 100_000;
@@ -245,7 +257,7 @@ function countLines(text: string): number {
  * undefined for anything else (TypeScript, syntax errors, JavaScript newer than esbuild's target), which
  * then goes through esbuild.
  */
-function compileJavaScript(code: string): PreparedCode | undefined {
+function compileJavaScript(code: string, reading = { typeArguments: true }): PreparedCode | undefined {
   // V8 counts U+2028/U+2029 as line breaks in positions; the one-to-one map counts only \n.
   if (/[\u2028\u2029]/.test(code)) return undefined;
   const wrapped = `${HEADER}\n${code}\n}`;
@@ -267,7 +279,7 @@ function compileJavaScript(code: string): PreparedCode | undefined {
   } catch {
     return undefined;
   }
-  if ((less && greater) || program.body.length !== 1) return undefined;
+  if ((reading.typeArguments && less && greater) || program.body.length !== 1) return undefined;
   const body = extractBody(wrapped, program);
   if (!body) return undefined;
   const sourceLines = countLines(code);
@@ -283,6 +295,34 @@ function compileJavaScript(code: string): PreparedCode | undefined {
     via: "javascript",
     source: code,
   };
+}
+
+/**
+ * Why code that is not plain JavaScript was not run where TypeScript cannot be stripped: acorn's
+ * complaint at its line in the model's code, and what to write instead.
+ */
+function notJavaScript(code: string): PrepareFailure {
+  const why =
+    "TypeScript's types cannot be stripped here (esbuild, which strips them, runs as a process of its own, and this runtime starts none), so it was not run. Write plain JavaScript without type annotations.";
+  try {
+    parse(`${HEADER}\n${code}\n}`, { ecmaVersion: 2022, sourceType: "script" });
+  } catch (error) {
+    const loc = (error as { loc?: { line: number; column: number } }).loc;
+    const complaint = (error instanceof Error ? error.message : String(error)).replace(/ \(\d+:\d+\)$/, "");
+    // Line N of the wrapped text is line N - 1 of the code; acorn's columns count from 0.
+    const line = loc ? Math.min(Math.max(loc.line - 1, 1), countLines(code)) : undefined;
+    if (line && IMPORT_LINE.test(code.split("\n")[line - 1] ?? ""))
+      return { error: { name: "SyntaxError", message: IMPORT_NOT_AVAILABLE, line, column: 1 } };
+    return {
+      error: {
+        name: "SyntaxError",
+        message: `The code is not plain JavaScript (${complaint}${line ? ` on line ${line}` : ""}): ${why}`,
+        ...(line && loc ? { line, column: loc.column + 1 } : {}),
+      },
+    };
+  }
+  // It parses, but closes the wrapper early (a stray `}`).
+  return { error: { name: "SyntaxError", message: 'Unexpected "}"' } };
 }
 
 /** Strips types with esbuild inside a wrapper function, then rewrites the result statement. */
@@ -504,9 +544,7 @@ function syntaxFailure(error: unknown, code: string, sourceLines: number): Prepa
     ? Math.min(Math.max(first.location.line - 1, 1), sourceLines)
     : sourceLines;
   const codeLines = code.split("\n");
-  const importLine = codeLines.findIndex(
-    (text, i) => i < errorLine && /^\s*(import\b\s*[\w${*"']|export\b\s*[\w${*])/.test(text),
-  );
+  const importLine = codeLines.findIndex((text, i) => i < errorLine && IMPORT_LINE.test(text));
   if (importLine !== -1) {
     return { error: { name: "SyntaxError", message: IMPORT_NOT_AVAILABLE, line: importLine + 1, column: 1 } };
   }

@@ -1,8 +1,11 @@
 /**
  * The checks the runtime matrix (scripts/runtime-matrix.sh) runs on Bun, on Deno and in a workerd
- * Worker: code mode with tools on the QuickJS environment, each run checked for its value. Written for
- * every runtime at once: no vitest (it runs on Node only), no Node API, only what `cordon` exports; each
- * program that runs them says how it gets its environment and what its runtime cannot do.
+ * Worker beside the environment conformance cases (./conformance.ts): what the cases do not ask, or ask
+ * only where TypeScript can be stripped (the model's error line in plain JavaScript, the memory limit's
+ * name, TypeScript or its refusal and what the model is told about it, JSON Schema tools, the Node-only
+ * sandbox host, the default environment). Written for every runtime at once: no vitest (it runs on Node
+ * only), no Node API, only what `cordon` exports; each program that runs them says how it gets its
+ * environment and what its runtime cannot do.
  */
 
 import {
@@ -69,54 +72,34 @@ export async function runChecks(setup: CheckSetup): Promise<CheckResult[]> {
   return results;
 }
 
-/** The report lines: one per check, then a summary. */
-export function report(runtime: string, results: CheckResult[], ms: number): string[] {
+/** The report lines: one per check, one per case that does not apply here (with why), then a summary. */
+export function report(
+  runtime: string,
+  results: CheckResult[],
+  ms: number,
+  notApplicable: readonly { name: string; reason: string }[] = [],
+): string[] {
   const lines = results.map(
     (result) =>
       `${result.ok ? "pass" : "FAIL"} ${runtime}: ${result.name} (${result.ms} ms)${result.detail ? `: ${result.detail}` : ""}`,
   );
+  for (const each of notApplicable) lines.push(`n/a  ${runtime}: ${each.name}: ${each.reason}`);
   const failed = results.filter((result) => !result.ok).length;
-  lines.push(`${runtime}: ${results.length - failed} passed, ${failed} failed, in ${ms} ms`);
+  lines.push(
+    `${runtime}: ${results.length - failed} passed, ${failed} failed, ${notApplicable.length} not applicable, in ${ms} ms`,
+  );
   return lines;
 }
 
-/** The tools the runs call, and the most `wait` calls that were running at once. */
+/** The tool the runs call. */
 function world() {
-  let active = 0;
-  let peak = 0;
   const add = tool({
     name: "add",
     description: "Adds two numbers.",
     input: z.object({ a: z.number(), b: z.number() }),
     run: ({ a, b }) => a + b,
   });
-  const fail = tool({
-    name: "fail",
-    description: "Always fails.",
-    input: z.object({}),
-    run: () => {
-      throw new Error("it broke");
-    },
-  });
-  const wait = tool({
-    name: "wait",
-    description: "Waits, counting how many calls wait at once.",
-    input: z.object({ ms: z.number() }),
-    run: async ({ ms }) => {
-      peak = Math.max(peak, ++active);
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      active--;
-      return ms;
-    },
-  });
-  const gated = tool({
-    name: "gated",
-    description: "Runs once a person approves it.",
-    input: z.object({}),
-    needsApproval: true,
-    run: () => "approved",
-  });
-  return { tools: [add, fail, wait, gated], peak: () => peak };
+  return { tools: [add] };
 }
 
 /** A tool whose input is a plain JSON Schema (validated by Ajv). */
@@ -148,13 +131,12 @@ function thrown(body: () => void): string | undefined {
 /** Runs `body` in a code mode over the setup's environment, with the tools of {@link world}, then closes it. */
 async function inCodeMode(
   setup: CheckSetup,
-  body: (cm: CodeMode, peak: () => number) => Promise<Verdict>,
+  body: (cm: CodeMode) => Promise<Verdict>,
   options: Partial<CodeModeOptions> = {},
 ): Promise<Verdict> {
-  const { tools, peak } = world();
-  const cm = codeMode({ tools, environment: setup.environment(), ...options });
+  const cm = codeMode({ tools: world().tools, environment: setup.environment(), ...options });
   try {
-    return await body(cm, peak);
+    return await body(cm);
   } finally {
     await cm.close();
   }
@@ -163,38 +145,13 @@ async function inCodeMode(
 /** A check of runs in a code mode (see {@link inCodeMode}). */
 function runs(
   name: string,
-  body: (cm: CodeMode, peak: () => number) => Promise<Verdict>,
+  body: (cm: CodeMode) => Promise<Verdict>,
   options: Partial<CodeModeOptions> = {},
 ): Check {
   return { name: () => name, run: (setup) => inCodeMode(setup, body, options) };
 }
 
 const CHECKS: Check[] = [
-  runs("a run calls a tool and returns the last expression", async (cm) => {
-    const result = await cm.run("const s = await tools.add({ a: 1, b: 2 });\ns * 14");
-    return (
-      same([result.status, result.value], ["ok", 42]) ??
-      same(
-        result.calls.map((call) => [call.tool, call.status]),
-        [["add", "ok"]],
-      )
-    );
-  }),
-
-  runs("a Promise.all fan-out runs its calls concurrently", async (cm, peak) => {
-    const result = await cm.run(
-      "(await Promise.all([1, 2, 3, 4, 5, 6].map(() => tools.wait({ ms: 100 })))).length",
-    );
-    return same(result.value, 6) ?? (peak() > 1 ? undefined : `peak concurrency ${peak()}, expected > 1`);
-  }),
-
-  runs("a failed tool call rejects with a catchable ToolCallError", async (cm) => {
-    const result = await cm.run(
-      "const s = await tools.add({ a: 1, b: 2 });\ntry { await tools.fail({}); } catch (e) { return [s, e.name, e.tool, e.kind]; }",
-    );
-    return same(result.value, [3, "ToolCallError", "fail", "error"]);
-  }),
-
   runs("a thrown error is reported on the model's own line", async (cm) => {
     const result = await cm.run("const t = { a: 1 };\n\nthrow new Error('bad ' + t.a);");
     return same(
@@ -202,32 +159,6 @@ const CHECKS: Check[] = [
       ["error", "Error", "bad 1", 3],
     );
   }),
-
-  runs("console output comes back with its levels", async (cm) => {
-    const result = await cm.run("console.log('a', 1); console.warn('b'); 0");
-    return same(result.logs, [
-      { level: "log", text: "a 1" },
-      { level: "warn", text: "b" },
-    ]);
-  }),
-
-  runs(
-    "a run that never finishes ends at its timeout",
-    async (cm) => {
-      const result = await cm.run("await new Promise(() => {});");
-      return same([result.status, result.error?.name], ["timeout", "Timeout"]);
-    },
-    { limits: { timeoutMs: 300 } },
-  ),
-
-  runs(
-    "a CPU loop ends at the CPU limit",
-    async (cm) => {
-      const result = await cm.run("for (;;) {}");
-      return same([result.status, result.error?.name], ["limit", "CpuTimeLimit"]);
-    },
-    { limits: { cpuTimeMs: 300 } },
-  ),
 
   runs(
     "runaway allocation ends at the memory limit",
@@ -238,21 +169,6 @@ const CHECKS: Check[] = [
     { limits: { memoryMb: 32 } },
   ),
 
-  runs(
-    "a run pauses at a gated call, and its checkpoint resumes by replay",
-    async (cm) => {
-      const paused = await cm.run(
-        "const a = await tools.add({ a: 1, b: 2 });\nconst b = await tools.gated({});\n[a, b]",
-      );
-      const pending = paused.pending?.[0];
-      if (paused.status !== "paused" || !paused.checkpoint || !pending)
-        return `expected a paused run, got ${JSON.stringify([paused.status, paused.error])}`;
-      const resumed = await cm.resume(paused.checkpoint, { decisions: { [pending.id]: true } });
-      return same([resumed.status, resumed.value], ["ok", [3, "approved"]]);
-    },
-    { approval: "pause", pause: { key: "runtime matrix checkpoint key, 32 bytes" } },
-  ),
-
   {
     name: (setup) =>
       setup.typescript
@@ -261,16 +177,43 @@ const CHECKS: Check[] = [
     run: (setup) =>
       inCodeMode(setup, async (cm) => {
         if (!setup.typescript) {
-          const result = await cm.run("const n: number = 1;\nn");
-          return result.status === "error" && result.error?.message.includes("Write plain JavaScript")
+          const result = await cm.run("const n = 1;\nconst m: number = n;\nm");
+          return result.status === "error" &&
+            result.error?.message.includes("Write plain JavaScript") &&
+            result.error.line === 2
             ? undefined
-            : `expected an error saying to write plain JavaScript, got ${JSON.stringify(result.error)}`;
+            : `expected an error on line 2 saying to write plain JavaScript, got ${JSON.stringify(result.error)}`;
         }
         const ok = await cm.run("type N = number;\nconst n: N = await tools.add({ a: 20, b: 22 });\nn");
         const failed = await cm.run(
           "type T = { a: number };\nconst t: T = { a: 1 };\nthrow new Error('bad ' + t.a);",
         );
         return same([ok.value, failed.error?.message, failed.error?.line], [42, "bad 1", 3]);
+      }),
+  },
+
+  {
+    name: (setup) =>
+      setup.typescript
+        ? "the model is told to write TypeScript (instructions, run_code's description and its code argument)"
+        : "the model is told to write plain JavaScript, never TypeScript (instructions, run_code's description and its code argument)",
+    run: (setup) =>
+      inCodeMode(setup, async (cm) => {
+        const texts = {
+          "the instructions": cm.instructions,
+          "run_code's description": cm.tool.description,
+          "run_code's code argument": JSON.stringify(cm.tool.parameters),
+        };
+        const promise = /\b(It is|Run|write) TypeScript\b|TypeScript to run|types are stripped/;
+        for (const [where, text] of Object.entries(texts)) {
+          const said = promise.exec(text)?.[0];
+          if (setup.typescript && !said) return `${where} does not say the code is TypeScript`;
+          if (!setup.typescript && said)
+            return `${where} says "${said}", and TypeScript cannot be stripped here`;
+          if (!setup.typescript && !text.includes("JavaScript"))
+            return `${where} does not say to write JavaScript`;
+        }
+        return undefined;
       }),
   },
 
