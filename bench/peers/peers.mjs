@@ -193,8 +193,9 @@ async function pipeRoundTrip(trips) {
 
 /**
  * What a fresh QuickJS costs before any code mode runs in it, in ms (medians): a new WebAssembly instance
- * of QuickJS, as each cordon QuickJS sandbox is, and a new context in a live one, as each run of
- * Vercel's code mode is (a context in a QuickJS its pooled worker thread keeps).
+ * of QuickJS, as each cordon QuickJS sandbox is; a new context in a live one, as each run of Vercel's
+ * code mode is (a context in a QuickJS its pooled worker thread keeps); and a sandbox of cordon's QuickJS
+ * environment opened and disposed (its instance and its prelude), with no spare made ahead.
  */
 async function quickjsParts() {
   const wasm = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
@@ -211,7 +212,17 @@ async function quickjsParts() {
   const instance = await time(20, () => newQuickJSWASMModuleFromVariant(variant));
   const live = await newQuickJSWASMModuleFromVariant(variant);
   const context = await time(50, () => live.newContext().dispose());
-  return { instance, context };
+  const environment = quickjsEnvironment({ warm: 0 });
+  const limits = {
+    timeoutMs: 30_000,
+    cpuTimeMs: 10_000,
+    memoryMb: 128,
+    maxLogChars: 10_000,
+    maxResultChars: 1e6,
+  };
+  const sandbox = await time(20, async () => (await environment.open(limits)).dispose());
+  await environment.close();
+  return { instance, context, sandbox };
 }
 
 const step = (what) => process.stderr.write(`  ${what}\n`);
@@ -309,7 +320,7 @@ console.log(
   `  for reference: one JSON line to a child Node process over pipes and back (no sandbox, no tool): ${median(pipeTrips).toFixed(0)} µs (${(median(pipeTrips) / of(reference, "perCallUs")).toFixed(2)}x TanStack's sequential call) [${Math.min(...pipeTrips).toFixed(0)}-${Math.max(...pipeTrips).toFixed(0)}]`,
 );
 console.log(
-  `  for reference: QuickJS alone in this process (no code mode): a new WebAssembly instance ${quickjs.instance.toFixed(2)} ms, a new context in a live instance ${quickjs.context.toFixed(2)} ms`,
+  `  for reference: QuickJS alone in this process (no code mode): a new WebAssembly instance ${quickjs.instance.toFixed(2)} ms, a new context in a live instance ${quickjs.context.toFixed(2)} ms; a sandbox of cordon's QuickJS environment opened and disposed ${quickjs.sandbox.toFixed(2)} ms`,
 );
 // Per figure: cordon's best executor against the best peer (a ratio below 1 is cordon ahead, except for
 // runs/s, where it is above 1), and in workerd, cordon against Cloudflare on the same runtime.
