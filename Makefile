@@ -132,7 +132,7 @@ bench-restate: build restate
 bench-startup-nodes: build
 	scripts/bench-startup-nodes.sh
 
-## bench-peers: cordon beside TanStack ai-code-mode and UTCP code-mode in one Node 22 process (all from the npm registry), then its bar chart in docs/charts/peers.svg
+## bench-peers: cordon beside TanStack ai-code-mode, UTCP code-mode and Vercel's AI SDK code mode in one Node 22 process, and beside Cloudflare's codemode in one workerd (all from the npm registry, versions pinned and printed), then its bar chart in docs/charts/peers.svg
 bench-peers: build
 	scripts/bench-peers.sh
 	$(TSX) bench/scale/peers-chart.ts .bench-peers/report.txt
