@@ -1,9 +1,10 @@
 // The QuickJS environment against the default (the sandbox-host process, on Node) and the in-process
 // isolate, in the same run: a trivial run, a sequential proxied call, a fan-out of 100 calls with
-// Promise.all, a compute loop and the memory a live sandbox holds, every run checked. A sequential call
-// is what one more call adds to a run: the median of 200-call runs less the median of empty runs, in
+// Promise.all, a compute loop and the memory a live sandbox holds, every run checked. A sequential call is
+// what one more call adds to a run: the median of 200-call runs less the median of empty runs, in
 // alternating pairs, over 200 (each run also opens a sandbox, which the trivial run shows apart); the
-// whole run divided by its calls is printed beside it. Figures twice: with the machine idle, and with
+// whole run divided by its calls, and the span from the run's first call to its last divided by the calls
+// between (no sandbox opened in it), are printed beside it. Figures twice: with the machine idle, and with
 // another core kept awake by a spinning worker thread. Warm-up runs come first (V8 tiers up QuickJS's
 // WebAssembly as it runs). With the machine idle, the CPU time of one more call is printed too (every
 // thread of this process and of the sandbox-host processes): it holds when other work on the machine
@@ -30,8 +31,15 @@ const add = tool({
   name: "add",
   description: "Add.",
   input: z.object({ a: z.number(), b: z.number() }),
-  run: ({ a, b }) => a + b,
+  run: ({ a, b }) => {
+    // The sequential run's first and last calls (a is the running sum): the span between them.
+    if (a === 0) inRun.first = { wall: performance.now() * 1_000, cpu: cpuMicros() };
+    else if (a === CALLS - 1) inRun.last = { wall: performance.now() * 1_000, cpu: cpuMicros() };
+    return a + b;
+  },
 });
+/** When the sequential run's first and last calls reached the tool, in µs (wall clock, CPU time). */
+const inRun = { first: { wall: 0, cpu: 0 }, last: { wall: 0, cpu: 0 } };
 const dispatcher = new Dispatcher(new Toolset([add]));
 const CALLS = 200;
 const FAN_OUT = 100;
@@ -101,6 +109,8 @@ async function measure(state: string): Promise<void> {
   const perCall = {} as Record<Engine, number>;
   const wholeRun = {} as Record<Engine, number>;
   const cpuPerCall = {} as Record<Engine, number>;
+  const spanPerCall = {} as Record<Engine, number>;
+  const spanCpuPerCall = {} as Record<Engine, number>;
   for (const [engine, cm] of Object.entries(engines) as [Engine, CodeMode][]) {
     const calls = checked(() => cm.run(SEQUENTIAL), CALLS, `sequential calls on ${engine}`);
     const empty = checked(() => cm.run("0"), 0, `empty run on ${engine}`);
@@ -109,10 +119,14 @@ async function measure(state: string): Promise<void> {
     const without: number[] = [];
     const cpuWith: number[] = [];
     const cpuWithout: number[] = [];
+    const spanWall: number[] = [];
+    const spanCpu: number[] = [];
     for (let i = 0; i < 15; i++) {
       let cpu = cpuMicros();
       withCalls.push(...(await sample(1, calls)));
       cpuWith.push(cpuMicros() - cpu);
+      spanWall.push((inRun.last.wall - inRun.first.wall) / (CALLS - 1));
+      spanCpu.push((inRun.last.cpu - inRun.first.cpu) / (CALLS - 1));
       cpu = cpuMicros();
       without.push(...(await sample(1, empty)));
       cpuWithout.push(cpuMicros() - cpu);
@@ -120,13 +134,20 @@ async function measure(state: string): Promise<void> {
     perCall[engine] = (median(withCalls) - median(without)) / CALLS;
     wholeRun[engine] = median(withCalls) / CALLS;
     cpuPerCall[engine] = (median(cpuWith) - median(cpuWithout)) / CALLS;
+    spanPerCall[engine] = median(spanWall);
+    spanCpuPerCall[engine] = median(spanCpu);
   }
   console.log(line(`sequential call (one more call in a run, ${CALLS}-call runs less empty ones)`, perCall));
   console.log(line(`  the ${CALLS}-call run divided by its calls (a sandbox opened included)`, wholeRun));
-  if (cpuCounted)
+  console.log(
+    line("  from the run's first call to its last, per call (no sandbox opened in the span)", spanPerCall),
+  );
+  if (cpuCounted) {
     console.log(
       line("  CPU time of one more call (threads of this process and the sandbox host's)", cpuPerCall),
     );
+    console.log(line("  CPU time per call from the run's first call to its last", spanCpuPerCall));
+  }
 }
 
 /** False while a spinning worker thread of this process keeps a core awake: its CPU time is not the runs'. */
