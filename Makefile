@@ -103,7 +103,7 @@ bench: build image postgres
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/pause.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/durable.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/containment.ts
-	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/quickjs.ts
+	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/quickjs.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/out-of-process.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(NODE) --expose-gc --import tsx bench/leak.ts
 	TSX_TSCONFIG_PATH=tsconfig.build.json $(TSX) bench/tokens.ts

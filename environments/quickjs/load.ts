@@ -49,7 +49,13 @@ export async function loadQuickJS(variant?: QuickJSSyncVariant): Promise<QuickJS
     if (compiled !== undefined) chosen = core.newVariant(chosen, { wasmModule: compiled });
     else if (currentRuntime().name === "workerd") throw new Error(WORKERD_NEEDS_A_WASM_MODULE);
   }
-  const made = chosen;
+  // The variant imports its module loader and FFI class anew for each instance: done once here.
+  const [moduleLoader, ffi] = await Promise.all([chosen.importModuleLoader(), chosen.importFFI()]);
+  const made: QuickJSSyncVariant = {
+    ...chosen,
+    importModuleLoader: () => Promise.resolve(moduleLoader),
+    importFFI: () => Promise.resolve(ffi),
+  };
   return () => core.newQuickJSWASMModuleFromVariant(made);
 }
 

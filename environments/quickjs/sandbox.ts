@@ -4,9 +4,10 @@
  * executions one at a time and dies when a run is stopped by a limit, a cancellation or a trap.
  *
  * The prelude gets two host functions, captured in its own scope and never handed to the model's code:
- * `send(type, runId, id, a, b, c)` for its messages, and an object whose `applySync` answers a call the
- * code waits for alone. Both read only strings and numbers from their arguments; nothing of the host's
- * (no handle, no function other than these two) is ever put into the guest.
+ * `send(type, runId, id, a, b, c)` for its messages, and `applyHost(runId, id, tool, argsJson,
+ * requested)`, which answers a call the code waits for alone (through the prelude's `syncCall`, made in
+ * the guest). Both read only strings and numbers from their arguments; nothing of the host's (no handle,
+ * no function other than these two) is ever put into the guest.
  */
 
 import type {
@@ -36,9 +37,12 @@ const MIN_MEMORY_MB = 8;
 const MAX_STACK_BYTES = 256 * 1024;
 
 /**
- * The prelude as a script whose value is the install function. QuickJS has no `Atomics`, which the
- * prelude captures (it uses it only with an answer slot, which this environment does not give): an
- * empty frozen stand-in is passed under that name.
+ * The prelude as a script whose value is an install function `(send, applyHost)`. QuickJS has no
+ * `Atomics`, which the prelude captures (it uses it only with an answer slot, which this environment
+ * does not give): an empty frozen stand-in is passed under that name. The prelude's `syncCall` is made
+ * here, in the script's own scope: its `applySync` hands the host the call's five fields as separate
+ * arguments, already a number, a number and three strings (the prelude makes them so), and the host
+ * reads them without a handle or a type check each.
  */
 let preludeScript: string | undefined;
 
@@ -165,7 +169,9 @@ export class QuickJSSandbox implements Sandbox {
   #installPrelude(): QuickJSHandle {
     const context = this.#context;
     preludeScript ??=
-      `(function (Atomics) { "use strict"; return ${preludeSource()}; })` +
+      `(function (Atomics) { "use strict"; const install = ${preludeSource()};\n` +
+      "return function (send, applyHost) { return install(send, { applySync: function (receiver, call) { " +
+      'return applyHost(+call[0], +call[1], "" + call[2], "" + call[3], "" + call[4]); } }); }; })' +
       `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics)`;
     const install = context.unwrapResult(
       context.evalCode(preludeScript, "cordon-prelude.js", { type: "global" }),
@@ -175,21 +181,23 @@ export class QuickJSSandbox implements Sandbox {
       const current = this.#current;
       if (current && runId === current.runId) current.execution.receive(type, id, a, b, c);
     });
-    const syncCall = context.newObject();
-    const applySync = context.newFunction("applySync", (_receiver, list) => {
-      const [runId, id, tool, argsJson, requested] = this.#list(list, 5);
+    const applyHost = context.newFunction("applyHost", (runId, id, tool, argsJson, requested) => {
       const current = this.#current;
       const answer =
-        current && runId === current.runId
-          ? current.execution.receiveSync(id, tool, argsJson, requested)
+        current && runId !== undefined && context.getNumber(runId) === current.runId
+          ? current.execution.receiveSync(
+              id && context.getNumber(id),
+              tool && context.getString(tool),
+              argsJson && context.getString(argsJson),
+              requested && context.getString(requested),
+            )
           : `f${JSON.stringify({ kind: "cancelled", message: "The run has ended." })}`;
       return context.newString(answer);
     });
     try {
-      context.setProp(syncCall, "applySync", applySync);
-      return context.unwrapResult(context.callFunction(install, context.undefined, send, syncCall));
+      return context.unwrapResult(context.callFunction(install, context.undefined, send, applyHost));
     } finally {
-      for (const handle of [applySync, syncCall, send, install]) handle.dispose();
+      for (const handle of [applyHost, send, install]) handle.dispose();
     }
   }
 
@@ -200,24 +208,6 @@ export class QuickJSSandbox implements Sandbox {
     if (type === "string") return this.#context.getString(handle);
     if (type === "number") return this.#context.getNumber(handle);
     return undefined;
-  }
-
-  /**
-   * The first `count` items of an array the prelude made, each a string or a number. The prelude makes
-   * it as a literal with every item its own data property; an inherited item would be read as undefined.
-   */
-  #list(handle: QuickJSHandle | undefined, count: number): (string | number | undefined)[] {
-    const items: (string | number | undefined)[] = [];
-    if (handle === undefined || this.#context.typeof(handle) !== "object") return items;
-    for (let i = 0; i < count; i++) {
-      const item = this.#context.getProp(handle, i);
-      try {
-        items.push(this.#plain(item));
-      } finally {
-        item.dispose();
-      }
-    }
-    return items;
   }
 
   /**
