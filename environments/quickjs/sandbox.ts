@@ -25,6 +25,7 @@ import {
 } from "../../sandbox/contract/index.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
 import { QuickJSExecution } from "./execution.js";
+import { GUARDED_JSON_SOURCE } from "./json-guard.js";
 
 /** The smallest heap a QuickJS sandbox is given, in MB: the prelude itself needs some. */
 const MIN_MEMORY_MB = 8;
@@ -38,7 +39,8 @@ const MAX_STACK_BYTES = 256 * 1024;
 /**
  * The prelude as a script whose value is the install function. QuickJS has no `Atomics`, which the
  * prelude captures (it uses it only with an answer slot, which this environment does not give): an
- * empty frozen stand-in is passed under that name.
+ * empty frozen stand-in is passed under that name. Its `JSON` is one whose `stringify` an index setter
+ * on Array.prototype cannot reach (see json-guard.ts).
  */
 let preludeScript: string | undefined;
 
@@ -165,8 +167,8 @@ export class QuickJSSandbox implements Sandbox {
   #installPrelude(): QuickJSHandle {
     const context = this.#context;
     preludeScript ??=
-      `(function (Atomics) { "use strict"; return ${preludeSource()}; })` +
-      `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics)`;
+      `(function (Atomics, JSON) { "use strict"; return ${preludeSource()}; })` +
+      `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics, ${GUARDED_JSON_SOURCE})`;
     const install = context.unwrapResult(
       context.evalCode(preludeScript, "cordon-prelude.js", { type: "global" }),
     );
