@@ -24,6 +24,7 @@ import {
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
+import { ARRAY_GUARD_SOURCE } from "./array-guard.js";
 import { QuickJSExecution } from "./execution.js";
 import { GUARDED_JSON_SOURCE } from "./json-guard.js";
 
@@ -161,11 +162,15 @@ export class QuickJSSandbox implements Sandbox {
   }
 
   /**
-   * Evaluates the prelude and calls its install function with the two host functions; returns the
-   * guest's entry. The host functions are freed here: the guest keeps them alive in the prelude's scope.
+   * Wraps Array.prototype's looping methods (see array-guard.ts), evaluates the prelude and calls its
+   * install function with the two host functions; returns the guest's entry. The host functions are
+   * freed here: the guest keeps them alive in the prelude's scope.
    */
   #installPrelude(): QuickJSHandle {
     const context = this.#context;
+    context
+      .unwrapResult(context.evalCode(ARRAY_GUARD_SOURCE, "cordon-array-guard.js", { type: "global" }))
+      .dispose();
     preludeScript ??=
       `(function (Atomics, JSON) { "use strict"; return ${preludeSource()}; })` +
       `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics, ${GUARDED_JSON_SOURCE})`;
