@@ -313,7 +313,7 @@ export class QuickJSExecution {
 
   /** A message from the guest's `send` (already checked to belong to this run's id). Never throws. */
   receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown): void {
-    if (this.#ended || this.#report) return;
+    if (this.#over()) return;
     if (++this.#messages > this.#maxMessages) {
       this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return;
@@ -348,7 +348,7 @@ export class QuickJSExecution {
    * at once, else `""`, and the outcome is settled through the entry when it comes. Never throws.
    */
   receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string {
-    if (this.#ended || this.#report) {
+    if (this.#over()) {
       return answerText(callFailure(String(name), "cancelled", "The run has ended."));
     }
     if (++this.#messages > this.#maxMessages) {
@@ -371,6 +371,15 @@ export class QuickJSExecution {
     } finally {
       this.#hostTime?.(performance.now() - began);
     }
+  }
+
+  /**
+   * Whether the guest's messages are no longer heard: the run ended, the guest reported its end, or a
+   * stop came during this stretch (a tool that cancels its run as it answers), which ends the stretch
+   * only at the interrupt handler's next check: the code must not reach the host meanwhile.
+   */
+  #over(): boolean {
+    return this.#ended || this.#report !== undefined || this.#stopAfterStretch !== undefined;
   }
 
   /** Checks a call and runs it through the bridge (as the isolate engine does). Never throws or rejects. */
