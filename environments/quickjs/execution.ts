@@ -46,6 +46,8 @@ export interface QuickJSExecutionDeps {
   /** The prelude's entry (a GuestEntry in the guest). */
   entry: QuickJSHandle;
   memoryMb: number;
+  /** Whether the sandbox's memory refused to grow (its limit) since this was last asked. */
+  memoryRefused(): boolean;
   runId: number;
   /** Sets what the runtime's interrupt handler asks while a stretch runs (undefined: nothing runs). */
   interrupt(check: (() => boolean) | undefined): void;
@@ -259,7 +261,7 @@ export class QuickJSExecution {
     this.#hostTime = undefined;
     this.#cpuUsedMs += Math.max(0, performance.now() - began - hostMs);
     if (interruption !== undefined) this.#interrupted(interruption);
-    else if (!result.ok && isOutOfMemory(result.error)) {
+    else if (!result.ok && (isOutOfMemory(result.error) || this.#outOfMemory())) {
       this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
     } else if (!result.ok && !compiling && !this.#report) {
       this.#finish({ status: "error", error: shiftLines(result.error) });
@@ -272,6 +274,13 @@ export class QuickJSExecution {
     while (this.#afterStretch.length > 0 && !this.#ended) this.#afterStretch.shift()?.();
     if (this.#ended) return undefined;
     return result;
+  }
+
+  /** Whether the run met its memory limit: its failure is that, whatever QuickJS could still make of it. */
+  #memoryFull = false;
+  #outOfMemory(): boolean {
+    if (this.#deps.memoryRefused()) this.#memoryFull = true;
+    return this.#memoryFull;
   }
 
   /** Adds host time (a tool answering a synchronous call) to the running stretch's, which the CPU limit leaves out. */
@@ -475,7 +484,7 @@ export class QuickJSExecution {
   #settleIfIdle(): void {
     if (this.#ended || !this.#report || this.#inStretch) return;
     const { status, valueJson, error } = this.#report;
-    if (error && isOutOfMemory(error)) {
+    if (error && (isOutOfMemory(error) || this.#outOfMemory())) {
       this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
       return;
     }

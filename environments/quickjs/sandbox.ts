@@ -27,6 +27,7 @@ import { preludeSource } from "../../sandbox/guest/prelude.js";
 import { ARRAY_GUARD_SOURCE } from "./array-guard.js";
 import { QuickJSExecution } from "./execution.js";
 import { GUARDED_JSON_SOURCE } from "./json-guard.js";
+import { capMemory } from "./memory.js";
 
 /** The smallest heap a QuickJS sandbox is given, in MB: the prelude itself needs some. */
 const MIN_MEMORY_MB = 8;
@@ -58,14 +59,17 @@ export class QuickJSSandbox implements Sandbox {
   #dead = false;
 
   readonly #onDead: (() => void) | undefined;
+  readonly #memoryRefused: () => boolean;
 
   private constructor(
     runtime: QuickJSRuntime,
     context: QuickJSContext,
     memoryMb: number,
     onDead: (() => void) | undefined,
+    memoryRefused: () => boolean,
   ) {
     this.#onDead = onDead;
+    this.#memoryRefused = memoryRefused;
     this.#runtime = runtime;
     this.#context = context;
     this.#memoryMb = memoryMb;
@@ -77,9 +81,10 @@ export class QuickJSSandbox implements Sandbox {
    */
   static open(instance: QuickJSWASMModule, limits: SandboxLimits, onDead?: () => void): QuickJSSandbox {
     const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
+    const memoryRefused = capMemory(instance.getWasmMemory(), memoryMb * 2 ** 20);
     const runtime = instance.newRuntime();
     const context = runtime.newContext();
-    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead);
+    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead, memoryRefused);
     try {
       runtime.setMemoryLimit(memoryMb * 2 ** 20);
       runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -134,6 +139,7 @@ export class QuickJSSandbox implements Sandbox {
         runtime: this.#runtime,
         entry: this.#entry,
         memoryMb: this.#memoryMb,
+        memoryRefused: this.#memoryRefused,
         runId,
         interrupt: (check) => {
           this.#check = check;

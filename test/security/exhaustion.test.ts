@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SandboxLimits } from "../../sandbox/contract/index.js";
 import {
   ENGINE_ENVIRONMENTS,
+  type Engine,
   LIMITS,
   makeBridge,
   openSandbox,

@@ -117,6 +117,39 @@ describe("[quickjs] security: attacks on an interpreter that runs on the agent's
     });
   });
 
+  describe("memory: the heap limit holds for the sum of allocations, each under it", () => {
+    // quickjs-emscripten's own limit refused only a single allocation over it: these reached 2 GB.
+    const hoards: [string, string][] = [
+      ["ArrayBuffers of 10 MB", "new ArrayBuffer(10_000_000)"],
+      ["Float64Arrays of 10 MB", "new Float64Array(1_250_000).fill(1)"],
+      ["strings of 10 MB", '"x".repeat(10_000_000) + k.length'],
+      ["arrays of a million numbers", "new Array(1_000_000).fill(k.length)"],
+      ["objects", "{ n: k.length, s: 'item ' + k.length }"],
+    ];
+    for (const [hoard, item] of hoards) {
+      it(`${hoard}, kept, end the run at the memory limit`, async () => {
+        const { outcome } = await runOnce(
+          `const k = []; for (let i = 0; i < 1e8; i++) k.push(${item}); return k.length;`,
+          {
+            limits: { memoryMb: 32, cpuTimeMs: 20_000, timeoutMs: 30_000 },
+          },
+        );
+        expect(outcome.status, hoard).toBe("limit");
+        expect(outcome.error?.name, hoard).toBe("MemoryLimit");
+        expect(outcome.error?.message, hoard).toMatch(/limited to 32 MB/);
+      });
+    }
+
+    it("code that catches the out-of-memory error of its buffers goes on, within the limit", async () => {
+      const { outcome } = await runOnce(
+        "let k = []; try { for (;;) k.push(new ArrayBuffer(1_000_000)); } catch (e) { const n = k.length; k = null; return [e.message, n > 10, n < 32 + 16]; }",
+        { limits: { memoryMb: 32 } },
+      );
+      // The limit is what the instance's memory may grow by: the free part of its first 16 MB comes on top.
+      expect(resultOf(outcome)).toEqual(["out of memory", true, true]);
+    });
+  });
+
   describe("the host functions in the guest", () => {
     it("no host function (the prelude's send and applySync) is reachable by walking the global", async () => {
       const { outcome } = await runOnce(`
