@@ -263,7 +263,7 @@ for (const { name, engine, create } of ENGINE_ENVIRONMENTS) {
         const code = `
           const leaked = [];
           const check = (label, values) => {
-            for (const v of values) if (typeof v === "function" && /ivm|send/i.test(String(v.name))) leaked.push(label + ":" + v.name);
+            for (const v of values) if (typeof v === "function" && /ivm|send|applySync/i.test(String(v.name))) leaked.push(label + ":" + v.name);
           };
           const wrap = (object, key, label) => {
             const original = object[key];
