@@ -74,6 +74,7 @@ export const ARRAY_GUARD_SOURCE = `(function (Array, Object, Reflect, Proxy, Sym
         return result === self && self !== this ? this : result;
       },
     }[name];
+    defineProperty(method, "length", { value: native.length, configurable: true });
     defineProperty(proto, name, { value: method, writable: true, enumerable: false, configurable: true });
   };
   const names = [
@@ -150,6 +151,8 @@ export const ARRAY_GUARD_SOURCE = `(function (Array, Object, Reflect, Proxy, Sym
       return target;
     },
   };
+  defineProperty(methods.flat, "length", { value: 0, configurable: true });
+  defineProperty(methods.flatMap, "length", { value: 1, configurable: true });
   defineProperty(proto, "flat", { value: methods.flat, writable: true, enumerable: false, configurable: true });
   defineProperty(proto, "flatMap", { value: methods.flatMap, writable: true, enumerable: false, configurable: true });
 })(Array, Object, Reflect, Proxy, Symbol)`;

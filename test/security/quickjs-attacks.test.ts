@@ -82,6 +82,10 @@ describe("[quickjs] security: attacks on an interpreter that runs on the agent's
           concat: [0].concat(sparse).length,
           spliced: dense.slice().splice(1, 2),
           same: Object.getPrototypeOf(dense.filter(() => true)) === Array.prototype,
+          shapes: ["indexOf", "lastIndexOf", "join", "concat", "flat", "flatMap", "splice"].map((name) => [
+            Array.prototype[name].name,
+            Array.prototype[name].length,
+          ]),
         };`,
         // Each element through the Proxy's traps: several times slower than QuickJS's C loop.
         { limits: { cpuTimeMs: 30_000, timeoutMs: 60_000 } },
@@ -98,6 +102,15 @@ describe("[quickjs] security: attacks on an interpreter that runs on the agent's
         concat: n + 1,
         spliced: [1, 2],
         same: true,
+        shapes: [
+          ["indexOf", 1],
+          ["lastIndexOf", 1],
+          ["join", 1],
+          ["concat", 1],
+          ["flat", 0],
+          ["flatMap", 1],
+          ["splice", 2],
+        ],
       });
     });
 
