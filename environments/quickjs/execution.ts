@@ -46,6 +46,8 @@ export interface QuickJSExecutionDeps {
   /** The prelude's entry (a GuestEntry in the guest). */
   entry: QuickJSHandle;
   memoryMb: number;
+  /** Whether the sandbox's memory refused to grow (its limit) since this was last asked. */
+  memoryRefused(): boolean;
   runId: number;
   /** Sets what the runtime's interrupt handler asks while a stretch runs (undefined: nothing runs). */
   interrupt(check: (() => boolean) | undefined): void;
@@ -259,7 +261,7 @@ export class QuickJSExecution {
     this.#hostTime = undefined;
     this.#cpuUsedMs += Math.max(0, performance.now() - began - hostMs);
     if (interruption !== undefined) this.#interrupted(interruption);
-    else if (!result.ok && isOutOfMemory(result.error)) {
+    else if (!result.ok && (isOutOfMemory(result.error) || this.#outOfMemory())) {
       this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
     } else if (!result.ok && !compiling && !this.#report) {
       this.#finish({ status: "error", error: shiftLines(result.error) });
@@ -272,6 +274,13 @@ export class QuickJSExecution {
     while (this.#afterStretch.length > 0 && !this.#ended) this.#afterStretch.shift()?.();
     if (this.#ended) return undefined;
     return result;
+  }
+
+  /** Whether the run met its memory limit: its failure is that, whatever QuickJS could still make of it. */
+  #memoryFull = false;
+  #outOfMemory(): boolean {
+    if (this.#deps.memoryRefused()) this.#memoryFull = true;
+    return this.#memoryFull;
   }
 
   /** Adds host time (a tool answering a synchronous call) to the running stretch's, which the CPU limit leaves out. */
@@ -313,7 +322,7 @@ export class QuickJSExecution {
 
   /** A message from the guest's `send` (already checked to belong to this run's id). Never throws. */
   receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown): void {
-    if (this.#ended || this.#report) return;
+    if (this.#over()) return;
     if (++this.#messages > this.#maxMessages) {
       this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return;
@@ -348,7 +357,7 @@ export class QuickJSExecution {
    * at once, else `""`, and the outcome is settled through the entry when it comes. Never throws.
    */
   receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string {
-    if (this.#ended || this.#report) {
+    if (this.#over()) {
       return answerText(callFailure(String(name), "cancelled", "The run has ended."));
     }
     if (++this.#messages > this.#maxMessages) {
@@ -371,6 +380,15 @@ export class QuickJSExecution {
     } finally {
       this.#hostTime?.(performance.now() - began);
     }
+  }
+
+  /**
+   * Whether the guest's messages are no longer heard: the run ended, the guest reported its end, or a
+   * stop came during this stretch (a tool that cancels its run as it answers), which ends the stretch
+   * only at the interrupt handler's next check: the code must not reach the host meanwhile.
+   */
+  #over(): boolean {
+    return this.#ended || this.#report !== undefined || this.#stopAfterStretch !== undefined;
   }
 
   /** Checks a call and runs it through the bridge (as the isolate engine does). Never throws or rejects. */
@@ -466,7 +484,7 @@ export class QuickJSExecution {
   #settleIfIdle(): void {
     if (this.#ended || !this.#report || this.#inStretch) return;
     const { status, valueJson, error } = this.#report;
-    if (error && isOutOfMemory(error)) {
+    if (error && (isOutOfMemory(error) || this.#outOfMemory())) {
       this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
       return;
     }

@@ -25,7 +25,10 @@ import {
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
 import { preludeSource } from "../../sandbox/guest/prelude.js";
+import { ARRAY_GUARD_SOURCE } from "./array-guard.js";
 import { QuickJSExecution } from "./execution.js";
+import { GUARDED_JSON_SOURCE } from "./json-guard.js";
+import { capMemory } from "./memory.js";
 
 /** The smallest heap a QuickJS sandbox is given, in MB: the prelude itself needs some. */
 const MIN_MEMORY_MB = 8;
@@ -39,10 +42,11 @@ const MAX_STACK_BYTES = 256 * 1024;
 /**
  * The prelude as a script whose value is an install function `(send, applyHost)`. QuickJS has no
  * `Atomics`, which the prelude captures (it uses it only with an answer slot, which this environment
- * does not give): an empty frozen stand-in is passed under that name. The prelude's `syncCall` is made
- * here, in the script's own scope: its `applySync` hands the host the call's five fields as separate
- * arguments, already a number, a number and three strings (the prelude makes them so), and the host
- * reads them without a handle or a type check each.
+ * does not give): an empty frozen stand-in is passed under that name. Its `JSON` is one whose
+ * `stringify` an index setter on Array.prototype cannot reach (see json-guard.ts). The prelude's
+ * `syncCall` is made here, in the script's own scope: its `applySync` hands the host the call's five
+ * fields as separate arguments, already a number, a number and three strings (the prelude makes them
+ * so), and the host reads them without a handle or a type check each.
  */
 let preludeScript: string | undefined;
 
@@ -59,14 +63,17 @@ export class QuickJSSandbox implements Sandbox {
   #dead = false;
 
   readonly #onDead: (() => void) | undefined;
+  readonly #memoryRefused: () => boolean;
 
   private constructor(
     runtime: QuickJSRuntime,
     context: QuickJSContext,
     memoryMb: number,
     onDead: (() => void) | undefined,
+    memoryRefused: () => boolean,
   ) {
     this.#onDead = onDead;
+    this.#memoryRefused = memoryRefused;
     this.#runtime = runtime;
     this.#context = context;
     this.#memoryMb = memoryMb;
@@ -78,9 +85,10 @@ export class QuickJSSandbox implements Sandbox {
    */
   static open(instance: QuickJSWASMModule, limits: SandboxLimits, onDead?: () => void): QuickJSSandbox {
     const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
+    const memoryRefused = capMemory(instance.getWasmMemory(), memoryMb * 2 ** 20);
     const runtime = instance.newRuntime();
     const context = runtime.newContext();
-    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead);
+    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead, memoryRefused);
     try {
       runtime.setMemoryLimit(memoryMb * 2 ** 20);
       runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -135,6 +143,7 @@ export class QuickJSSandbox implements Sandbox {
         runtime: this.#runtime,
         entry: this.#entry,
         memoryMb: this.#memoryMb,
+        memoryRefused: this.#memoryRefused,
         runId,
         interrupt: (check) => {
           this.#check = check;
@@ -163,16 +172,20 @@ export class QuickJSSandbox implements Sandbox {
   }
 
   /**
-   * Evaluates the prelude and calls its install function with the two host functions; returns the
-   * guest's entry. The host functions are freed here: the guest keeps them alive in the prelude's scope.
+   * Wraps Array.prototype's looping methods (see array-guard.ts), evaluates the prelude and calls its
+   * install function with the two host functions; returns the guest's entry. The host functions are
+   * freed here: the guest keeps them alive in the prelude's scope.
    */
   #installPrelude(): QuickJSHandle {
     const context = this.#context;
+    context
+      .unwrapResult(context.evalCode(ARRAY_GUARD_SOURCE, "cordon-array-guard.js", { type: "global" }))
+      .dispose();
     preludeScript ??=
-      `(function (Atomics) { "use strict"; const install = ${preludeSource()};\n` +
+      `(function (Atomics, JSON) { "use strict"; const install = ${preludeSource()};\n` +
       "return function (send, applyHost) { return install(send, { applySync: function (receiver, call) { " +
       'return applyHost(+call[0], +call[1], "" + call[2], "" + call[3], "" + call[4]); } }); }; })' +
-      `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics)`;
+      `(typeof Atomics === "undefined" ? Object.freeze({}) : Atomics, ${GUARDED_JSON_SOURCE})`;
     const install = context.unwrapResult(
       context.evalCode(preludeScript, "cordon-prelude.js", { type: "global" }),
     );

@@ -5,6 +5,7 @@
 
 import { afterAll, beforeAll } from "vitest";
 import { isolateEnvironment } from "../../environments/in-process/index.js";
+import { quickjsEnvironment } from "../../environments/quickjs/index.js";
 import { sandboxHostEnvironment } from "../../environments/sandbox-host/index.js";
 import type {
   BridgeCallOutcome,
@@ -20,6 +21,18 @@ import type {
 export const TEST_ENVIRONMENTS: { name: string; create: () => Environment }[] = [
   { name: "in-process isolate", create: () => isolateEnvironment() },
   { name: "sandbox host", create: () => sandboxHostEnvironment() },
+];
+
+/** The JavaScript engine under an environment: V8 (isolated-vm) or QuickJS (WebAssembly). */
+export type Engine = "v8" | "quickjs";
+
+/**
+ * The environments the security corpora run over: every engine cordon has. A test whose attack works
+ * differently on an engine says so, naming the engine, and checks that engine's own defence.
+ */
+export const ENGINE_ENVIRONMENTS: { name: string; engine: Engine; create: () => Environment }[] = [
+  ...TEST_ENVIRONMENTS.map((environment) => ({ ...environment, engine: "v8" as const })),
+  { name: "quickjs", engine: "quickjs", create: () => quickjsEnvironment() },
 ];
 
 let current: Environment | undefined;

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { BridgeCallOutcome, Sandbox, SandboxBridge } from "../../sandbox/contract/index.js";
 import {
   defaultTools,
+  ENGINE_ENVIRONMENTS,
   LIMITS,
   makeBridge,
   openSandbox,
   resultOf,
   runOnce,
-  TEST_ENVIRONMENTS,
   toolNames,
   useEnvironment,
 } from "../isolate/helpers.js";
@@ -15,7 +15,7 @@ import { guardHost } from "./host-guard.js";
 
 guardHost();
 
-for (const { name, create } of TEST_ENVIRONMENTS) {
+for (const { name, engine, create } of ENGINE_ENVIRONMENTS) {
   describe(`[${name}]`, () => {
     useEnvironment(create);
 
@@ -141,12 +141,40 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
           return frames.filter((f) => !f.file.includes("run_code.js"));`;
         const { outcome } = await runOnce(code);
         const foreign = resultOf(outcome) as { file: string; fn: string; fnName: string; thisType: string }[];
+        if (engine === "quickjs") {
+          // QuickJS has no CallSite API: it never calls Error.prepareStackTrace, so no frame of the
+          // prelude hands out anything; its stacks are text (see the next test).
+          expect(foreign).toEqual([]);
+          return;
+        }
         expect(foreign.length).toBeGreaterThan(0); // prelude frames were on the stacks...
         for (const frame of foreign) {
           // ...but, being strict code, they give away neither their function nor their receiver.
           expect(frame.fn).toBe("undefined");
           expect(["undefined", "global"]).toContain(frame.thisType);
           expect(frame.fnName).not.toMatch(/ivm/);
+        }
+      });
+
+      it("errors thrown through the prelude carry their stack as text: no API hands out a frame's function or receiver", async () => {
+        const code = `
+          const out = { captureStackTrace: typeof Error.captureStackTrace, stacks: [] };
+          const probe = (e) => {
+            const own = Object.getOwnPropertyDescriptor(e, "stack");
+            out.stacks.push(typeof e.stack + ":" + (own && typeof own.get) + ":" + (own && typeof own.value));
+          };
+          try { await tools.echo({ toJSON() { throw new Error("from toJSON"); } }); } catch (e) { probe(e); }
+          try { await tools.fail({}); } catch (e) { probe(e); }
+          (function recurse() { try { recurse(); } catch (e) { if (e.stack !== undefined) probe(e); } })();
+          return out;`;
+        const { outcome } = await runOnce(code);
+        const value = resultOf(outcome) as { captureStackTrace: string; stacks: string[] };
+        for (const stack of value.stacks) expect(stack).toMatch(/^string:/);
+        // V8 keeps a stack as an accessor it formats on first read (through prepareStackTrace, above);
+        // QuickJS writes it as a plain string when the error is made, and has no captureStackTrace.
+        if (engine === "quickjs") {
+          expect(value.captureStackTrace).toBe("undefined");
+          for (const stack of value.stacks) expect(stack).toBe("string:undefined:string");
         }
       });
 
@@ -235,7 +263,7 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
         const code = `
           const leaked = [];
           const check = (label, values) => {
-            for (const v of values) if (typeof v === "function" && /ivm|send/i.test(String(v.name))) leaked.push(label + ":" + v.name);
+            for (const v of values) if (typeof v === "function" && /ivm|send|applySync/i.test(String(v.name))) leaked.push(label + ":" + v.name);
           };
           const wrap = (object, key, label) => {
             const original = object[key];
@@ -487,7 +515,10 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
             /Int32Array\.prototype\.length was added/,
           ],
           ["Uint16Array.prototype.constructor = Array;", /Uint16Array\.prototype\.constructor was changed/],
-          ["Atomics.wait = () => 'not-equal';", /Atomics\.wait was changed/],
+          // QuickJS has no Atomics: the prelude holds a frozen stand-in of its own (see the next test).
+          ...(engine === "v8"
+            ? [["Atomics.wait = () => 'not-equal';", /Atomics\.wait was changed/] as [string, RegExp]]
+            : []),
           ["String.fromCharCode = () => 'o1';", /String\.fromCharCode was changed/],
           ["String.prototype.slice = () => '';", /String\.prototype\.slice was changed/],
         ];
@@ -501,6 +532,22 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
           } finally {
             await sandbox.dispose();
           }
+        }
+      });
+
+      it("an Atomics the code plants on the global is never the one the prelude uses", async () => {
+        // On V8 the prelude captured the real Atomics, and changing it is tampering (above). QuickJS has
+        // none: a global Atomics the code defines must not reach the prelude, which holds a frozen stand-in.
+        const sandbox = await openSandbox();
+        try {
+          const plant = `globalThis.Atomics = { wait: () => "not-equal", load: () => 1, store: () => 0, notify: () => 0 };
+            return typeof Atomics.wait;`;
+          const planted = await runIn(sandbox, engine === "quickjs" ? plant : "return typeof Atomics.wait;");
+          expect(resultOf(planted)).toBe("function");
+          const second = await runIn(sandbox, "return await tools.add({ a: 1, b: 2 });");
+          expect(resultOf(second)).toBe(3);
+        } finally {
+          await sandbox.dispose();
         }
       });
 
@@ -519,8 +566,56 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
           try { await tools.fail({ message: "no" }); } catch (error) { stack = error.stack; }
           for (let i = 0; i < 4; i++) delete Array.prototype[i];
           return { seen, stack: stack.split("\\n")[0] };`);
-        expect(resultOf(outcome), JSON.stringify(outcome)).toEqual({ seen: 0, stack: "ToolCallError: no" });
+        // V8's stack starts with the error's name and message; QuickJS's is its frames alone.
+        const firstLine =
+          engine === "v8" ? "ToolCallError: no" : expect.stringMatching(/^ {4}at ToolCallError /);
+        expect(resultOf(outcome), JSON.stringify(outcome)).toEqual({ seen: 0, stack: firstLine });
         expect(bridge.logs.map((line) => line.text)).toEqual(["a line { a: 1 } [ 2 ]"]);
+      });
+
+      it("an index setter on Array.prototype or Object.prototype sees nothing as the prelude serializes a call or the end report, and cannot rewrite either", async () => {
+        // QuickJS's JSON.stringify keeps the objects it is inside in an array it assigns to: such a setter
+        // ran inside the prelude with its end report and could rewrite it (a thrown error reported as ok).
+        for (const target of ["Array.prototype", "Object.prototype"]) {
+          const { outcome, bridge } = await runOnce(`
+            globalThis.seen = [];
+            for (let i = 0; i < 4; i++) {
+              Object.defineProperty(${target}, i, {
+                configurable: true,
+                set(value) {
+                  globalThis.seen.length++;
+                  if (value && typeof value === "object" && "status" in value) {
+                    value.status = "ok";
+                    value.valueJson = "{not json";
+                    delete value.error;
+                  }
+                  if (value && typeof value === "object" && "a" in value) value.a = "forged";
+                },
+              });
+            }
+            const sum = await tools.add({ a: 1, b: 2 });
+            throw new Error("the real error " + sum + " " + globalThis.seen.length);`);
+          expect(
+            bridge.calls.map((call) => call.argsJson),
+            target,
+          ).toEqual(['{"a":1,"b":2}']);
+          expect(outcome.status, target).toBe("error");
+          expect(outcome.error?.message, target).toBe("the real error 3 0");
+        }
+      });
+
+      it("a Proxy as Array.prototype's prototype sees nothing the prelude serializes", async () => {
+        const { outcome, bridge } = await runOnce(`
+          let seen = 0;
+          Object.setPrototypeOf(Array.prototype, new Proxy(Object.prototype, {
+            set(target, key, value, receiver) { seen++; return Reflect.set(target, key, value, receiver); },
+            has(target, key) { if (typeof key === "string" && /^\\d+$/.test(key)) seen++; return Reflect.has(target, key); },
+          }));
+          const echoed = await tools.echo({ nested: { list: [1, { deep: true }] } });
+          Object.setPrototypeOf(Array.prototype, Object.prototype);
+          return { seen, echoed };`);
+        expect(bridge.calls.map((call) => call.argsJson)).toEqual(['{"nested":{"list":[1,{"deep":true}]}}']);
+        expect(resultOf(outcome)).toEqual({ seen: 0, echoed: { nested: { list: [1, { deep: true }] } } });
       });
 
       it("a Promise.prototype.constructor that throws, read as the run's end is awaited, leaves the run hanging until its timeout", async () => {
@@ -592,7 +687,8 @@ for (const { name, create } of TEST_ENVIRONMENTS) {
 
       it("a file name in an error message is not taken for the error's position", async () => {
         const { outcome } = await runOnce('throw new Error("see run_code.js:77:3")');
-        expect(outcome.error).toMatchObject({ line: 1, column: 7 });
+        // V8 places a `new` expression at `new`; QuickJS at its argument list's parenthesis.
+        expect(outcome.error).toMatchObject({ line: 1, column: engine === "v8" ? 7 : 16 });
       });
     });
   });

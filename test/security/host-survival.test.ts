@@ -226,3 +226,129 @@ describe("security: the agent's process survives what kills an isolate's host pr
     expect(outcome.next).toEqual({ status: "ok", value: 2 });
   });
 });
+
+/**
+ * The same payloads on quickjsEnvironment(), whose sandboxes are WebAssembly instances in the harness
+ * process itself, on its thread: a payload that got out would take the harness down or hold it. Plus
+ * one only QuickJS needs: its heap limit is all the memory an instance takes from the agent's process.
+ */
+describe("[quickjs] security: the agent's process survives the same payloads, run in its own thread", () => {
+  const quickjsPayloads = [
+    ...payloads,
+    {
+      // QuickJS's objects take more room than V8's: the V8 payload's count does not fit its 128 MB.
+      name: "QuickJS heap used up to its limit",
+      code: "const a = []; for (let i = 0; i < 128 * 5000; i++) a.push({ i, s: 'item ' + i }); a.length",
+    },
+    {
+      name: "typed arrays past the heap limit",
+      code: "const k = []; for (let i = 0; i < 60; i++) k.push(new Float64Array(1_250_000).fill(i)); k.length",
+      limits: { memoryMb: 400 },
+    },
+  ];
+  const quickjsOutcomes = new Map<string, Outcome>();
+  let quickjsError: string | undefined;
+
+  beforeAll(async () => {
+    const stdout = await new Promise<string>((resolve) => {
+      execFile(
+        process.execPath,
+        ["--import", "tsx", HARNESS, JSON.stringify(quickjsPayloads), "quickjs"],
+        { maxBuffer: 16 * 1024 * 1024, timeout: 240_000 },
+        (error, out, err) => {
+          if (error) quickjsError = `${error.message}\n${err.slice(-2_000)}`;
+          resolve(out);
+        },
+      );
+    });
+    for (const line of stdout.split("\n").filter(Boolean)) {
+      const outcome = JSON.parse(line) as Outcome;
+      quickjsOutcomes.set(outcome.name, outcome);
+    }
+  }, 260_000);
+
+  const quickjsOutcomeOf = (name: string): Outcome => {
+    const outcome = quickjsOutcomes.get(name);
+    if (!outcome)
+      throw new Error(`the harness did not report "${name}": it died (${quickjsError ?? "no error"})`);
+    return outcome;
+  };
+
+  it("the harness itself ran every payload and exited cleanly", () => {
+    expect(quickjsError).toBeUndefined();
+    expect([...quickjsOutcomes.keys()]).toEqual(quickjsPayloads.map((payload) => payload.name));
+  });
+
+  for (const name of [
+    "huge split",
+    "split garbage at once",
+    "fill garbage at once",
+    "Array.from garbage at once",
+    "flattened repeat garbage at once",
+    "1 GB split garbage at once",
+    "huge fill",
+    "typed arrays past the heap limit",
+  ]) {
+    // No fatal error and no grace: QuickJS checks its limit at every allocation, in its own heap.
+    it(`${name} ends the run at QuickJS's heap limit, and the next run works`, () => {
+      const outcome = quickjsOutcomeOf(name);
+      expect(outcome.status).toBe("limit");
+      expect(outcome.error?.name).toBe("MemoryLimit");
+      expect(outcome.error?.message).toMatch(/heap is limited to \d+ MB .*the agent's process is fine/);
+      expect(outcome.next).toEqual({ status: "ok", value: 2 });
+    });
+  }
+
+  it("the V8 payload that keeps its heap near the limit is over QuickJS's: it ends at the heap limit", () => {
+    const outcome = quickjsOutcomeOf("heap used up to its limit");
+    expect(outcome).toMatchObject({ status: "limit", error: { name: "MemoryLimit" } });
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  for (const name of ["200 MB of tool traffic", "QuickJS heap used up to its limit"]) {
+    it(`${name} within the heap limit runs to its end`, () => {
+      expect(quickjsOutcomeOf(name)).toMatchObject({ status: "ok", next: { status: "ok", value: 2 } });
+    });
+  }
+
+  it("a sparse sort, which QuickJS loops over in C, ends at the CPU limit instead of holding the thread", () => {
+    const outcome = quickjsOutcomeOf("sparse sort");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.error?.name).toBe("CpuTimeLimit");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("toLocaleString on a huge array ends at a limit (QuickJS's heap cannot hold the array)", () => {
+    const outcome = quickjsOutcomeOf("huge toLocaleString");
+    expect(outcome.status).toBe("limit");
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("resizable ArrayBuffers and maxByteLength reservations are refused", () => {
+    expect(quickjsOutcomeOf("resizable buffer").error?.message).toMatch(
+      /Resizable ArrayBuffers .* are not available in run_code/,
+    );
+    expect(quickjsOutcomeOf("address-space reservation").error?.message).toMatch(/maxByteLength/);
+  });
+
+  it("Intl.Segmenter cannot hoard memory outside the heap: QuickJS has no Intl", () => {
+    const outcome = quickjsOutcomeOf("segmenter hoard");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error?.message).toMatch(/^Intl is not defined/);
+    expect(outcome.next).toEqual({ status: "ok", value: 2 });
+  });
+
+  it("600 MB within a heap limit of 1024 MB is the configured heap, not a spike: it runs, and the instance's memory goes with its sandbox", () => {
+    // A sandbox host has a process to budget; a QuickJS sandbox is its heap: memoryMb is the whole of it.
+    const outcome = quickjsOutcomeOf("heap within its limit, process over its memory budget");
+    expect(outcome).toMatchObject({ status: "ok", next: { status: "ok", value: 2 } });
+  });
+
+  it("an unhandled rejection with a 200M-character message and a 20M-character error stay in the sandbox", () => {
+    expect(["limit", "error"]).toContain(quickjsOutcomeOf("huge unhandled rejection").status);
+    const huge = quickjsOutcomeOf("huge error message");
+    expect(huge.status).toBe("error");
+    expect(huge.error?.length).toBeLessThanOrEqual(20_000 + 40);
+    expect(huge.next).toEqual({ status: "ok", value: 2 });
+  });
+});
