@@ -255,7 +255,7 @@ export class QuickJSExecution {
       // its state is undefined now, and the whole instance is dropped.
       this.#deps.interrupt(undefined);
       this.#inStretch = false;
-      if (this.#outOfMemory()) this.#stopOutOfMemory();
+      if (this.#deps.memory.over || this.#deps.memory.full) this.#stopOutOfMemory();
       else this.#crashed(error);
       return undefined;
     }

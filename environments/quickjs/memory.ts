@@ -77,6 +77,7 @@ export function capMemory(instance: QuickJSWASMModule, limitBytes: number): Memo
       throw error;
     }
   };
+  guardHostCopies(instance);
   return {
     capBytes,
     watchRun() {
@@ -90,5 +91,24 @@ export function capMemory(instance: QuickJSWASMModule, limitBytes: number): Memo
         },
       };
     },
+  };
+}
+
+/**
+ * quickjs-emscripten copies a host string into the instance (a tool's result, the code) with the
+ * module's `_malloc` and does not check for null: with the heap full to its cap it would write the
+ * string over the instance's first bytes. The copy throws instead, which ends the stretch.
+ */
+function guardHostCopies(instance: QuickJSWASMModule): void {
+  // The FFI's `module` is the Emscripten module quickjs-emscripten's own calls go through.
+  const module = (instance.getFFI() as unknown as { module?: { _malloc?: (size: number) => number } }).module;
+  const malloc = module?._malloc;
+  if (module === undefined || typeof malloc !== "function") return;
+  module._malloc = (size: number): number => {
+    const pointer = malloc(size);
+    if (pointer === 0 && size > 0) {
+      throw new RangeError(`The sandbox's memory has no room for ${size} bytes from the host.`);
+    }
+    return pointer;
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The cap on a QuickJS instance's WebAssembly memory (environments/quickjs/memory.ts), on a real
  * instance of the default build: growth past its size when capped plus the limit is refused before a
- * byte is taken, a run is told when its allocation failed for lack of room, and memory that grew
- * without asking (as a build growing from inside the WebAssembly would) is seen.
+ * byte is taken, a run is told when its allocation failed for lack of room, a host copy that does not
+ * fit fails instead of landing at address 0, and memory that grew without asking (as a build growing
+ * from inside the WebAssembly would) is seen.
  */
 
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
@@ -56,6 +57,14 @@ describe("quickjs: the cap on a sandbox's WebAssembly memory", () => {
     // The memory's own method, not the cap's: as a build that grows from inside the WebAssembly does.
     Object.getPrototypeOf(memory).grow.call(memory, (2 * MB) / PAGE);
     expect(run.over).toBe(true);
+  });
+
+  it("makes a host copy that does not fit throw, instead of writing it at address 0 of the instance", async () => {
+    const { module } = await instance();
+    capMemory(module, 1 * MB);
+    const emscripten = (module.getFFI() as unknown as { module: { _malloc(size: number): number } }).module;
+    expect(emscripten._malloc(64)).toBeGreaterThan(0);
+    expect(() => emscripten._malloc(32 * MB)).toThrow(/no room for 33554432 bytes from the host/);
   });
 
   it("refuses a build that does not expose its memory, saying what to use", () => {

@@ -8,7 +8,10 @@
 
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { quickjsEnvironment } from "../../environments/quickjs/index.js";
+import { codeMode, tool } from "../../src/index.js";
 
 const HARNESS = fileURLToPath(new URL("./fixtures/memory.ts", import.meta.url));
 
@@ -99,5 +102,33 @@ describe("quickjs: the memory limit holds in bytes of the sandbox's WebAssembly 
         BASELINE_MB + MEMORY_MB + HOST_MB,
       );
     }
+  });
+});
+
+describe("quickjs: a heap full to its cap", () => {
+  const environment = quickjsEnvironment();
+  const big = tool({
+    name: "big",
+    description: "A 2 MB string.",
+    input: z.object({}),
+    run: () => "y".repeat(2_000_000),
+  });
+  const cm = codeMode({ tools: [big], environment, limits: { memoryMb: 8 } });
+  const fill = "const k = []; try { for (;;) k.push('x'.repeat(1000) + k.length); } catch {}";
+  afterAll(async () => {
+    await cm.close();
+    await environment.close();
+  });
+
+  it("a tool result with no room left in the sandbox ends the run as MemoryLimit, not a crash", async () => {
+    const result = await cm.run(`${fill}\nconst s = await tools.big({}); s.length`);
+    expect(result.status).toBe("limit");
+    expect(result.error?.name).toBe("MemoryLimit");
+    expect((await cm.run("1 + 1")).value).toBe(2);
+  });
+
+  it("code that catches the out-of-memory error and frees what it held goes on", async () => {
+    const result = await cm.run(`${fill}\nk.length = 0; (await tools.big({})).length`);
+    expect(result).toMatchObject({ status: "ok", value: 2_000_000 });
   });
 });
