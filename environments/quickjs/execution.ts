@@ -38,6 +38,7 @@ import { boundError, limitMessages, userCodePosition } from "../../sandbox/isola
 import { answerText, guestReplay, parseReport, recordedValues } from "../../sandbox/isolate/guest-data.js";
 import { wrapCode } from "../../sandbox/isolate/wrap.js";
 import { compileFailure, hostZone, isOutOfMemory, quickjsLimitMessages, shiftLines } from "./errors.js";
+import type { MemoryWatch } from "./memory.js";
 
 /** What an execution needs from the sandbox that owns the QuickJS runtime. */
 export interface QuickJSExecutionDeps {
@@ -46,8 +47,8 @@ export interface QuickJSExecutionDeps {
   /** The prelude's entry (a GuestEntry in the guest). */
   entry: QuickJSHandle;
   memoryMb: number;
-  /** Whether the sandbox's memory refused to grow (its limit) since this was last asked. */
-  memoryRefused(): boolean;
+  /** This run's watch on the instance's capped memory, which the memory limit is. */
+  memory: MemoryWatch;
   runId: number;
   /** Sets what the runtime's interrupt handler asks while a stretch runs (undefined: nothing runs). */
   interrupt(check: (() => boolean) | undefined): void;
@@ -58,7 +59,7 @@ export interface QuickJSExecutionDeps {
 const LOG_LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
 
 /** Why a stretch was interrupted. */
-type Interruption = "cpu" | "wall" | "stop";
+type Interruption = "cpu" | "wall" | "stop" | "memory";
 
 /** How a stretch ended: the handle it returned, or an error the guest threw out of it. */
 type StretchResult = { ok: true; value: QuickJSHandle } | { ok: false; error: SandboxError } | undefined;
@@ -226,6 +227,7 @@ export class QuickJSExecution {
       if (this.#stopAfterStretch) interruption = "stop";
       else if ((this.#wallClock?.remainingMs ?? 1) <= 0) interruption = "wall";
       else if (this.#cpuUsedMs + performance.now() - began - hostMs > cpuLimitMs) interruption = "cpu";
+      else if (this.#deps.memory.over) interruption = "memory";
       return interruption !== undefined;
     };
     this.#inStretch = true;
@@ -253,7 +255,8 @@ export class QuickJSExecution {
       // its state is undefined now, and the whole instance is dropped.
       this.#deps.interrupt(undefined);
       this.#inStretch = false;
-      this.#crashed(error);
+      if (this.#deps.memory.over || this.#deps.memory.full) this.#stopOutOfMemory();
+      else this.#crashed(error);
       return undefined;
     }
     this.#deps.interrupt(undefined);
@@ -261,9 +264,8 @@ export class QuickJSExecution {
     this.#hostTime = undefined;
     this.#cpuUsedMs += Math.max(0, performance.now() - began - hostMs);
     if (interruption !== undefined) this.#interrupted(interruption);
-    else if (!result.ok && (isOutOfMemory(result.error) || this.#outOfMemory())) {
-      this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
-    } else if (!result.ok && !compiling && !this.#report) {
+    else if (this.#outOfMemory(result.ok ? undefined : result.error)) this.#stopOutOfMemory();
+    else if (!result.ok && !compiling && !this.#report) {
       this.#finish({ status: "error", error: shiftLines(result.error) });
     }
     if (this.#stopAfterStretch) {
@@ -276,13 +278,6 @@ export class QuickJSExecution {
     return result;
   }
 
-  /** Whether the run met its memory limit: its failure is that, whatever QuickJS could still make of it. */
-  #memoryFull = false;
-  #outOfMemory(): boolean {
-    if (this.#deps.memoryRefused()) this.#memoryFull = true;
-    return this.#memoryFull;
-  }
-
   /** Adds host time (a tool answering a synchronous call) to the running stretch's, which the CPU limit leaves out. */
   #hostTime: ((ms: number) => void) | undefined;
 
@@ -290,6 +285,20 @@ export class QuickJSExecution {
     if (interruption === "cpu") {
       this.#stop(runEnding("CpuTimeLimit", limitMessages.cpu(this.#request.limits.cpuTimeMs)));
     } else if (interruption === "wall") this.#stopByWallClock();
+    else if (interruption === "memory") this.#stopOutOfMemory();
+  }
+
+  /**
+   * Whether the run is out of memory: the instance's memory is past its cap, or `error` (how the code
+   * or a stretch ended) is QuickJS's out-of-memory error or came while the heap is full to its cap.
+   */
+  #outOfMemory(error?: SandboxError): boolean {
+    const { memory } = this.#deps;
+    return memory.over || (error !== undefined && (memory.full || isOutOfMemory(error)));
+  }
+
+  #stopOutOfMemory(): void {
+    this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
   }
 
   /** What the guest is told about this run (see GuestRunConfig). */
@@ -323,6 +332,10 @@ export class QuickJSExecution {
   /** A message from the guest's `send` (already checked to belong to this run's id). Never throws. */
   receive(type: unknown, id: unknown, a: unknown, b: unknown, c?: unknown): void {
     if (this.#over()) return;
+    if (this.#outOfMemory()) {
+      this.#stopOutOfMemory();
+      return;
+    }
     if (++this.#messages > this.#maxMessages) {
       this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
       return;
@@ -359,6 +372,10 @@ export class QuickJSExecution {
   receiveSync(id: unknown, name: unknown, argsJson: unknown, requested: unknown): string {
     if (this.#over()) {
       return answerText(callFailure(String(name), "cancelled", "The run has ended."));
+    }
+    if (this.#outOfMemory()) {
+      this.#stopOutOfMemory();
+      return answerText(callFailure(String(name), "limit", "The run was stopped."));
     }
     if (++this.#messages > this.#maxMessages) {
       this.#stop(runEnding("LimitExceeded", limitMessages.messages(this.#maxMessages)));
@@ -484,8 +501,8 @@ export class QuickJSExecution {
   #settleIfIdle(): void {
     if (this.#ended || !this.#report || this.#inStretch) return;
     const { status, valueJson, error } = this.#report;
-    if (error && (isOutOfMemory(error) || this.#outOfMemory())) {
-      this.#stop(quickjsLimitMessages.memory(this.#deps.memoryMb));
+    if (this.#outOfMemory(error)) {
+      this.#stopOutOfMemory();
       return;
     }
     const outcome: ExecutionOutcome = { status };

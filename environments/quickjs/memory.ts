@@ -1,49 +1,114 @@
 /**
- * The QuickJS sandbox's memory limit, kept by the WebAssembly memory itself. quickjs-emscripten's own
- * limit (`setMemoryLimit`, QuickJS's malloc limit) refuses one allocation larger than the limit, but in
- * its WebAssembly builds the running total it compares against does not grow with allocations, so a
- * run could hold any number of them (ArrayBuffers, strings, arrays, objects) up to the WebAssembly
- * memory's maximum: 2 GB of the agent's process per sandbox (quickjs-emscripten issues 255 and 271).
- *
- * Each sandbox has a WebAssembly instance, and so a linear memory, of its own: it is kept from growing
- * past what it held when the sandbox opened plus the limit. QuickJS's allocator then gets no memory and
- * QuickJS throws its out-of-memory error, which ends the run as `MemoryLimit` (or which the code may
- * catch, and go on within the limit). Emscripten grows the memory by a fifth at a time when it can, so
- * an allocation may be refused a little before the limit is reached, never after.
+ * The memory limit of a QuickJS sandbox, in bytes of its WebAssembly instance's linear memory.
+ * QuickJS's own limit cannot be it: in quickjs-emscripten's builds it counts about 8 bytes per
+ * allocation whatever its size (malloc_usable_size is 0 under Emscripten), so it bounds how many
+ * allocations live, not their bytes. The instance's memory is what the agent's process really holds
+ * for the sandbox, and it only grows: Emscripten's allocator asks for more through the memory's
+ * `grow`, which the cap refuses past the limit, so that the allocation fails inside QuickJS (its
+ * out-of-memory error) before a byte is taken.
  */
+
+import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 
 /** The size of a WebAssembly memory page, in bytes. */
 const PAGE_BYTES = 65_536;
 
-/** The part of a WebAssembly.Memory used here. */
-interface GrowableMemory {
-  readonly buffer: { readonly byteLength: number };
+/** The part of a WebAssembly.Memory used here (the global is not in this project's type library). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
 
+/** What one run sees of its sandbox's memory. */
+export interface MemoryWatch {
+  /**
+   * True when the instance's memory is past its cap: it grew other than through `grow` (a build that
+   * grows it from inside the WebAssembly), which the checks during and between stretches then catch.
+   */
+  readonly over: boolean;
+  /**
+   * True when a request to grow the memory was refused during this run and none succeeded since: an
+   * allocation just failed for lack of room (QuickJS threw its out-of-memory error, or `null` when it
+   * had no room left even for that error).
+   */
+  readonly full: boolean;
+}
+
+/** The cap on one instance's memory. */
+export interface MemoryCap {
+  /** The most bytes the instance's memory may hold: its size when capped plus the limit. */
+  readonly capBytes: number;
+  /** A watch for a run that starts now. */
+  watchRun(): MemoryWatch;
+}
+
 /**
- * Keeps `memory` (a sandbox's own instance's) from growing more than `limitBytes` past its size now: a
- * growth past that throws, as a growth past the memory's maximum does, and Emscripten's allocator
- * returns no memory. Only the host holds the memory object; the guest never sees it. Returns whether a
- * growth was refused since it was last asked.
+ * Caps `instance`'s memory at its current size plus `limitBytes`: a request to grow it past that is
+ * refused (a RangeError to Emscripten, which makes the allocation fail). Throws an Error when the
+ * build does not expose its memory.
  */
-export function capMemory(memory: GrowableMemory, limitBytes: number): () => boolean {
-  const maxPages = Math.ceil((memory.buffer.byteLength + limitBytes) / PAGE_BYTES);
-  const grow = memory.grow;
-  let refused = false;
-  Object.defineProperty(memory, "grow", {
-    value: (pages: number): number => {
-      if (memory.buffer.byteLength / PAGE_BYTES + pages > maxPages) {
-        refused = true;
-        throw new RangeError("The QuickJS sandbox's memory limit was reached.");
+export function capMemory(instance: QuickJSWASMModule, limitBytes: number): MemoryCap {
+  let memory: WasmMemory;
+  try {
+    memory = instance.getWasmMemory();
+  } catch (error) {
+    throw new Error(
+      "this QuickJS build does not expose its WebAssembly memory (getWasmMemory), so its memory limit " +
+        "cannot be held; use a build of quickjs-emscripten that does, such as @jitl/quickjs-wasmfile-release-sync.",
+      { cause: error },
+    );
+  }
+  const capBytes = memory.buffer.byteLength + Math.ceil(limitBytes / PAGE_BYTES) * PAGE_BYTES;
+  const grow = memory.grow.bind(memory);
+  let refusals = 0;
+  let full = false;
+  // Emscripten grows the heap through this method of the memory it holds: an own property takes its place.
+  memory.grow = (pages: number): number => {
+    try {
+      if (memory.buffer.byteLength + pages * PAGE_BYTES > capBytes) {
+        throw new RangeError(`The sandbox's memory is capped at ${capBytes} bytes.`);
       }
-      return grow.call(memory, pages);
+      const before = grow(pages);
+      full = false;
+      return before;
+    } catch (error) {
+      refusals++;
+      full = true;
+      throw error;
+    }
+  };
+  guardHostCopies(instance);
+  return {
+    capBytes,
+    watchRun() {
+      const refusalsBefore = refusals;
+      return {
+        get over() {
+          return memory.buffer.byteLength > capBytes;
+        },
+        get full() {
+          return full && refusals > refusalsBefore;
+        },
+      };
     },
-  });
-  // With no memory left, QuickJS may fail to make even its out-of-memory error: the refusal says it.
-  return () => {
-    const was = refused;
-    refused = false;
-    return was;
+  };
+}
+
+/**
+ * quickjs-emscripten copies a host string into the instance (a tool's result, the code) with the
+ * module's `_malloc` and does not check for null: with the heap full to its cap it would write the
+ * string over the instance's first bytes. The copy throws instead, which ends the stretch.
+ */
+function guardHostCopies(instance: QuickJSWASMModule): void {
+  // The FFI's `module` is the Emscripten module quickjs-emscripten's own calls go through.
+  const module = (instance.getFFI() as unknown as { module?: { _malloc?: (size: number) => number } }).module;
+  const malloc = module?._malloc;
+  if (module === undefined || typeof malloc !== "function") return;
+  module._malloc = (size: number): number => {
+    const pointer = malloc(size);
+    if (pointer === 0 && size > 0) {
+      throw new RangeError(`The sandbox's memory has no room for ${size} bytes from the host.`);
+    }
+    return pointer;
   };
 }

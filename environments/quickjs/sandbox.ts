@@ -1,7 +1,7 @@
 /**
- * One QuickJS sandbox: a WebAssembly instance of QuickJS of its own, with one runtime (its memory
- * limit, stack limit and interrupt handler) and one context holding the guest prelude. It runs
- * executions one at a time and dies when a run is stopped by a limit, a cancellation or a trap.
+ * One QuickJS sandbox: a WebAssembly instance of QuickJS of its own, its memory capped (memory.ts),
+ * with one runtime (its stack limit and interrupt handler) and one context holding the guest prelude.
+ * It runs executions one at a time and dies when a run is stopped by a limit, a cancellation or a trap.
  *
  * The prelude gets two host functions, captured in its own scope and never handed to the model's code:
  * `send(type, runId, id, a, b, c)` for its messages, and `applyHost(runId, id, tool, argsJson,
@@ -28,9 +28,9 @@ import { preludeSource } from "../../sandbox/guest/prelude.js";
 import { ARRAY_GUARD_SOURCE } from "./array-guard.js";
 import { QuickJSExecution } from "./execution.js";
 import { GUARDED_JSON_SOURCE } from "./json-guard.js";
-import { capMemory } from "./memory.js";
+import { capMemory, type MemoryCap } from "./memory.js";
 
-/** The smallest heap a QuickJS sandbox is given, in MB: the prelude itself needs some. */
+/** The smallest memory limit a QuickJS sandbox is given, in MB. */
 const MIN_MEMORY_MB = 8;
 
 /**
@@ -55,6 +55,8 @@ export class QuickJSSandbox implements Sandbox {
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
   readonly #memoryMb: number;
+  /** The cap on the instance's memory: set once the prelude is in, whose memory is the baseline. */
+  #memory: MemoryCap | undefined;
   #entry: QuickJSHandle | undefined;
   #current: { runId: number; execution: QuickJSExecution } | undefined;
   #check: (() => boolean) | undefined;
@@ -63,17 +65,14 @@ export class QuickJSSandbox implements Sandbox {
   #dead = false;
 
   readonly #onDead: (() => void) | undefined;
-  readonly #memoryRefused: () => boolean;
 
   private constructor(
     runtime: QuickJSRuntime,
     context: QuickJSContext,
     memoryMb: number,
     onDead: (() => void) | undefined,
-    memoryRefused: () => boolean,
   ) {
     this.#onDead = onDead;
-    this.#memoryRefused = memoryRefused;
     this.#runtime = runtime;
     this.#context = context;
     this.#memoryMb = memoryMb;
@@ -85,15 +84,15 @@ export class QuickJSSandbox implements Sandbox {
    */
   static open(instance: QuickJSWASMModule, limits: SandboxLimits, onDead?: () => void): QuickJSSandbox {
     const memoryMb = Math.max(MIN_MEMORY_MB, Math.ceil(limits.memoryMb));
-    const memoryRefused = capMemory(instance.getWasmMemory(), memoryMb * 2 ** 20);
     const runtime = instance.newRuntime();
     const context = runtime.newContext();
-    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead, memoryRefused);
+    const sandbox = new QuickJSSandbox(runtime, context, memoryMb, onDead);
     try {
-      runtime.setMemoryLimit(memoryMb * 2 ** 20);
+      // No runtime.setMemoryLimit: QuickJS's count in this build is not bytes (see memory.ts).
       runtime.setMaxStackSize(MAX_STACK_BYTES);
       runtime.setInterruptHandler(() => sandbox.#check?.() ?? false);
       sandbox.#entry = sandbox.#installPrelude();
+      sandbox.#memory = capMemory(instance, memoryMb * 2 ** 20);
       return sandbox;
     } catch (error) {
       sandbox.#kill();
@@ -118,7 +117,7 @@ export class QuickJSSandbox implements Sandbox {
     bridge: SandboxBridge,
     signal: AbortSignal,
   ): Promise<ExecutionOutcome> {
-    if (this.#dead || this.#entry === undefined) {
+    if (this.#dead || this.#entry === undefined || this.#memory === undefined) {
       throw new Error(
         "This QuickJS sandbox is no longer alive (it was disposed, or a timeout, a limit or a cancellation " +
           "ended it); open a new sandbox.",
@@ -143,7 +142,7 @@ export class QuickJSSandbox implements Sandbox {
         runtime: this.#runtime,
         entry: this.#entry,
         memoryMb: this.#memoryMb,
-        memoryRefused: this.#memoryRefused,
+        memory: this.#memory.watchRun(),
         runId,
         interrupt: (check) => {
           this.#check = check;
