@@ -21,7 +21,7 @@
 import { type Command, parseCommand } from "../contract/index.js";
 import { hasSpareCore } from "../isolate/spare-core.js";
 import type { HostLane } from "./host.js";
-import { BlockingLineReader, nonBlockingTwin } from "./sync-io.js";
+import { BlockingLineReader, nonBlockingSwitch } from "./sync-io.js";
 
 /**
  * How long the thread looks for cordon's answer on the lane before it sleeps, in µs, while the machine
@@ -43,10 +43,10 @@ export function processLane(
   waiting: <T>(wait: () => T) => T = (wait) => wait(),
   spinUs: () => number = () => (hasSpareCore() ? LANE_SPIN_US : 0),
 ): HostLane {
-  const twin = nonBlockingTwin(fd);
+  const nonBlocking = nonBlockingSwitch(fd);
   const reader = new BlockingLineReader(
     fd,
-    twin === undefined ? undefined : { fd: twin, microseconds: spinUs },
+    nonBlocking === undefined ? undefined : { nonBlocking, microseconds: spinUs },
   );
   return {
     next(): Command {

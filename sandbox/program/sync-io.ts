@@ -6,7 +6,8 @@
  * while the thread waits.
  */
 
-import { constants, openSync, readSync, writeSync } from "node:fs";
+import { readSync, writeSync } from "node:fs";
+import { Socket } from "node:net";
 import { LineSplitter } from "../contract/index.js";
 
 /** How long a write waits before trying again when the pipe is full and its descriptor non-blocking. */
@@ -29,23 +30,34 @@ export function writeAllSync(fd: number, text: string): void {
 }
 
 /**
- * A second descriptor of the pipe `fd`, non-blocking, for looking whether a line came without sleeping
- * (Linux opens a pipe again through /proc; both read the same bytes). Undefined where that cannot be done.
+ * Switches descriptor `fd` (a pipe or a socket: the lane is the socket Node's `spawn` makes for a
+ * `"pipe"`) between non-blocking reads and blocking ones, through a libuv handle that never reads from
+ * it; it is left blocking. Undefined where that cannot be done.
  */
-export function nonBlockingTwin(fd: number): number | undefined {
+export function nonBlockingSwitch(fd: number): ((nonBlocking: boolean) => void) | undefined {
   try {
-    return openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+    const socket = new Socket({ fd, readable: false, writable: false });
+    const handle = (socket as unknown as { _handle?: { setBlocking?(blocking: boolean): number } })._handle;
+    const setBlocking = handle?.setBlocking;
+    if (setBlocking === undefined) return undefined;
+    // Opening the handle made the descriptor non-blocking: the reader's reads block unless it spins.
+    if (setBlocking.call(handle, true) !== 0) return undefined;
+    return (nonBlocking) => {
+      // Held here: a socket that is collected would close the descriptor.
+      void socket;
+      setBlocking.call(handle, !nonBlocking);
+    };
   } catch {
     return undefined;
   }
 }
 
 /**
- * How a reader looks for its next bytes before it blocks: `fd` is a non-blocking descriptor of the same
- * pipe (see {@link nonBlockingTwin}), looked at for `microseconds()` µs (0: it blocks at once).
+ * How a reader looks for its next bytes before it blocks: its descriptor is made non-blocking (see
+ * {@link nonBlockingSwitch}) and looked at for `microseconds()` µs (0: it blocks at once).
  */
 export interface SpinBeforeBlocking {
-  fd: number;
+  nonBlocking(on: boolean): void;
   microseconds(): number;
 }
 
@@ -89,15 +101,17 @@ export class BlockingLineReader {
     // Each look that finds nothing throws EAGAIN: without a stack the error costs little.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
+    spin.nonBlocking(true);
     try {
       do {
         try {
-          return readSync(spin.fd, this.#buffer, 0, this.#buffer.length, null);
+          return readSync(this.#fd, this.#buffer, 0, this.#buffer.length, null);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
         }
       } while (performance.now() < until);
     } finally {
+      spin.nonBlocking(false);
       Error.stackTraceLimit = stackTraceLimit;
     }
     return undefined;

@@ -1,11 +1,15 @@
-// The sandbox-host program's blocking line reader (sandbox/program/sync-io.ts), over real FIFOs: a lane's
-// answer is looked for without sleeping for as long as the spin says, then read with a blocking read.
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+// The sandbox-host program's blocking line reader (sandbox/program/sync-io.ts): a lane's answer is looked
+// for with non-blocking reads for as long as the spin says, then read with a blocking read. Over real
+// FIFOs, and over the socket Node's `spawn` makes for a "pipe", which is what the lane is.
+import { spawn } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Writable } from "node:stream";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { BlockingLineReader, nonBlockingTwin } from "../../sandbox/program/sync-io.js";
+import { BlockingLineReader, nonBlockingSwitch } from "../../sandbox/program/sync-io.js";
 
 const opened: number[] = [];
 const dirs: string[] = [];
@@ -15,65 +19,73 @@ afterEach(() => {
 });
 
 /** A FIFO opened for reading (without waiting for a writer) and for writing: a pipe with both ends here. */
-function fifo(): { read: number; write: number } {
+async function openFifo(): Promise<{ read: number; write: number }> {
   const dir = mkdtempSync(join(tmpdir(), "cordon-sync-io-"));
   dirs.push(dir);
   const path = join(dir, "pipe");
-  execFileSync("mkfifo", [path]);
+  const made = spawn("mkfifo", [path]);
+  await new Promise((resolve) => made.on("exit", resolve));
   const read = openSync(path, constants.O_RDWR);
   const write = openSync(path, constants.O_WRONLY);
   opened.push(read, write);
   return { read, write };
 }
 
-function twinOf(fd: number): number {
-  const twin = nonBlockingTwin(fd);
-  if (twin === undefined) throw new Error("no /proc here to open the pipe again");
-  opened.push(twin);
-  return twin;
-}
-
 describe("the blocking line reader's spin", () => {
-  it("a line already on the pipe is taken by the spin, without the blocking read", () => {
-    const pipe = fifo();
-    writeSync(pipe.write, '{"type":"result"}\n');
-    // The blocking descriptor is not a descriptor at all: a blocking read would throw.
-    const reader = new BlockingLineReader(-1, { fd: twinOf(pipe.read), microseconds: () => 1_000 });
-    expect(reader.next()).toBe('{"type":"result"}');
-  });
-
-  it("a spin that finds nothing gives way to the blocking read of the reader's own descriptor", () => {
-    const quiet = fifo();
-    const answered = fifo();
-    writeSync(answered.write, "the answer\n");
-    const reader = new BlockingLineReader(answered.read, {
-      fd: twinOf(quiet.read),
-      microseconds: () => 50,
+  it("a line already on the pipe is taken by the spin, and the descriptor is blocking again after", async () => {
+    const pipe = await openFifo();
+    const nonBlocking = nonBlockingSwitch(pipe.read);
+    expect(nonBlocking).toBeDefined();
+    const switched: boolean[] = [];
+    const reader = new BlockingLineReader(pipe.read, {
+      nonBlocking: (on) => {
+        switched.push(on);
+        nonBlocking?.(on);
+      },
+      microseconds: () => 1_000,
     });
-    expect(reader.next()).toBe("the answer");
+    writeSync(pipe.write, '{"type":"result"}\n');
+    expect(reader.next()).toBe('{"type":"result"}');
+    expect(switched).toEqual([true, false]);
   });
 
-  it("a spin of 0 µs does not look at all: the blocking read comes first", () => {
-    const spun = fifo();
-    const blocking = fifo();
-    writeSync(spun.write, "from the spin\n");
-    writeSync(blocking.write, "from the blocking read\n");
-    const reader = new BlockingLineReader(blocking.read, { fd: twinOf(spun.read), microseconds: () => 0 });
+  it("the switch makes reads of an empty pipe fail at once instead of blocking, and undoes it", async () => {
+    const pipe = await openFifo();
+    const nonBlocking = nonBlockingSwitch(pipe.read);
+    nonBlocking?.(true);
+    expect(() => readSync(pipe.read, Buffer.alloc(8))).toThrow(expect.objectContaining({ code: "EAGAIN" }));
+    nonBlocking?.(false);
+    writeSync(pipe.write, "x\n");
+    expect(readSync(pipe.read, Buffer.alloc(8))).toBe(2);
+  });
+
+  it("a spin of 0 µs does not look at all: the blocking read comes first", async () => {
+    const pipe = await openFifo();
+    const switched: boolean[] = [];
+    const reader = new BlockingLineReader(pipe.read, {
+      nonBlocking: (on) => switched.push(on),
+      microseconds: () => 0,
+    });
+    writeSync(pipe.write, "from the blocking read\n");
     expect(reader.next()).toBe("from the blocking read");
+    expect(switched).toEqual([]);
   });
 
-  it("a pipe closed by its writer ends the reader with an error, whether it spins or blocks", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cordon-sync-io-"));
-    dirs.push(dir);
-    const path = join(dir, "pipe");
-    execFileSync("mkfifo", [path]);
-    const read = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    opened.push(read);
-    const write = openSync(path, constants.O_WRONLY);
-    writeSync(write, "last line\n");
-    closeSync(write);
-    const reader = new BlockingLineReader(read, { fd: twinOf(read), microseconds: () => 1_000 });
-    expect(reader.next()).toBe("last line");
-    expect(() => reader.next()).toThrow("the other end closed it");
+  it("the lane's socket (spawn's pipe) is switched, and a line sent while the reader spins reaches it", async () => {
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+    const fixture = join(import.meta.dirname, "fixtures", "lane-reader.ts");
+    const child = spawn(process.execPath, ["--import", tsx, fixture], {
+      stdio: ["ignore", "pipe", "inherit", "pipe"],
+    });
+    const lane = child.stdio[3] as Writable;
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      // Sent once the child says it is ready: the first line while it spins (2 s), the second after.
+      if (output === "switch\n") setTimeout(() => lane.write("first\n"), 20);
+      if (output === "switch\nfirst\n") lane.write("second\n");
+    });
+    await new Promise((resolve) => child.on("exit", resolve));
+    expect(output).toBe("switch\nfirst\nsecond\n");
   });
 });
