@@ -225,7 +225,9 @@ class WireRun implements RunLink, CallingRun {
   clock: PausableClock | undefined;
   readonly #bridge: SandboxBridge;
   readonly #link: SandboxLink;
-  readonly #tools: ReadonlySet<string>;
+  /** The names a call of the run may name, made at its first call (a catalog's names cost every run). */
+  #tools: ReadonlySet<string> | undefined;
+  readonly #request: ExecutionRequest;
   readonly #maxMessages: number;
   /** The run was sent a journal to replay: only then may its sandbox say it answered calls itself. */
   readonly #replays: boolean;
@@ -254,11 +256,7 @@ class WireRun implements RunLink, CallingRun {
     this.#bridge = bridge;
     this.#link = link;
     this.onLane = link.onLane;
-    // Discovery calls (`tools.$search`, `tools.$describe`) come as calls too, when the run has them.
-    this.#tools = new Set([
-      ...Object.values(request.toolNames),
-      ...(request.discovery === true ? DISCOVERY_CALLS : []),
-    ]);
+    this.#request = request;
     this.#maxMessages = maxRequestMessages(request);
     this.#replays = request.replayCalls !== undefined;
     this.outcome = new Promise((resolve) => {
@@ -360,6 +358,11 @@ class WireRun implements RunLink, CallingRun {
       else answer(callFailure(tool, "cancelled", "The run has ended; no more tool calls are accepted."));
       return;
     }
+    // Discovery calls (`tools.$search`, `tools.$describe`) come as calls too, when the run has them.
+    this.#tools ??= new Set([
+      ...Object.values(this.#request.toolNames),
+      ...(this.#request.discovery === true ? DISCOVERY_CALLS : []),
+    ]);
     if (!this.#tools.has(tool)) {
       answer(callFailure(tool, "unknown_tool", `There is no tool named ${tool} in this run.`));
       return;

@@ -79,7 +79,8 @@ export class Execution {
   /** Where a call offered synchronously goes: the bridge's `callToolNow` when it has one. */
   readonly #nowBridge: Pick<SandboxBridge, "callTool">;
   readonly #signal: AbortSignal;
-  readonly #allowedTools: ReadonlySet<string>;
+  /** The real names of the run's tools, made at its first call: a run that calls none never pays for it. */
+  #allowedTools: ReadonlySet<string> | undefined;
   readonly #maxToolCalls: number;
   /** The code may call `tools.$search` / `tools.$describe`, which are not tool calls. */
   readonly #discovery: boolean;
@@ -115,7 +116,6 @@ export class Execution {
     const now = bridge.callToolNow;
     this.#nowBridge = now ? { callTool: (...args) => now.apply(bridge, args) } : bridge;
     this.#signal = signal;
-    this.#allowedTools = new Set(Object.values(request.toolNames));
     this.#discovery = request.discovery === true;
     this.#maxToolCalls = request.limits.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
     this.#maxMessages = maxRequestMessages(request);
@@ -337,7 +337,8 @@ export class Execution {
   /** What the guest is told about this run (see GuestRunConfig). */
   #config(names: GuestRunConfig["names"]): GuestRunConfig {
     const config: GuestRunConfig = {
-      toolNames: { ...this.#request.toolNames },
+      // Not copied: the config is only ever turned into JSON, and a catalog's names are every run's cost.
+      toolNames: this.#request.toolNames,
       names,
       maxLogChars: this.#request.limits.maxLogChars,
       maxResultChars: this.#request.limits.maxResultChars,
@@ -438,6 +439,7 @@ export class Execution {
     }
     this.#toolCalls++;
     this.#deps.memory?.crossed(argsJson.length);
+    this.#allowedTools ??= new Set(Object.values(this.#request.toolNames));
     if (!this.#allowedTools.has(name)) {
       return deliver(callFailure(name, "unknown_tool", `There is no tool named ${name} in this run.`));
     }
