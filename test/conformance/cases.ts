@@ -273,6 +273,7 @@ const CASES: ConformanceCase[] = [
     const { cm } = make(subject, { limits: { memoryMb: 32 } });
     const result = await cm.run("const k = []; for (;;) k.push('x'.repeat(1000) + k.length);");
     equal(result.status, "limit", "status");
+    equal(result.error?.name, "MemoryLimit", "error name");
   }),
 
   always("refuses a result over maxResultChars and caps console output at maxLogChars", async (subject) => {
