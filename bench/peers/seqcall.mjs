@@ -16,6 +16,7 @@ import { z } from "zod";
 const ROUNDS = Number(process.argv[2] ?? 5);
 const CALLS = 100;
 const LOOP_PAIRS = 25;
+const WARM_UP_CALLS = 10_000;
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 function cordon(name, environment) {
@@ -77,6 +78,11 @@ const executors = [
   tanstack(),
 ].filter((executor) => only === undefined || only.includes(executor.name));
 const figures = new Map(executors.map((executor) => [executor.name, []]));
+// V8 keeps optimising a pipeline on background threads for thousands of calls; with the other core busy
+// that work competes for the one free core and inflates the first rounds: 10,000 calls first, untimed.
+for (const executor of executors) {
+  for (let i = 0; i < WARM_UP_CALLS / CALLS; i++) await executor.run(executor.loop(CALLS), CALLS);
+}
 for (let round = 0; round <= ROUNDS; round++) {
   for (const executor of executors) {
     const us = await perCallUs(executor);
