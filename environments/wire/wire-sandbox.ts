@@ -26,6 +26,7 @@ import {
   type SandboxBridge,
   type SandboxLimits,
 } from "../../sandbox/contract/index.js";
+import { stayAwake } from "../../sandbox/isolate/awake-loop.js";
 import { type Ending, type PeerFailure, passedEnding } from "./endings.js";
 
 /** How long past its own wall-clock limit a run may go before cordon stops the sandbox host, in ms. */
@@ -339,6 +340,8 @@ class WireRun implements RunLink, CallingRun {
         clearTimeout(window);
         return true;
       };
+      // The code's next call is likely soon: it finds this thread awake (awake-loop.ts).
+      stayAwake();
       if (send({ type: "result", run: this.id, call, outcome })) return;
       const size = outcome.ok ? outcome.valueJson.length : 0;
       send({

@@ -37,6 +37,7 @@ import {
   USER_CODE_FILENAME,
 } from "../guest/interface.js";
 import type { AnswerSlot } from "./answer-slot.js";
+import { stayAwake } from "./awake-loop.js";
 import { boundError, compileError, explainDynamicImport, limitMessages, userCodePosition } from "./errors.js";
 import { answerText, guestReplay, parseReport, recordedValues } from "./guest-data.js";
 import type { RunMemoryWatching } from "./memory-watch.js";
@@ -416,8 +417,10 @@ export class Execution {
     }
     if (this.#ended || this.#report) return;
     const text = answerText(outcome);
-    if (answers?.answer(ticket, text)) this.#deps.memory?.crossed(text.length);
-    else this.#settle(id, outcome);
+    if (answers?.answer(ticket, text)) {
+      this.#deps.memory?.crossed(text.length);
+      stayAwake();
+    } else this.#settle(id, outcome);
   }
 
   /**
