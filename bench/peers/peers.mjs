@@ -36,6 +36,8 @@ import { cordonExecutor } from "./cordon.mjs";
 import { measure, median } from "./measure.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
+/** Untimed sequential calls each executor in this process makes before its first round. */
+const WARM_UP_CALLS = 10_000;
 const sleep10 = () => new Promise((resolve) => setTimeout(() => resolve(10), 10));
 function check(ok, what, got) {
   if (!ok) throw new Error(`${what}: ${JSON.stringify(got)?.slice(0, 400)}`);
@@ -250,8 +252,16 @@ const started = performance.now();
 try {
   console.log = () => {};
   console.info = () => {};
-  // A first round for every executor that is not recorded: the figures are for a process that has
-  // been running (JIT-compiled, pools filled), as an agent's is.
+  // 10,000 untimed sequential calls per executor in this process, then a first round for every executor
+  // that is not recorded: the figures are for a process that has been running (JIT-compiled, pools
+  // filled), as an agent's is. V8 goes on optimising a call's path on background threads for thousands
+  // of calls (a round's 2,500 were not enough: cordon's default, whose path spans two processes, took
+  // 2-3x its settled time in the first recorded rounds). A Worker in workerd is made anew per request.
+  for (const executor of executors) {
+    if (executor.code === undefined) continue;
+    process.stderr.write(`warm-up: ${WARM_UP_CALLS} sequential calls: ${executor.name}\n`);
+    for (let i = 0; i < WARM_UP_CALLS / 100; i++) await executor.run(executor.code.loop(100), 100);
+  }
   for (let round = 0; round <= ROUNDS; round++) {
     for (const executor of executors) {
       process.stderr.write(`round ${round === 0 ? "0 (warm-up)" : round}: ${executor.name}\n`);
