@@ -18,17 +18,28 @@ export const HOW_TO_GET_ISOLATED_VM =
   "(isolateEnvironment) need `node --no-node-snapshot`";
 
 /**
+ * The places whose isolated-vm was found built: it stays so for the process's life, so it is not looked
+ * for again (codeMode() asks once for its default environment and once more as it makes it). A problem
+ * is never kept: it may be fixed (`npm rebuild isolated-vm`) while the agent runs.
+ */
+const foundBuilt = new Set<string>();
+
+/**
  * Why isolated-vm cannot start where `from` (a file URL or path) resolves packages, or undefined when
  * its addon is there to load. Default: where cordon itself resolves them.
  */
 export function isolatedVmProblem(from: string = import.meta.url): string | undefined {
+  if (foundBuilt.has(from)) return undefined;
   let dir: string;
   try {
     dir = dirname(createRequire(from).resolve("isolated-vm/package.json"));
   } catch {
     return "isolated-vm is not installed";
   }
-  if (addonBuilt(dir)) return undefined;
+  if (addonBuilt(dir)) {
+    foundBuilt.add(from);
+    return undefined;
+  }
   return (
     `isolated-vm is installed (${dir}) but its native addon is not built: npm did not run its install ` +
     "script (`npm rebuild isolated-vm` runs it)"

@@ -56,6 +56,19 @@ describe("isolatedVmProblem", () => {
     expect(isolatedVmProblem(entry)).toBeUndefined();
   });
 
+  it("does not look again where it found the addon built, and looks again where it found a problem", () => {
+    const { entry } = projectWithIsolatedVm();
+    expect(isolatedVmProblem(entry)).toMatch(/but its native addon is not built/);
+    const out = join(entry, "../node_modules/isolated-vm/out");
+    mkdirSync(out);
+    writeFileSync(join(out, "isolated_vm.node"), "");
+    // Fixed while the process runs (`npm rebuild isolated-vm`): seen at the next look.
+    expect(isolatedVmProblem(entry)).toBeUndefined();
+    // Found built, it is not read from disk again: gone now, still found.
+    rmSync(join(entry, "../node_modules"), { recursive: true });
+    expect(isolatedVmProblem(entry)).toBeUndefined();
+  });
+
   it("finds nothing wrong with the isolated-vm this checkout runs", () => {
     expect(isolatedVmProblem()).toBeUndefined();
   });
