@@ -7,13 +7,10 @@
 
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { toolDefinition } from "@tanstack/ai";
-import { createCodeModeTool } from "@tanstack/ai-code-mode";
-import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
-import { codeMode, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { sandboxHostEnvironment } from "cordon";
 import { isolateEnvironment } from "cordon/in-process";
 import ivm from "isolated-vm";
-import { z } from "zod";
+import { cordonLoop, tanstackLoop } from "./seqcall-executors.mjs";
 
 const CALLS = Number(process.env.SEQCALL_CALLS ?? 1000);
 const WARM = Number(process.env.SEQCALL_WARM ?? 3);
@@ -136,40 +133,8 @@ function cordonFull(
   label = "whole call (spin never)",
   environment = isolateEnvironment(options),
 ) {
-  const tools = new Toolset([
-    tool({ name: "echo", description: "Echo.", input: z.object({ n: z.number() }), run: ({ n }) => n }),
-  ]);
-  const cm = codeMode({ tools, environment, limits: { maxToolCalls: CALLS + 10 } });
-  return {
-    name: label.startsWith("default") ? `cordon ${label}` : `cordon in-process, ${label}`,
-    run: async (n) => {
-      const result = await cm.run(
-        `let s = 0; for (let i = 0; i < ${n}; i++) s = await tools.echo({ n: s + 1 }); s`,
-      );
-      if (result.status !== "ok" || result.value !== n) throw new Error(JSON.stringify(result));
-    },
-    close: () => cm.close(),
-  };
-}
-
-function tanstack() {
-  const echo = toolDefinition({
-    name: "echo",
-    description: "Echo.",
-    inputSchema: z.object({ n: z.number() }),
-    outputSchema: z.number(),
-  }).server(async ({ n }) => n);
-  const execute = createCodeModeTool({ driver: createNodeIsolateDriver(), tools: [echo] });
-  return {
-    name: "TanStack, whole call",
-    run: async (n) => {
-      const result = await execute.execute({
-        typescriptCode: `let s = 0; for (let i = 0; i < ${n}; i++) s = await external_echo({ n: s + 1 }); return s`,
-      });
-      if (!result.success || result.result !== n) throw new Error(JSON.stringify(result));
-    },
-    close: async () => {},
-  };
+  const name = label.startsWith("default") ? `cordon ${label}` : `cordon in-process, ${label}`;
+  return cordonLoop(name, environment, CALLS + 10);
 }
 
 const spinner = process.env.SEQCALL_BUSY === "1" ? new Worker("for (;;) {}", { eval: true }) : undefined;
@@ -185,7 +150,7 @@ const parts = {
   auto: () => cordonFull({}, "whole call (spin auto)"),
   agent: () => cordonFull({ thread: "agent" }, "whole call, agent's thread"),
   default: () => cordonFull({}, "default environment (sandbox host)", sandboxHostEnvironment()),
-  TanStack: tanstack,
+  TanStack: () => tanstackLoop("TanStack, whole call"),
 };
 for (const name of process.env.SEQCALL_ONLY?.split(",") ?? Object.keys(parts)) {
   const make = parts[name];

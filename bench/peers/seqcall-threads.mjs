@@ -2,18 +2,15 @@
 // scheduled in, and voluntary / involuntary context switches, per call, for TanStack's call and cordon's
 // in-process call (and the default's agent side), idle or with the other core busy (SEQCALL_BUSY=1).
 // A 1,000-call run less a 0-call run, each repeated; run it as seqcall.mjs says:
-//   cp bench/peers/seqcall-threads.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall-threads.mjs
+//   cp bench/peers/seqcall*.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall-threads.mjs
 // SEQCALL_ONLY=TanStack,in-process,... picks executors; in-process variants: in-process (auto),
 // in-process:never, in-process:always, in-process:nosync.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { toolDefinition } from "@tanstack/ai";
-import { createCodeModeTool } from "@tanstack/ai-code-mode";
-import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
-import { codeMode, sandboxHostEnvironment, Toolset, tool } from "cordon";
+import { sandboxHostEnvironment } from "cordon";
 import { isolateEnvironment } from "cordon/in-process";
-import { z } from "zod";
+import { cordonLoop, tanstackLoop } from "./seqcall-executors.mjs";
 
 const CALLS = Number(process.env.SEQCALL_CALLS ?? 1000);
 const RUNS = Number(process.env.SEQCALL_RUNS ?? 10);
@@ -51,49 +48,15 @@ function diff(before, after) {
   return rows;
 }
 
-function cordon(name, environment) {
-  const tools = new Toolset([
-    tool({ name: "echo", description: "Echo.", input: z.object({ n: z.number() }), run: ({ n }) => n }),
-  ]);
-  const cm = codeMode({ tools, environment, limits: { maxToolCalls: CALLS + 10 } });
-  return {
-    name,
-    run: async (n) => {
-      const result = await cm.run(
-        `let s = 0; for (let i = 0; i < ${n}; i++) s = await tools.echo({ n: s + 1 }); s`,
-      );
-      if (result.status !== "ok" || result.value !== n) throw new Error(`${name}: ${JSON.stringify(result)}`);
-    },
-    close: () => cm.close(),
-  };
-}
-
-function tanstack() {
-  const echo = toolDefinition({
-    name: "echo",
-    description: "Echo.",
-    inputSchema: z.object({ n: z.number() }),
-    outputSchema: z.number(),
-  }).server(async ({ n }) => n);
-  const execute = createCodeModeTool({ driver: createNodeIsolateDriver(), tools: [echo] });
-  return {
-    name: "TanStack",
-    run: async (n) => {
-      const code = `let s = 0; for (let i = 0; i < ${n}; i++) s = await external_echo({ n: s + 1 }); return s`;
-      const result = await execute.execute({ typescriptCode: code });
-      if (!result.success || result.result !== n) throw new Error(`TanStack: ${JSON.stringify(result)}`);
-    },
-    close: async () => {},
-  };
-}
-
 const all = {
-  TanStack: tanstack,
-  default: () => cordon("default", sandboxHostEnvironment()),
-  "in-process": () => cordon("in-process", isolateEnvironment()),
-  "in-process:never": () => cordon("in-process:never", isolateEnvironment({ spin: "never" })),
-  "in-process:always": () => cordon("in-process:always", isolateEnvironment({ spin: "always" })),
-  "in-process:nosync": () => cordon("in-process:nosync", isolateEnvironment({ syncCalls: false })),
+  TanStack: () => tanstackLoop(),
+  default: () => cordonLoop("default", sandboxHostEnvironment(), CALLS + 10),
+  "in-process": () => cordonLoop("in-process", isolateEnvironment(), CALLS + 10),
+  "in-process:never": () => cordonLoop("in-process:never", isolateEnvironment({ spin: "never" }), CALLS + 10),
+  "in-process:always": () =>
+    cordonLoop("in-process:always", isolateEnvironment({ spin: "always" }), CALLS + 10),
+  "in-process:nosync": () =>
+    cordonLoop("in-process:nosync", isolateEnvironment({ syncCalls: false }), CALLS + 10),
 };
 const only = process.env.SEQCALL_ONLY?.split(",") ?? ["TanStack", "in-process"];
 const spinner = process.env.SEQCALL_BUSY === "1" ? new Worker("for (;;) {}", { eval: true }) : undefined;
