@@ -6,12 +6,12 @@
  * environment works, and the process's peak grows by no more than the sandbox's cap.
  */
 
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { quickjsEnvironment } from "../../environments/quickjs/index.js";
 import { codeMode, tool } from "../../src/index.js";
+import { type HarnessReport, runPayloadHarness } from "../security/payload-harness.js";
 
 const HARNESS = fileURLToPath(new URL("./fixtures/memory.ts", import.meta.url));
 
@@ -50,37 +50,25 @@ const payloads = [
 ];
 
 describe("quickjs: the memory limit holds in bytes of the sandbox's WebAssembly memory", () => {
-  const outcomes = new Map<string, Outcome>();
-  let harnessError: string | undefined;
-
+  let report: HarnessReport<Outcome> | undefined;
   beforeAll(async () => {
-    const stdout = await new Promise<string>((resolve) => {
-      execFile(
-        process.execPath,
-        ["--expose-gc", "--import", "tsx", HARNESS, JSON.stringify(payloads)],
-        { maxBuffer: 4 * 1024 * 1024, timeout: 300_000 },
-        (error, out, err) => {
-          if (error) harnessError = `${error.message}\n${err.slice(-2_000)}`;
-          resolve(out);
-        },
-      );
+    report = await runPayloadHarness<Outcome>(HARNESS, payloads, {
+      nodeFlags: ["--expose-gc"],
+      timeoutMs: 300_000,
     });
-    for (const line of stdout.split("\n").filter(Boolean)) {
-      const outcome = JSON.parse(line) as Outcome;
-      outcomes.set(outcome.name, outcome);
-    }
   }, 320_000);
-
+  /** The harness's report of one payload; the harness must have survived it. */
   const outcomeOf = (name: string): Outcome => {
-    const outcome = outcomes.get(name);
-    if (!outcome)
-      throw new Error(`the harness did not report "${name}": it died (${harnessError ?? "no error"})`);
-    return outcome;
+    if (report === undefined) throw new Error("the harness did not run");
+    return report.outcomeOf(name);
   };
 
   it("the harness ran every payload and exited cleanly", () => {
-    expect(harnessError).toBeUndefined();
-    expect([...outcomes.keys()]).toEqual(["control", ...payloads.map((payload) => payload.name)]);
+    expect(report?.error).toBeUndefined();
+    expect([...(report?.outcomes.keys() ?? [])]).toEqual([
+      "control",
+      ...payloads.map((payload) => payload.name),
+    ]);
   });
 
   for (const { name } of payloads) {

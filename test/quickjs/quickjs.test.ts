@@ -6,12 +6,12 @@
  * same explanations as V8's.
  */
 
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { QUICKJS_ISOLATION, quickjsEnvironment } from "../../environments/quickjs/index.js";
 import { type CodeMode, codeMode, tool } from "../../src/index.js";
+import { type HarnessReport, runPayloadHarness } from "../security/payload-harness.js";
 
 const HARNESS = fileURLToPath(new URL("./fixtures/trap.ts", import.meta.url));
 
@@ -35,37 +35,19 @@ const payloads = [
 ];
 
 describe("quickjs: traps and out of memory stay inside the sandbox", () => {
-  const outcomes = new Map<string, Outcome>();
-  let harnessError: string | undefined;
-
+  let report: HarnessReport<Outcome> | undefined;
   beforeAll(async () => {
-    const stdout = await new Promise<string>((resolve) => {
-      execFile(
-        process.execPath,
-        ["--import", "tsx", HARNESS, JSON.stringify(payloads)],
-        { maxBuffer: 4 * 1024 * 1024, timeout: 240_000 },
-        (error, out, err) => {
-          if (error) harnessError = `${error.message}\n${err.slice(-2_000)}`;
-          resolve(out);
-        },
-      );
-    });
-    for (const line of stdout.split("\n").filter(Boolean)) {
-      const outcome = JSON.parse(line) as Outcome;
-      outcomes.set(outcome.name, outcome);
-    }
+    report = await runPayloadHarness<Outcome>(HARNESS, payloads, { timeoutMs: 240_000 });
   }, 260_000);
-
+  /** The harness's report of one payload; the harness must have survived it. */
   const outcomeOf = (name: string): Outcome => {
-    const outcome = outcomes.get(name);
-    if (!outcome)
-      throw new Error(`the harness did not report "${name}": it died (${harnessError ?? "no error"})`);
-    return outcome;
+    if (report === undefined) throw new Error("the harness did not run");
+    return report.outcomeOf(name);
   };
 
   it("the harness ran every payload and exited cleanly", () => {
-    expect(harnessError).toBeUndefined();
-    expect([...outcomes.keys()]).toEqual(payloads.map((payload) => payload.name));
+    expect(report?.error).toBeUndefined();
+    expect([...(report?.outcomes.keys() ?? [])]).toEqual(payloads.map((payload) => payload.name));
   });
 
   it("a trap inside the WebAssembly instance ends the run as a crash of the sandbox, and the next run works", () => {

@@ -6,9 +6,9 @@
  * process is left burning a core.
  */
 
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { type HarnessReport, runPayloadHarness } from "./payload-harness.js";
 
 const HARNESS = fileURLToPath(new URL("./fixtures/survive.ts", import.meta.url));
 
@@ -86,39 +86,23 @@ const payloads = [
   },
 ];
 
-const outcomes = new Map<string, Outcome>();
-let harnessError: string | undefined;
-
+let report: HarnessReport<Outcome> | undefined;
 beforeAll(async () => {
-  const stdout = await new Promise<string>((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", HARNESS, JSON.stringify(payloads)],
-      { maxBuffer: 16 * 1024 * 1024, timeout: 240_000 },
-      (error, out, err) => {
-        if (error) harnessError = `${error.message}\n${err.slice(-2_000)}`;
-        resolve(out);
-      },
-    );
+  report = await runPayloadHarness<Outcome>(HARNESS, payloads, {
+    timeoutMs: 240_000,
+    maxBuffer: 16 * 1024 * 1024,
   });
-  for (const line of stdout.split("\n").filter(Boolean)) {
-    const outcome = JSON.parse(line) as Outcome;
-    outcomes.set(outcome.name, outcome);
-  }
 }, 260_000);
-
 /** The harness's report of one payload; the harness must have survived it. */
-function outcomeOf(name: string): Outcome {
-  const outcome = outcomes.get(name);
-  if (!outcome)
-    throw new Error(`the harness did not report "${name}": it died (${harnessError ?? "no error"})`);
-  return outcome;
-}
+const outcomeOf = (name: string): Outcome => {
+  if (report === undefined) throw new Error("the harness did not run");
+  return report.outcomeOf(name);
+};
 
 describe("security: the agent's process survives what kills an isolate's host process", () => {
   it("the harness itself ran every payload and exited cleanly", () => {
-    expect(harnessError).toBeUndefined();
-    expect([...outcomes.keys()]).toEqual(payloads.map((payload) => payload.name));
+    expect(report?.error).toBeUndefined();
+    expect([...(report?.outcomes.keys() ?? [])]).toEqual(payloads.map((payload) => payload.name));
   });
 
   it("a V8 fatal error (a huge split) ends the run as out of memory, contained to the sandbox process", () => {
@@ -246,37 +230,24 @@ describe("[quickjs] security: the agent's process survives the same payloads, ru
       limits: { memoryMb: 400 },
     },
   ];
-  const quickjsOutcomes = new Map<string, Outcome>();
-  let quickjsError: string | undefined;
-
+  let quickjsReport: HarnessReport<Outcome> | undefined;
   beforeAll(async () => {
-    const stdout = await new Promise<string>((resolve) => {
-      execFile(
-        process.execPath,
-        ["--import", "tsx", HARNESS, JSON.stringify(quickjsPayloads), "quickjs"],
-        { maxBuffer: 16 * 1024 * 1024, timeout: 240_000 },
-        (error, out, err) => {
-          if (error) quickjsError = `${error.message}\n${err.slice(-2_000)}`;
-          resolve(out);
-        },
-      );
+    quickjsReport = await runPayloadHarness<Outcome>(HARNESS, quickjsPayloads, {
+      timeoutMs: 240_000,
+      maxBuffer: 16 * 1024 * 1024,
+      args: ["quickjs"],
     });
-    for (const line of stdout.split("\n").filter(Boolean)) {
-      const outcome = JSON.parse(line) as Outcome;
-      quickjsOutcomes.set(outcome.name, outcome);
-    }
   }, 260_000);
-
   const quickjsOutcomeOf = (name: string): Outcome => {
-    const outcome = quickjsOutcomes.get(name);
-    if (!outcome)
-      throw new Error(`the harness did not report "${name}": it died (${quickjsError ?? "no error"})`);
-    return outcome;
+    if (quickjsReport === undefined) throw new Error("the harness did not run");
+    return quickjsReport.outcomeOf(name);
   };
 
   it("the harness itself ran every payload and exited cleanly", () => {
-    expect(quickjsError).toBeUndefined();
-    expect([...quickjsOutcomes.keys()]).toEqual(quickjsPayloads.map((payload) => payload.name));
+    expect(quickjsReport?.error).toBeUndefined();
+    expect([...(quickjsReport?.outcomes.keys() ?? [])]).toEqual(
+      quickjsPayloads.map((payload) => payload.name),
+    );
   });
 
   for (const name of [
