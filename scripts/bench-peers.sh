@@ -40,7 +40,7 @@ packages=(
 )
 echo "bench-peers: installing the peers and cordon for $(node --version) (isolated-vm 6 builds here)"
 npm install --no-audit --no-fund --legacy-peer-deps "${packages[@]}" ./cordon-*.tgz >/dev/null
-cp "$here/bench/peers/peers.mjs" "$here/bench/peers/measure.mjs" "$here/bench/peers/cordon.mjs" .
+cp "$here/bench/peers/peers.mjs" "$here/bench/peers/measure.mjs" "$here/bench/peers/cordon.mjs" "$here/bench/peers/tanstack.mjs" .
 rm -rf workerd && cp -r "$here/bench/peers/workerd" workerd
 
 # workerd serves the Worker for the whole run (the harness waits until it answers); it is stopped (by

@@ -10,13 +10,18 @@ const sleep10 = () => new Promise((resolve) => setTimeout(() => resolve(10), 10)
 /**
  * cordon on one environment. Up to 100 calls of a run may be in flight at once, as for every peer
  * that has such a limit (cordon's default is 16): the fan-out task puts 100 calls in one Promise.all.
+ * `limits` replaces any of those limits (a loop of more than 1,000 calls needs a higher maxToolCalls).
  */
-export function cordonExecutor(name, environment) {
+export function cordonExecutor(name, environment, limits = {}) {
   const tools = new Toolset([
     tool({ name: "echo", description: "Echo.", input: z.object({ n: z.number() }), run: ({ n }) => n }),
     tool({ name: "sleep", description: "Sleep 10 ms.", input: z.object({}), run: sleep10 }),
   ]);
-  const cm = codeMode({ tools, environment, limits: { maxToolCalls: 1_000, maxConcurrentCalls: 100 } });
+  const cm = codeMode({
+    tools,
+    environment,
+    limits: { maxToolCalls: 1_000, maxConcurrentCalls: 100, ...limits },
+  });
   return {
     name,
     run: async (code, expected) => {

@@ -21,9 +21,6 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { experimental_runCodeMode as runCodeMode } from "@ai-sdk/code-mode";
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
-import { toolDefinition } from "@tanstack/ai";
-import { createCodeModeTool } from "@tanstack/ai-code-mode";
-import { createNodeIsolateDriver } from "@tanstack/ai-isolate-node";
 import { CodeModeUtcpClient } from "@utcp/code-mode";
 import { addFunctionToUtcpDirectCall } from "@utcp/direct-call";
 import { tool as aiTool } from "ai";
@@ -34,6 +31,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-
 import { z } from "zod";
 import { cordonExecutor } from "./cordon.mjs";
 import { measure, median } from "./measure.mjs";
+import { tanstackExecutor } from "./tanstack.mjs";
 
 const ROUNDS = Number(process.argv[2] ?? 5);
 /** Untimed sequential calls each executor in this process makes before its first round. */
@@ -96,36 +94,6 @@ function workerdExecutor(address, key, name) {
       const body = await response.text();
       if (!response.ok) throw new Error(`${name} in workerd: ${body}`);
       return JSON.parse(body);
-    },
-    close: async () => {},
-  };
-}
-
-function tanstackExecutor() {
-  const echo = toolDefinition({
-    name: "echo",
-    description: "Echo.",
-    inputSchema: z.object({ n: z.number() }),
-    outputSchema: z.number(),
-  }).server(async ({ n }) => n);
-  const sleep = toolDefinition({
-    name: "sleep",
-    description: "Sleep 10 ms.",
-    inputSchema: z.object({}),
-    outputSchema: z.number(),
-  }).server(sleep10);
-  const executeTool = createCodeModeTool({ driver: createNodeIsolateDriver(), tools: [echo, sleep] });
-  return {
-    name: "TanStack ai-code-mode (isolated-vm)",
-    run: async (code, expected) => {
-      const result = await executeTool.execute({ typescriptCode: code });
-      check(result.success && result.result === expected, `TanStack: run of ${code.slice(0, 60)}`, result);
-    },
-    code: {
-      trivial: "return 1 + 1",
-      loop: (n) =>
-        `let s = 0; for (let i = 0; i < ${n}; i++) s = await external_echo({ n: s + 1 }); return s`,
-      fan: "return (await Promise.all(Array.from({ length: 100 }, () => external_sleep({})))).length",
     },
     close: async () => {},
   };

@@ -2,7 +2,7 @@
 // scheduled in, and voluntary / involuntary context switches, per call, for TanStack's call and cordon's
 // in-process call (and the default's agent side), idle or with the other core busy (SEQCALL_BUSY=1).
 // A 1,000-call run less a 0-call run, each repeated; run it as seqcall.mjs says:
-//   cp bench/peers/seqcall*.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall-threads.mjs
+//   cp bench/peers/*.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall-threads.mjs
 // SEQCALL_ONLY=TanStack,in-process,... picks executors; in-process variants: in-process (auto),
 // in-process:never, in-process:always, in-process:nosync.
 

@@ -2,7 +2,7 @@
 // calls, the two timed in alternation), for cordon's default environment, its in-process isolate and
 // TanStack ai-code-mode (isolated-vm): a quicker look than the whole of peers.mjs, for work on that figure.
 // Run where bench-peers installed its packages: `scripts/bench-peers.sh` once, then
-//   cp bench/peers/seqcall*.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall.mjs [rounds]
+//   cp bench/peers/*.mjs .bench-peers/ && .nodes/node-v22*/bin/node --no-node-snapshot .bench-peers/seqcall.mjs [rounds]
 // With SEQCALL_BUSY=1 a worker thread spins for the whole run, keeping the machine's other core busy.
 
 import { Worker } from "node:worker_threads";
