@@ -1,6 +1,6 @@
 /**
- * Keeps this thread's event loop from sleeping for a moment after it answered a call the code waits
- * for alone, while the machine has a core to spare: the code's next call then finds the thread awake.
+ * Keeps this thread's event loop from sleeping for a moment after it answered one of the code's calls,
+ * while the machine has a core to spare: the code's next call then finds the thread awake.
  *
  * A thread that sleeps in the event loop's poll must be woken by the next call's message, and on an
  * idle machine (a VM's vCPU asleep) that wake-up costs the sender and this thread tens of µs each,
